@@ -1,0 +1,59 @@
+#pragma once
+// Run-time compilation of kernel variants with NVRTC: to a cubin (sm_XX) or
+// PTX (compute_XX), with ptxas resource usage, a content-addressed on-disk
+// cache, and parallel batches. Compiling is the bottleneck of an evaluation.
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fitness/compile_cache.hpp"
+#include "fitness/compile_types.hpp"
+
+namespace gi::fitness {
+
+// NVRTC's version as "major.minor", e.g. "13.0".
+std::string nvrtc_version();
+
+// The targets this NVRTC can compile for, e.g. {"sm_75", ..., "sm_120"}.
+std::vector<std::string> nvrtc_supported_archs();
+
+// SHA-256 over the whitespace-normalised source, file name, options (in
+// order), arch and NVRTC version: layout-only differences share a key.
+std::string compile_key(const CompileRequest& request);
+
+class Compiler {
+ public:
+  // No cache when `cache_dir` is empty: every compile calls NVRTC.
+  explicit Compiler(std::optional<std::filesystem::path> cache_dir);
+
+  // Never throws: every failure is a result with ok=false and `error` set.
+  // Safe to call from several threads at once.
+  CompileResult compile(const CompileRequest& request);
+
+  // Results in request order. Identical keys in the batch are compiled once;
+  // the copies come back with cache_hit=true.
+  std::vector<CompileResult> compile_all(const std::vector<CompileRequest>& requests, int jobs);
+
+  struct Stats {
+    long hits = 0;             // served without an NVRTC call
+    long misses = 0;           // needed an NVRTC call
+    long compiles = 0;         // NVRTC calls made
+    long failures = 0;         // of those, how many did not produce a binary
+    long corrupt_entries = 0;  // cache entries found damaged (read as misses)
+    double total_compile_seconds = 0;
+    std::string last_cache_problem;  // the latest corrupt entry or write failure
+  };
+  Stats stats() const;
+
+ private:
+  CompileResult compile_uncached(const CompileRequest& request, const std::string& key);
+
+  std::optional<CompileCache> cache_;
+  mutable std::mutex stats_mutex_;
+  Stats stats_;
+};
+
+}  // namespace gi::fitness

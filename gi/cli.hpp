@@ -1,0 +1,11 @@
+#pragma once
+// Each `gi` sub-command lives in its own gi/cli_<name>.cpp and registers
+// itself on the root CLI11 app through one of these functions.
+#include <CLI/CLI.hpp>
+
+namespace gi::cli {
+void register_grammar(CLI::App& app);
+void register_apply(CLI::App& app);
+void register_mutants(CLI::App& app);
+void register_doctor(CLI::App& app);
+}  // namespace gi::cli

@@ -1,0 +1,24 @@
+// The `gi` command line: genetic improvement of CUDA registration kernels.
+#include <exception>
+#include <iostream>
+
+#include "gi/cli.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gi: genetic improvement of CUDA kernels for 3D image registration"};
+  app.require_subcommand(1);
+  gi::cli::register_grammar(app);
+  gi::cli::register_apply(app);
+  gi::cli::register_mutants(app);
+  gi::cli::register_doctor(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    // Bad input is reported, never a crash: every error names what and where.
+    std::cerr << "gi: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,96 @@
+#include "gi/mutant_survey.hpp"
+
+#include <chrono>
+
+#include "fitness/nvrtc_compiler.hpp"
+#include "grammar/patch_apply.hpp"
+
+namespace gi {
+
+std::map<std::string, std::string> mutant_constants(const Seed& seed, bool* placeholder) {
+  std::map<std::string, std::string> out;
+  const auto sites = grammar::find_edit_sites(seed.grammar);
+  if (seed.spec && seed.spec->contains("workloads") && (*seed.spec)["workloads"].contains("train")) {
+    const auto& vars = (*seed.spec)["workloads"]["train"].value("scalars", nlohmann::json::object());
+    for (const auto& p : sites.const_params)
+      if (vars.contains(p.name)) out[p.name] = vars[p.name].dump();
+  }
+  if (placeholder) *placeholder = out.empty();
+  if (out.empty())
+    for (const auto& p : sites.const_params) out.emplace(p.name, std::string(1, '1'));  // emplace: gcc 12 -Wrestrict false positive on = "1"
+  return out;
+}
+
+SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
+  const auto start = std::chrono::steady_clock::now();
+  SurveyResult result;
+  EditOperators ops(seed.grammar, config.operators);
+  std::mt19937_64 rng(config.seed);
+  std::vector<grammar::Patch> patches;
+  std::vector<fitness::CompileRequest> requests;
+  fitness::CompileRequest base;
+  base.file_name = seed.grammar.file_name();
+  base.options = config.options;
+  base.arch = config.arch;
+  // The unpatched seed first: a seed that does not compile makes every rate meaningless.
+  base.source = seed.source;
+  requests.push_back(base);
+  for (int i = 0; i < config.count; ++i) {
+    grammar::Patch p{{ops.random_edit(rng)}};
+    base.source = grammar::apply_patch(seed.grammar, p);
+    requests.push_back(base);
+    patches.push_back(std::move(p));
+  }
+  fitness::Compiler compiler(config.cache_dir ? std::optional<std::filesystem::path>(*config.cache_dir) : std::nullopt);
+  const auto results = compiler.compile_all(requests, config.jobs);
+  result.seed_compiles = results[0].ok;
+  std::map<std::string, bool> seen;
+  double nvrtc_seconds = 0;
+  int nvrtc_count = 0;
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const auto& edit = patches[i - 1].edits[0];
+    auto& per = result.per_type[grammar::edit_family(edit.type)];
+    ++per.total;
+    ++result.total;
+    if (r.ok) {
+      ++per.compiled;
+      ++result.compiled;
+    } else if (result.failures.size() < 20) {
+      result.failures.emplace_back(grammar::to_string(patches[i - 1]), r.error);
+    }
+    if (!seen.count(r.key)) {
+      seen[r.key] = true;
+      if (!r.cache_hit) {
+        nvrtc_seconds += r.compile_seconds;
+        ++nvrtc_count;
+      }
+    }
+    if (r.cache_hit) ++result.cache_hits;
+  }
+  result.unique_sources = static_cast<int>(seen.size());
+  result.nvrtc_seconds_per_variant = nvrtc_count ? nvrtc_seconds / nvrtc_count : 0;
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+nlohmann::json SurveyResult::to_json() const {
+  nlohmann::json per = nlohmann::json::object();
+  for (const auto& [type, p] : per_type)
+    per[type] = {{"total", p.total}, {"compiled", p.compiled},
+                 {"rate", p.total ? static_cast<double>(p.compiled) / p.total : 0.0}};
+  nlohmann::json fails = nlohmann::json::array();
+  for (const auto& [patch, error] : failures) fails.push_back({{"patch", patch}, {"error", error}});
+  return {{"total", total},
+          {"compiled", compiled},
+          {"rate", rate()},
+          {"per_type", per},
+          {"seed_compiles", seed_compiles},
+          {"unique_sources", unique_sources},
+          {"nvrtc_seconds_per_variant", nvrtc_seconds_per_variant},
+          {"wall_seconds", wall_seconds},
+          {"wall_seconds_per_variant", total ? wall_seconds / total : 0.0},
+          {"failures", fails}};
+}
+
+}  // namespace gi

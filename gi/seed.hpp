@@ -1,0 +1,27 @@
+#pragma once
+// A seed folder (seeds/<family>/<kernel>/): the kernel source and its grammar.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "grammar/grammar.hpp"
+
+namespace gi {
+
+struct Seed {
+  std::filesystem::path dir;
+  std::string display_path;  // kernel.cu's path as the user named it, for diffs
+  std::string source;
+  grammar::Grammar grammar;
+  std::optional<nlohmann::json> spec;  // spec.json, when the seed has one
+};
+
+// Accepts a seed folder or a .cu file; throws std::runtime_error naming the
+// path and what was expected, or SourceError for a malformed kernel.
+Seed load_seed(const std::filesystem::path& path);
+
+std::string read_text_file(const std::filesystem::path& path);
+
+}  // namespace gi

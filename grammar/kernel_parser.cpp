@@ -1,0 +1,651 @@
+// Recursive-descent structure parser over the X3 token stream. It does not
+// type-check C++: it finds statements, headers, blocks and declarations,
+// which is all the grammar needs to keep edits balanced and scope-safe.
+#include <algorithm>
+#include <unordered_set>
+
+#include "grammar/kernel_structure.hpp"
+#include "grammar/source_error.hpp"
+
+namespace gi::grammar {
+namespace {
+
+const std::unordered_set<std::string> kBuiltinTypes = {
+    "void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+    "size_t", "auto", "dim3", "half", "__half", "uint", "ushort", "ulong",
+    "char1", "char2", "char3", "char4", "uchar1", "uchar2", "uchar3", "uchar4",
+    "short1", "short2", "short3", "short4", "ushort1", "ushort2", "ushort3", "ushort4",
+    "int1", "int2", "int3", "int4", "uint1", "uint2", "uint3", "uint4",
+    "long1", "long2", "long3", "long4", "ulong1", "ulong2", "ulong3", "ulong4",
+    "longlong1", "longlong2", "ulonglong1", "ulonglong2",
+    "float1", "float2", "float3", "float4", "double1", "double2", "double3", "double4",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+
+const std::unordered_set<std::string> kQualifiers = {
+    "const", "volatile", "static", "register", "extern", "inline", "constexpr",
+    "__shared__", "__constant__", "__device__", "__managed__", "__restrict__"};
+
+const std::unordered_set<std::string> kFloatTypes = {"float", "double"};
+const std::unordered_set<std::string> kIntegerWords = {"int", "unsigned", "signed", "long", "short"};
+
+const std::unordered_set<std::string> kAssignOps = {"=", "+=", "-=", "*=", "/=", "%=",
+                                                    "&=", "|=", "^=", "<<=", ">>=", "++", "--"};
+
+class Parser {
+ public:
+  Parser(std::string_view source, const std::string& file) : file_(file) {
+    k_.tokens = tokenize(source, file);
+    k_.blocks.push_back(Block{});  // file scope
+  }
+
+  ParsedKernel run() {
+    if (k_.tokens.empty()) throw SourceError(file_, 1, 0, "empty source: expected at least one function");
+    parse_file();
+    bool any_function = !k_.functions.empty();
+    if (!any_function) throw SourceError(file_, 1, 0, "no function definition found: expected a __global__ kernel");
+    mark_written_params();
+    return std::move(k_);
+  }
+
+ private:
+  // ---------------------------------------------------------------- helpers
+  const Token& tok(std::size_t i) const { return k_.tokens[i]; }
+  bool at_end() const { return i_ >= k_.tokens.size(); }
+  bool is(std::size_t i, std::string_view s) const { return i < k_.tokens.size() && tok(i).is(s); }
+
+  [[noreturn]] void fail(std::size_t at, const std::string& message) const {
+    if (at >= k_.tokens.size()) {
+      const Token& last = k_.tokens.back();
+      throw SourceError(file_, last.end_line, 0, message);
+    }
+    throw SourceError(file_, tok(at).line, tok(at).column, message);
+  }
+
+  std::size_t next_code(std::size_t i) const {  // skips comments
+    while (i < k_.tokens.size() && tok(i).kind == TokenKind::Comment) ++i;
+    return i;
+  }
+
+  std::size_t prev_code(std::size_t i) const {  // index of the previous non-comment token, or npos
+    while (i > 0) {
+      --i;
+      if (tok(i).kind != TokenKind::Comment) return i;
+    }
+    return std::string::npos;
+  }
+
+  int add(ElementKind kind, std::size_t first, std::size_t last, int block) {
+    Element e;
+    e.kind = kind;
+    e.tokens = {first, last};
+    e.block = block;
+    e.pos = next_pos_++;
+    e.function = k_.blocks[block].function;
+    e.block_after = block;
+    k_.elements.push_back(std::move(e));
+    return static_cast<int>(k_.elements.size()) - 1;
+  }
+
+  int new_block(int parent, bool loop, bool breakable) {
+    Block b;
+    b.parent = parent;
+    b.function = k_.blocks[parent].function;
+    b.loop = loop;
+    b.breakable = breakable || loop;
+    k_.blocks.push_back(b);
+    return static_cast<int>(k_.blocks.size()) - 1;
+  }
+
+  void declare(const std::string& name, int block, int pos) {
+    k_.declarations.push_back(Declaration{name, block, pos});
+  }
+
+  // Index of the bracket closing the one at `open`.
+  std::size_t match(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t j = open; j < k_.tokens.size(); ++j) {
+      const Token& t = tok(j);
+      if (t.kind != TokenKind::Punct) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (--depth == 0) return j;
+        if (depth < 0) break;
+      }
+    }
+    fail(open, "'" + tok(open).text + "' opened here is never closed");
+  }
+
+  // The `;` that ends the statement starting at `start`, with brackets balanced.
+  std::size_t scan_to_semicolon(std::size_t start) const {
+    int depth = 0;
+    for (std::size_t j = start; j < k_.tokens.size(); ++j) {
+      const Token& t = tok(j);
+      if (t.kind != TokenKind::Punct) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      else if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (depth == 0) fail(j, "expected ';' before '" + t.text + "' (statement starts at line " +
+                                    std::to_string(tok(start).line) + ")");
+        --depth;
+      } else if (t.text == ";" && depth == 0) {
+        return j;
+      }
+    }
+    fail(start, "statement never ends: expected ';' before end of file");
+  }
+
+  void emit_comments(int block) {
+    while (!at_end() && tok(i_).kind == TokenKind::Comment) {
+      add(ElementKind::Comment, i_, i_, block);
+      ++i_;
+    }
+  }
+
+  // ------------------------------------------------------- declarations
+  bool is_type_word(const std::string& w) const {
+    return kBuiltinTypes.count(w) > 0 || user_types_.count(w) > 0;
+  }
+
+  struct DeclInfo {
+    std::vector<std::string> names;
+    std::optional<TokenRange> scalar_type;
+  };
+
+  // Declaration of variables in [first, last] (last excludes the ';')?
+  std::optional<DeclInfo> declaration(std::size_t first, std::size_t last) const {
+    std::size_t j = next_code(first);
+    bool storage = false;  // __shared__/static/extern: not a plain local scalar
+    while (j <= last && tok(j).kind == TokenKind::Identifier && kQualifiers.count(tok(j).text) &&
+           !kIntegerWords.count(tok(j).text)) {
+      if (tok(j).text != "const" && tok(j).text != "volatile" && tok(j).text != "constexpr") storage = true;
+      j = next_code(j + 1);
+    }
+    if (j > last || tok(j).kind != TokenKind::Identifier) return std::nullopt;
+    const std::size_t type_first = j;
+    if (tok(j).text == "struct" || tok(j).text == "enum") {
+      j = next_code(j + 1);
+      if (j > last || tok(j).kind != TokenKind::Identifier) return std::nullopt;
+      j = next_code(j + 1);
+    } else if (kIntegerWords.count(tok(j).text) || is_type_word(tok(j).text)) {
+      // one or more type words: `unsigned long long`, `float4`
+      while (j <= last && tok(j).kind == TokenKind::Identifier &&
+             (kIntegerWords.count(tok(j).text) || (j == type_first && is_type_word(tok(j).text))))
+        j = next_code(j + 1);
+      if (j == type_first) j = next_code(j + 1);
+    } else {
+      return std::nullopt;
+    }
+    std::size_t type_last = prev_code(j);
+    std::string type_text;
+    for (std::size_t t = type_first; t <= type_last; ++t)
+      if (tok(t).kind != TokenKind::Comment) type_text += (type_text.empty() ? "" : " ") + tok(t).text;
+    // What follows the type must be a declarator: [*&const]* name then = ; , [ ( {
+    std::size_t d = j;
+    bool indirect = false;
+    while (d <= last && (tok(d).is("*") || tok(d).is("&") || tok(d).is("const") || tok(d).is("__restrict__"))) {
+      if (tok(d).is("*") || tok(d).is("&")) indirect = true;
+      d = next_code(d + 1);
+    }
+    if (d > last || tok(d).kind != TokenKind::Identifier || is_cpp_keyword(tok(d).text)) return std::nullopt;
+    const std::size_t after = next_code(d + 1);
+    if (after <= last + 1 && after < k_.tokens.size()) {
+      const Token& a = tok(after);
+      if (!(a.is("=") || a.is(";") || a.is(",") || a.is("[") || a.is("(") || a.is("{")))
+        return std::nullopt;
+    }
+    DeclInfo info;
+    // Split declarators at top-level commas; each one's first identifier is the name.
+    int depth = 0;
+    bool want_name = true;
+    bool single = true;
+    bool array = false;
+    for (std::size_t t = j; t <= last; ++t) {
+      const Token& x = tok(t);
+      if (x.kind == TokenKind::Comment) continue;
+      if (x.kind == TokenKind::Punct) {
+        if (x.text == "(" || x.text == "[" || x.text == "{") {
+          if (depth == 0 && x.text == "[" ) array = true;
+          ++depth;
+        } else if (x.text == ")" || x.text == "]" || x.text == "}") {
+          --depth;
+        } else if (x.text == "," && depth == 0) {
+          want_name = true;
+          single = false;
+        } else if (x.text == "=" && depth == 0) {
+          want_name = false;
+        }
+        continue;
+      }
+      if (want_name && depth == 0 && x.kind == TokenKind::Identifier && !is_cpp_keyword(x.text)) {
+        info.names.push_back(x.text);
+        want_name = false;
+      }
+    }
+    if (single && !indirect && !array && !storage && (kFloatTypes.count(type_text) || integer_type(type_text)))
+      info.scalar_type = TokenRange{type_first, type_last};
+    return info;
+  }
+
+  static bool integer_type(const std::string& type_text) {
+    // Every word an integer word: int, unsigned int, long long, short ...
+    std::size_t s = 0;
+    if (type_text.empty()) return false;
+    while (s <= type_text.size()) {
+      std::size_t e = type_text.find(' ', s);
+      if (e == std::string::npos) e = type_text.size();
+      if (!kIntegerWords.count(type_text.substr(s, e - s))) return false;
+      s = e + 1;
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------- statements
+  void parse_block_items(int block, std::size_t open) {
+    for (;;) {
+      emit_comments(block);
+      if (at_end()) fail(open, "'{' opened here is never closed: expected '}'");
+      if (tok(i_).is("}")) return;
+      parse_statement(block, false);
+    }
+  }
+
+  // Parses one statement (or a braced block) at i_, standing in `block`.
+  void parse_statement(int block, bool braceless) {
+    emit_comments(block);
+    while (!at_end() && tok(i_).kind == TokenKind::Preprocessor) {
+      add(is_pragma_unroll(tok(i_).text) ? ElementKind::Pragma : ElementKind::Preprocessor, i_, i_, block);
+      ++i_;
+      emit_comments(block);
+    }
+    if (at_end() || tok(i_).is("}")) {
+      if (braceless) fail(i_, "expected a statement after this header");
+      return;
+    }
+    const Token& t = tok(i_);
+    const std::size_t start = i_;
+    if (t.is("{")) {
+      const int child = new_block(block, false, false);
+      add(ElementKind::BlockOpen, start, start, block);
+      k_.elements.back().block_after = child;
+      ++i_;
+      parse_block_items(child, start);
+      add(ElementKind::BlockClose, i_, i_, child);
+      k_.elements.back().block_after = block;
+      ++i_;
+      return;
+    }
+    if (t.is("if")) {
+      const std::size_t lp = next_code(i_ + 1);
+      if (!is(lp, "(")) fail(i_, "expected '(' after 'if'");
+      const std::size_t rp = match(lp);
+      const int h = add(ElementKind::IfHeader, start, rp, block);
+      k_.elements[h].condition = TokenRange{lp, rp};
+      k_.elements[h].awaits_braceless_body = !is(next_code(rp + 1), "{");
+      i_ = rp + 1;
+      parse_body(block, block);
+      const std::size_t e = next_code(i_);
+      if (is(e, "else")) {
+        k_.elements.back().followed_by_continuation = true;
+        emit_comments(block);
+        const int el = add(ElementKind::ElseHeader, e, e, block);
+        k_.elements[el].awaits_braceless_body = !is(next_code(e + 1), "{") && !is(next_code(e + 1), "if");
+        i_ = e + 1;
+        parse_body(block, block);
+      }
+      return;
+    }
+    if (t.is("for") || t.is("while") || t.is("switch")) {
+      const std::size_t lp = next_code(i_ + 1);
+      if (!is(lp, "(")) fail(i_, "expected '(' after '" + t.text + "'");
+      const std::size_t rp = match(lp);
+      const bool is_switch = t.is("switch");
+      const int inner = new_block(block, !is_switch, is_switch);
+      const int h = add(is_switch ? ElementKind::SwitchHeader : ElementKind::LoopHeader, start, rp, block);
+      k_.elements[h].is_for = t.is("for");
+      k_.elements[h].awaits_braceless_body = !is(next_code(rp + 1), "{");
+      if (t.is("for")) {
+        // The init-statement's declarations are visible in the loop only.
+        std::size_t semi = lp + 1;
+        int depth = 0;
+        for (; semi < rp; ++semi) {
+          if (tok(semi).is("(") || tok(semi).is("[")) ++depth;
+          if (tok(semi).is(")") || tok(semi).is("]")) --depth;
+          if (tok(semi).is(";") && depth == 0) break;
+        }
+        if (semi >= rp) fail(lp, "expected ';' inside 'for (...)'");
+        if (semi > lp + 1)
+          if (auto d = declaration(lp + 1, semi - 1))
+            for (const auto& n : d->names) declare(n, inner, k_.elements[h].pos);
+      }
+      i_ = rp + 1;
+      parse_body(inner, block);
+      return;
+    }
+    if (t.is("do")) {
+      const int inner = new_block(block, true, true);
+      const int h = add(ElementKind::LoopHeader, start, start, block);
+      k_.elements[h].awaits_braceless_body = !is(next_code(i_ + 1), "{");
+      ++i_;
+      parse_body(inner, block);
+      k_.elements.back().followed_by_continuation = true;
+      emit_comments(block);
+      if (!is(i_, "while")) fail(i_, "expected 'while' after the body of 'do'");
+      const std::size_t semi = scan_to_semicolon(i_);
+      add(ElementKind::LoopHeader, i_, semi, block);
+      i_ = semi + 1;
+      return;
+    }
+    if (t.is("case") || t.is("default")) {
+      std::size_t j = i_;
+      while (j < k_.tokens.size() && !tok(j).is(":")) ++j;
+      if (j >= k_.tokens.size()) fail(i_, "expected ':' after '" + t.text + "'");
+      add(ElementKind::CaseLabel, start, j, block);
+      i_ = j + 1;
+      return;
+    }
+    if (t.is("else")) fail(i_, "'else' without a matching 'if'");
+    const std::size_t semi = scan_to_semicolon(i_);
+    if (semi > i_) {
+      if (auto d = declaration(i_, semi - 1)) {
+        const int e = add(ElementKind::Declaration, start, semi, block);
+        k_.elements[e].declares = d->names;
+        k_.elements[e].scalar_type = d->scalar_type;
+        for (const auto& n : d->names) declare(n, block, k_.elements[e].pos);
+        i_ = semi + 1;
+        return;
+      }
+      if (tok(i_).is("typedef") || tok(i_).is("struct") || tok(i_).is("using")) {
+        add(ElementKind::Declaration, start, semi, block);
+        i_ = semi + 1;
+        return;
+      }
+    }
+    const int e = add(ElementKind::Statement, start, semi, block);
+    k_.elements[e].braceless_body = braceless;
+    i_ = semi + 1;
+  }
+
+  // The body of a control header; afterwards the scope is `outer` again.
+  void parse_body(int inner, int outer) {
+    parse_statement(inner, true);
+    k_.elements.back().block_after = outer;
+  }
+
+  static bool is_pragma_unroll(const std::string& text) {
+    std::size_t p = text.find_first_not_of(" \t", 1);
+    if (p == std::string::npos || text.compare(p, 6, "pragma") != 0) return false;
+    p = text.find_first_not_of(" \t", p + 6);
+    return p != std::string::npos && text.compare(p, 6, "unroll") == 0;
+  }
+
+  // -------------------------------------------------------------- file
+  void parse_file() {
+    int extern_depth = 0;
+    while (!at_end()) {
+      emit_comments(0);
+      if (at_end()) break;
+      const Token& t = tok(i_);
+      if (t.kind == TokenKind::Preprocessor) {
+        const int e = add(ElementKind::Preprocessor, i_, i_, 0);
+        declare_macro(t.text, k_.elements[e].pos);
+        ++i_;
+        continue;
+      }
+      if ((t.is("extern") && i_ + 2 < k_.tokens.size() && tok(i_ + 1).kind == TokenKind::String &&
+           tok(i_ + 2).is("{")) ||
+          (t.is("namespace") && is(next_code(next_code(i_ + 1) + 1), "{"))) {
+        const std::size_t brace = t.is("extern") ? i_ + 2 : next_code(next_code(i_ + 1) + 1);
+        add(ElementKind::TopLevel, i_, brace, 0);
+        i_ = brace + 1;
+        ++extern_depth;
+        continue;
+      }
+      if (t.is("}")) {
+        if (extern_depth == 0) fail(i_, "unmatched '}': no block is open here");
+        add(ElementKind::TopLevel, i_, i_, 0);
+        --extern_depth;
+        ++i_;
+        continue;
+      }
+      parse_top_item();
+    }
+    if (extern_depth > 0) fail(k_.tokens.size(), "'extern \"C\" {' is never closed: expected '}'");
+  }
+
+  void declare_macro(const std::string& text, int pos) {
+    // `#define NAME ...` makes NAME a file-scope name.
+    std::size_t p = text.find_first_not_of(" \t", 1);
+    if (p == std::string::npos || text.compare(p, 6, "define") != 0) return;
+    p = text.find_first_not_of(" \t", p + 6);
+    if (p == std::string::npos) return;
+    std::size_t e = p;
+    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+    if (e > p) declare(text.substr(p, e - p), 0, pos);
+  }
+
+  void parse_top_item() {
+    const std::size_t start = i_;
+    int depth = 0;
+    std::size_t j = i_;
+    std::size_t last_call_paren = std::string::npos;
+    for (; j < k_.tokens.size(); ++j) {
+      const Token& t = tok(j);
+      if (t.kind != TokenKind::Punct) continue;
+      if (t.text == "(" || t.text == "[") {
+        if (depth == 0 && t.text == "(") {
+          const std::size_t p = prev_code(j);
+          if (p != std::string::npos && p >= start && tok(p).kind == TokenKind::Identifier &&
+              tok(p).text != "__launch_bounds__" && tok(p).text != "__attribute__" &&
+              tok(p).text != "__align__")
+            last_call_paren = j;
+        }
+        ++depth;
+      } else if (t.text == ")" || t.text == "]") {
+        if (depth == 0) fail(j, "unmatched '" + t.text + "'");
+        --depth;
+      } else if (depth == 0 && (t.text == ";" || t.text == "{")) {
+        break;
+      } else if (depth == 0 && t.text == "}") {
+        fail(j, "unmatched '}': expected ';' or a function body before it");
+      }
+    }
+    if (j >= k_.tokens.size()) fail(start, "expected ';' or a function body before end of file");
+    const bool aggregate = std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(j),
+                                       [](const Token& t) { return t.is("struct") || t.is("class") || t.is("union") || t.is("enum"); });
+    if (tok(j).is("{") && (aggregate || last_call_paren == std::string::npos || is(prev_code(j), "="))) {
+      // struct/enum definition or a braced initializer: runs to its ';'.
+      const std::size_t close = match(j);
+      const std::size_t semi = scan_to_semicolon(close + 1);
+      const int e = add(ElementKind::TopLevel, start, semi, 0);
+      for (std::size_t t = start; t < j; ++t)
+        if ((tok(t).is("struct") || tok(t).is("class") || tok(t).is("union") || tok(t).is("enum")) &&
+            t + 1 < j && tok(t + 1).kind == TokenKind::Identifier)
+          user_types_.insert(tok(t + 1).text);
+      const std::size_t before_semi = prev_code(semi);
+      if (before_semi != std::string::npos && tok(before_semi).kind == TokenKind::Identifier) {
+        if (tok(start).is("typedef")) user_types_.insert(tok(before_semi).text);
+        else declare(tok(before_semi).text, 0, k_.elements[e].pos);
+      }
+      i_ = semi + 1;
+      return;
+    }
+    if (tok(j).is(";")) {
+      const int e = add(ElementKind::TopLevel, start, j, 0);
+      if (j > start) {
+        if (auto d = declaration(start, j - 1))
+          for (const auto& n : d->names) declare(n, 0, k_.elements[e].pos);
+        if (last_call_paren != std::string::npos) declare(tok(prev_code(last_call_paren)).text, 0, k_.elements[e].pos);
+        if (tok(start).is("typedef")) {
+          const std::size_t p = prev_code(j);
+          if (p != std::string::npos && tok(p).kind == TokenKind::Identifier) user_types_.insert(tok(p).text);
+        }
+      }
+      i_ = j + 1;
+      return;
+    }
+    // A function definition: header up to and including '{'.
+    const std::size_t lp = last_call_paren;
+    const std::size_t rp = match(lp);
+    Function f;
+    f.name_token = prev_code(lp);
+    f.name = tok(f.name_token).text;
+    f.is_kernel = std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(lp),
+                              [](const Token& t) { return t.is("__global__"); });
+    const int fn_index = static_cast<int>(k_.functions.size());
+    Block fb;
+    fb.parent = 0;
+    fb.function = fn_index;
+    k_.blocks.push_back(fb);
+    f.block = static_cast<int>(k_.blocks.size()) - 1;
+    const int h = add(ElementKind::FunctionHeader, start, j, 0);
+    k_.elements[h].block_after = f.block;
+    f.header_element = h;
+    declare(f.name, 0, k_.elements[h].pos);
+    f.params = parse_params(lp, rp);
+    for (const auto& p : f.params) declare(p.name, f.block, k_.elements[h].pos);
+    k_.functions.push_back(std::move(f));
+    i_ = j + 1;
+    parse_block_items(k_.functions.back().block, j);
+    add(ElementKind::BlockClose, i_, i_, k_.functions.back().block);
+    k_.elements.back().block_after = 0;
+    ++i_;
+  }
+
+  std::vector<Param> parse_params(std::size_t lp, std::size_t rp) const {
+    std::vector<Param> params;
+    std::size_t first = lp + 1;
+    int depth = 0;
+    for (std::size_t t = lp + 1; t <= rp; ++t) {
+      const bool end = t == rp || (depth == 0 && tok(t).is(","));
+      if (tok(t).is("(") || tok(t).is("[")) ++depth;
+      if (t != rp && (tok(t).is(")") || tok(t).is("]"))) --depth;
+      if (!end) continue;
+      if (t > first) {
+        Param p;
+        p.tokens = {first, t - 1};
+        std::size_t name_at = std::string::npos;
+        for (std::size_t x = first; x < t; ++x) {
+          const Token& tk = tok(x);
+          if (tk.is("[")) break;
+          if (tk.kind == TokenKind::Identifier && !is_cpp_keyword(tk.text) && !kBuiltinTypes.count(tk.text) &&
+              !user_types_.count(tk.text))
+            name_at = x;
+        }
+        if (name_at != std::string::npos) {
+          p.name = tok(name_at).text;
+          std::string base;
+          for (std::size_t x = first; x < name_at; ++x) {
+            const Token& tk = tok(x);
+            if (tk.is("*") || tk.is("&")) {
+              p.pointer = true;
+              continue;
+            }
+            if (tk.is("const")) {
+              if (!p.pointer) p.const_pointee = true;
+              continue;
+            }
+            if (tk.is("__restrict__")) {
+              p.restrict_qualified = true;
+              continue;
+            }
+            if (tk.kind == TokenKind::Identifier && !kQualifiers.count(tk.text))
+              base += (base.empty() ? "" : " ") + tk.text;
+            else if (tk.kind == TokenKind::Identifier && kIntegerWords.count(tk.text))
+              base += (base.empty() ? "" : " ") + tk.text;
+          }
+          p.base_type = base;
+          params.push_back(std::move(p));
+        }
+      }
+      first = t + 1;
+    }
+    return params;
+  }
+
+  // A parameter is "written" if the kernel may change it or what it points to;
+  // such parameters are not candidates for __ldg or constant specialisation.
+  void mark_written_params() {
+    for (auto& f : k_.functions) {
+      const Element& header = k_.elements[f.header_element];
+      // Body tokens run from after the header to the function's closing brace.
+      std::size_t body_end = header.tokens.last;
+      int depth = 0;
+      for (std::size_t t = header.tokens.last; t < k_.tokens.size(); ++t) {
+        if (tok(t).is("{")) ++depth;
+        if (tok(t).is("}") && --depth == 0) {
+          body_end = t;
+          break;
+        }
+      }
+      for (auto& p : f.params) {
+        for (std::size_t t = header.tokens.last + 1; t < body_end; ++t) {
+          if (tok(t).kind != TokenKind::Identifier || tok(t).text != p.name) continue;
+          const std::size_t prev = prev_code(t);
+          if (prev != std::string::npos && (tok(prev).is(".") || tok(prev).is("->"))) continue;
+          const std::size_t next = next_code(t + 1);
+          if (prev != std::string::npos && (tok(prev).is("&") || tok(prev).is("++") || tok(prev).is("--") ||
+                                            (p.pointer && tok(prev).is("*")))) {
+            p.written = true;
+          } else if (p.pointer) {
+            if (!is(next, "[")) {
+              p.written = true;  // the pointer escapes (passed on, offset, copied)
+            } else {
+              const std::size_t close = match(next);
+              const std::size_t after = next_code(close + 1);
+              if (after < k_.tokens.size() && kAssignOps.count(tok(after).text)) p.written = true;
+              if (is(after, ".")) {
+                const std::size_t after_member = next_code(next_code(after + 1) + 1);
+                if (after_member < k_.tokens.size() && kAssignOps.count(tok(after_member).text)) p.written = true;
+              }
+            }
+          } else if (next < k_.tokens.size() && kAssignOps.count(tok(next).text)) {
+            p.written = true;
+          } else if (is(next, ".")) {
+            const std::size_t after_member = next_code(next_code(next + 1) + 1);
+            if (after_member < k_.tokens.size() && kAssignOps.count(tok(after_member).text)) p.written = true;
+          }
+        }
+      }
+    }
+  }
+
+  std::string file_;
+  ParsedKernel k_;
+  std::size_t i_ = 0;
+  int next_pos_ = 0;
+  std::unordered_set<std::string> user_types_;
+};
+
+}  // namespace
+
+ParsedKernel parse_kernel(std::string_view source, const std::string& file_name) {
+  return Parser(source, file_name).run();
+}
+
+int resolve(const ParsedKernel& k, const std::string& name, int block, int pos) {
+  // Innermost block first; within a block the latest declaration before pos.
+  for (int b = block; b >= 0; b = k.blocks[b].parent) {
+    int best = -1;
+    for (int d = 0; d < static_cast<int>(k.declarations.size()); ++d) {
+      const Declaration& decl = k.declarations[d];
+      if (decl.block == b && decl.name == name && decl.pos < pos &&
+          (best < 0 || k.declarations[best].pos <= decl.pos))
+        best = d;
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+bool in_loop(const ParsedKernel& k, int block) {
+  for (int b = block; b >= 0; b = k.blocks[b].parent)
+    if (k.blocks[b].loop) return true;
+  return false;
+}
+
+bool in_breakable(const ParsedKernel& k, int block) {
+  for (int b = block; b >= 0; b = k.blocks[b].parent)
+    if (k.blocks[b].breakable) return true;
+  return false;
+}
+
+}  // namespace gi::grammar

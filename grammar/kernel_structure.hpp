@@ -1,0 +1,103 @@
+#pragma once
+// The structural view of a kernel file: statements and headers as token
+// ranges ("elements"), the block tree, and every declaration with the point
+// from which it is visible. The grammar builder groups elements into line
+// rules; the scope rules use the blocks and declarations to decide where a
+// line may be copied.
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "grammar/token.hpp"
+
+namespace gi::grammar {
+
+enum class ElementKind {
+  Statement,       // expression, return, break, continue, empty statement
+  Declaration,     // local or global variable declaration (fixed structure)
+  IfHeader,        // `if (cond)`: the condition is editable
+  ElseHeader,      // `else`
+  LoopHeader,      // `for (...)`, `while (...)`, `do`, do's `while (...);`
+  SwitchHeader,    // `switch (...)`
+  CaseLabel,       // `case X:` / `default:`
+  BlockOpen,       // `{`
+  BlockClose,      // `}`
+  Pragma,          // `#pragma unroll [N]` inside a function
+  Preprocessor,    // any other preprocessor line
+  FunctionHeader,  // from the start of a function definition to its `{`
+  TopLevel,        // other file-level items (prototypes, structs, extern "C" {)
+  Comment,
+};
+
+struct TokenRange {
+  std::size_t first = 0, last = 0;  // inclusive token indices
+};
+
+struct Element {
+  ElementKind kind;
+  TokenRange tokens;
+  int block = 0;        // block the element stands in
+  int pos = 0;          // order in the file; declarations with a smaller pos are visible
+  int function = -1;    // -1 at file level
+  int block_after = 0;  // block a statement placed right after this element would stand in
+  bool braceless_body = false;        // sole body of an if/else/for/while without braces
+  bool awaits_braceless_body = false; // a header whose body follows without braces
+  bool followed_by_continuation = false;  // next is `else` or do's `while`: nothing may go between
+  bool is_for = false;                // a `for` header (target of unroll edits)
+  std::optional<TokenRange> condition;  // IfHeader: `( ... )`
+  std::optional<TokenRange> scalar_type; // Declaration of one scalar: its type keywords
+  std::vector<std::string> declares;
+};
+
+struct Block {
+  int parent = -1;
+  int function = -1;
+  bool loop = false;       // continue/break allowed
+  bool breakable = false;  // break allowed (loop or switch)
+};
+
+struct Declaration {
+  std::string name;
+  int block = 0;
+  int pos = 0;
+};
+
+struct Param {
+  std::string name;
+  std::string base_type;   // e.g. "float4", "unsigned int"
+  bool pointer = false;
+  bool const_pointee = false;
+  bool restrict_qualified = false;
+  bool written = false;    // assigned (scalar) or written through / escapes (pointer)
+  TokenRange tokens;
+};
+
+struct Function {
+  std::string name;
+  bool is_kernel = false;  // __global__
+  int header_element = -1;
+  int block = -1;
+  std::size_t name_token = 0;
+  std::vector<Param> params;
+};
+
+struct ParsedKernel {
+  std::vector<Token> tokens;
+  std::vector<Element> elements;
+  std::vector<Block> blocks;  // block 0 is the file scope
+  std::vector<Declaration> declarations;
+  std::vector<Function> functions;
+};
+
+// Throws SourceError naming file, line and what was expected.
+ParsedKernel parse_kernel(std::string_view source, const std::string& file_name);
+
+// The declaration `name` refers to at (block, pos), or -1 for a name declared
+// nowhere in the file (a builtin such as threadIdx or expf).
+int resolve(const ParsedKernel& k, const std::string& name, int block, int pos);
+
+bool in_loop(const ParsedKernel& k, int block);
+bool in_breakable(const ParsedKernel& k, int block);
+
+}  // namespace gi::grammar

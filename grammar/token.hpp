@@ -1,0 +1,31 @@
+#pragma once
+// The lexical view of a CUDA source file: what the grammar builder walks.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gi::grammar {
+
+enum class TokenKind { Identifier, Number, String, Char, Punct, Preprocessor, Comment };
+
+struct Token {
+  TokenKind kind;
+  std::string text;
+  std::size_t offset = 0;  // byte offset in the source
+  int line = 0;            // 1-based line of the first character
+  int end_line = 0;        // line of the last character (comments, strings, # lines span lines)
+  int column = 0;          // 1-based
+
+  bool is(std::string_view s) const {
+    return (kind == TokenKind::Punct || kind == TokenKind::Identifier) && text == s;
+  }
+};
+
+// Splits CUDA C++ source into tokens. Throws SourceError naming file, line and
+// what was expected (unterminated comment or literal, unexpected character).
+std::vector<Token> tokenize(std::string_view source, const std::string& file_name);
+
+bool is_cpp_keyword(std::string_view word);
+
+}  // namespace gi::grammar
