@@ -17,7 +17,7 @@ std::string read_text_file(const std::filesystem::path& path) {
 Seed load_seed(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   fs::path kernel = path;
-  if (fs::is_directory(path)) kernel = path / "kernel.cu";
+  if (fs::is_directory(path) || path.extension() != ".cu") kernel = path / "kernel.cu";
   if (!fs::is_regular_file(kernel))
     throw std::runtime_error(kernel.string() + ": no such file: expected a seed folder holding kernel.cu");
   Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt};

@@ -153,6 +153,7 @@ class GrammarBuilder {
     if (all_statements) {
       r.kind = RuleKind::Statement;
       c.braceless_body = elements[code.front()].braceless_body;
+      c.statements = static_cast<int>(code.size());
       for (std::size_t i : code) {
         for (const auto& id : identifiers_in(elements[i].tokens))
           if (std::find(c.identifiers.begin(), c.identifiers.end(), id) == c.identifiers.end())

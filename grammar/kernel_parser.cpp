@@ -100,16 +100,23 @@ class Parser {
     k_.declarations.push_back(Declaration{name, block, pos});
   }
 
-  // Index of the bracket closing the one at `open`.
+  // Index of the bracket closing the one at `open`; brackets must nest
+  // properly, so `(a[0] {` is reported at the '(' that is never closed.
   std::size_t match(std::size_t open) const {
-    int depth = 0;
+    std::vector<std::size_t> stack;
+    auto closer = [](const std::string& o) { return o == "(" ? ")" : o == "[" ? "]" : "}"; };
     for (std::size_t j = open; j < k_.tokens.size(); ++j) {
       const Token& t = tok(j);
       if (t.kind != TokenKind::Punct) continue;
-      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
-      if (t.text == ")" || t.text == "]" || t.text == "}") {
-        if (--depth == 0) return j;
-        if (depth < 0) break;
+      if (t.text == "(" || t.text == "[" || t.text == "{") {
+        stack.push_back(j);
+      } else if (t.text == ")" || t.text == "]" || t.text == "}") {
+        const std::string expected = closer(tok(stack.back()).text);
+        if (t.text != expected)
+          fail(stack.back(), "'" + tok(stack.back()).text + "' opened here is never closed: expected '" + expected +
+                                 "' before '" + t.text + "' at line " + std::to_string(t.line));
+        stack.pop_back();
+        if (stack.empty()) return j;
       }
     }
     fail(open, "'" + tok(open).text + "' opened here is never closed");
@@ -583,7 +590,7 @@ class Parser {
           if (prev != std::string::npos && (tok(prev).is(".") || tok(prev).is("->"))) continue;
           const std::size_t next = next_code(t + 1);
           if (prev != std::string::npos && (tok(prev).is("&") || tok(prev).is("++") || tok(prev).is("--") ||
-                                            (p.pointer && tok(prev).is("*")))) {
+                                            (p.pointer && tok(prev).is("*") && !binary_operator(prev)))) {
             p.written = true;
           } else if (p.pointer) {
             if (!is(next, "[")) {
@@ -606,6 +613,16 @@ class Parser {
         }
       }
     }
+  }
+
+  // A '*' or '&' after an operand is multiplication/bitwise-and, not a
+  // dereference or address-of.
+  bool binary_operator(std::size_t op) const {
+    const std::size_t before = prev_code(op);
+    if (before == std::string::npos) return false;
+    const Token& b = tok(before);
+    return b.kind == TokenKind::Number || b.is(")") || b.is("]") ||
+           (b.kind == TokenKind::Identifier && !is_cpp_keyword(b.text));
   }
 
   std::string file_;

@@ -1,0 +1,162 @@
+// The structure parser and grammar builder: rule kinds, multi-line
+// statements, comments, preprocessor lines, nested scopes.
+#include <gtest/gtest.h>
+
+#include "grammar/grammar.hpp"
+#include "test_support.hpp"
+
+namespace gi::grammar {
+namespace {
+
+const Rule& rule_at_line(const Grammar& g, int line) {
+  for (const auto& r : g.rules())
+    if (r.first_line <= line && line <= r.last_line) return r;
+  throw std::runtime_error("no rule covers line " + std::to_string(line));
+}
+
+std::size_t index_at_line(const Grammar& g, int line) {
+  for (std::size_t i = 0; i < g.rules().size(); ++i)
+    if (g.rule(i).first_line <= line && line <= g.rule(i).last_line) return i;
+  throw std::runtime_error("no rule covers line " + std::to_string(line));
+}
+
+TEST(GrammarParser, EveryLineBelongsToExactlyOneRuleAndTheSourceIsReproduced) {
+  const std::string src = test::sample_source();
+  const Grammar g = Grammar::from_source(src, "sample.cu");
+  EXPECT_EQ(g.source(), src);
+  int expected_line = 1;
+  for (const auto& r : g.rules()) {
+    EXPECT_EQ(r.first_line, expected_line);
+    expected_line = r.last_line + 1;
+  }
+}
+
+TEST(GrammarParser, RuleKindsOfTheSample) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  EXPECT_EQ(rule_at_line(g, 1).kind, RuleKind::Fixed);        // comment
+  EXPECT_EQ(rule_at_line(g, 3).kind, RuleKind::Fixed);        // #define
+  EXPECT_EQ(rule_at_line(g, 14).kind, RuleKind::Declaration); // int tid;
+  EXPECT_EQ(rule_at_line(g, 16).kind, RuleKind::Statement);
+  EXPECT_EQ(rule_at_line(g, 17).kind, RuleKind::If);
+  EXPECT_EQ(rule_at_line(g, 21).kind, RuleKind::Pragma);
+  EXPECT_EQ(rule_at_line(g, 22).kind, RuleKind::For);
+  EXPECT_EQ(rule_at_line(g, 26).kind, RuleKind::If);          // } else if (...) {
+  EXPECT_EQ(rule_at_line(g, 36).kind, RuleKind::Fixed);       // else
+  EXPECT_EQ(rule_at_line(g, 39).kind, RuleKind::Fixed);       // closing brace
+  EXPECT_EQ(g.rule_name(index_at_line(g, 16)), "<_sample.cu_16>");
+  EXPECT_EQ(g.sub_name(index_at_line(g, 17)), "<IF_sample.cu_17>");
+  EXPECT_EQ(rule_at_line(g, 17).sub_text(), "(tid >= n)");
+  EXPECT_EQ(rule_at_line(g, 14).sub_text(), "int");
+}
+
+TEST(GrammarParser, MultiLineStatementIsOneRule) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  const Rule& r = rule_at_line(g, 30);
+  EXPECT_EQ(r.kind, RuleKind::Statement);
+  EXPECT_EQ(r.first_line, 29);
+  EXPECT_EQ(r.last_line, 30);
+}
+
+TEST(GrammarParser, BlockCommentOverTwoLinesIsOneFixedRule) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  const Rule& r = rule_at_line(g, 7);
+  EXPECT_EQ(r.first_line, 6);
+  EXPECT_EQ(r.last_line, 7);
+  EXPECT_EQ(r.kind, RuleKind::Fixed);
+}
+
+TEST(GrammarParser, BracelessBodiesAreMarked) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  EXPECT_TRUE(g.context(index_at_line(g, 33)).braceless_body);   // for body
+  EXPECT_TRUE(g.context(index_at_line(g, 35)).braceless_body);   // if body
+  EXPECT_TRUE(g.context(index_at_line(g, 37)).braceless_body);   // else body
+  EXPECT_FALSE(g.context(index_at_line(g, 38)).braceless_body);
+}
+
+TEST(GrammarParser, IdentifiersSkipMembersKeywordsAndLiterals) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  const auto& ids = g.context(index_at_line(g, 16)).identifiers;
+  EXPECT_EQ(ids, (std::vector<std::string>{"tid", "blockIdx", "blockDim", "threadIdx"}));
+  const auto& cond = g.context(index_at_line(g, 34)).identifiers;
+  EXPECT_EQ(cond, std::vector<std::string>{"sum"});
+}
+
+TEST(GrammarParser, NestedScopesVisibleDeclarations) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  auto visible = [&](int line) {
+    const auto v = g.visible_declarations(index_at_line(g, line));
+    return std::string(" ") + [&] {
+      std::string s;
+      for (const auto& d : v) s += d + " ";
+      return s;
+    }();
+  };
+  // Inside the k-loop: k and idx are visible, with the parameters and globals.
+  const std::string in_loop = visible(25);
+  EXPECT_NE(in_loop.find(" k@22 "), std::string::npos);
+  EXPECT_NE(in_loop.find(" idx@23 "), std::string::npos);
+  EXPECT_NE(in_loop.find(" input@12 "), std::string::npos);
+  EXPECT_NE(in_loop.find(" c_weights@4 "), std::string::npos);
+  EXPECT_NE(in_loop.find(" RADIUS@3 "), std::string::npos);
+  // After the loop neither is.
+  const std::string after = visible(38);
+  EXPECT_EQ(after.find(" k@"), std::string::npos);
+  EXPECT_EQ(after.find(" idx@"), std::string::npos);
+  EXPECT_NE(after.find(" sum@15 "), std::string::npos);
+}
+
+TEST(GrammarParser, KernelParametersAreKnown) {
+  const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
+  const auto& fns = g.parsed().functions;
+  ASSERT_EQ(fns.size(), 2u);
+  EXPECT_EQ(fns[0].name, "square");
+  EXPECT_FALSE(fns[0].is_kernel);
+  EXPECT_EQ(fns[1].name, "sample_kernel");
+  EXPECT_TRUE(fns[1].is_kernel);
+  ASSERT_EQ(fns[1].params.size(), 4u);
+  EXPECT_TRUE(fns[1].params[0].pointer);
+  EXPECT_TRUE(fns[1].params[0].const_pointee);
+  EXPECT_FALSE(fns[1].params[0].written);
+  EXPECT_TRUE(fns[1].params[1].written);  // output
+  EXPECT_FALSE(fns[1].params[2].pointer);
+  EXPECT_EQ(fns[1].params[3].base_type, "float");
+}
+
+TEST(GrammarParser, SharedConstantExternCAndWhile) {
+  const std::string src =
+      "extern \"C\" {\n"
+      "__constant__ int c_n;\n"
+      "__global__ void k(float* out) {\n"
+      "  __shared__ float tile[32];\n"
+      "  int i = threadIdx.x;\n"
+      "  tile[i] = 0.f;\n"
+      "  while (i < c_n) {\n"
+      "    i += 32;\n"
+      "    if (i > 100) break;\n"
+      "  }\n"
+      "  out[i] = tile[0];\n"
+      "}\n"
+      "}\n";
+  const Grammar g = Grammar::from_source(src, "k.cu");
+  EXPECT_EQ(g.source(), src);
+  EXPECT_EQ(rule_at_line(g, 4).kind, RuleKind::Declaration);
+  EXPECT_EQ(rule_at_line(g, 4).sub_kind, SubKind::None);  // __shared__ arrays keep their type
+  EXPECT_EQ(rule_at_line(g, 6).kind, RuleKind::Statement);
+  EXPECT_EQ(rule_at_line(g, 7).kind, RuleKind::Fixed);    // while header: fixed, so loops terminate
+  EXPECT_EQ(rule_at_line(g, 9).kind, RuleKind::If);       // if with a brace-less body on its line
+  EXPECT_EQ(rule_at_line(g, 13).kind, RuleKind::Fixed);
+}
+
+TEST(GrammarParser, SeedsParse) {
+  for (const auto& dir : test::seed_dirs()) {
+    SCOPED_TRACE(dir.string());
+    const Seed seed = load_seed(dir);
+    EXPECT_EQ(seed.grammar.source(), seed.source);
+    int statements = 0;
+    for (const auto& r : seed.grammar.rules()) statements += r.kind == RuleKind::Statement;
+    EXPECT_GT(statements, 10);
+  }
+}
+
+}  // namespace
+}  // namespace gi::grammar
