@@ -1,0 +1,74 @@
+#include "gi/evaluation.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gi {
+namespace {
+const std::vector<std::pair<EvalStatus, const char*>> kNames = {
+    {EvalStatus::Ok, "ok"},
+    {EvalStatus::CompileError, "compile_error"},
+    {EvalStatus::LaunchError, "launch_error"},
+    {EvalStatus::Timeout, "timeout"},
+    {EvalStatus::WrongOutput, "wrong_output"},
+    {EvalStatus::IllegalAddress, "illegal_address"},
+    {EvalStatus::Trap, "trap"},
+    {EvalStatus::GuardViolation, "guard_violation"},
+    {EvalStatus::InputModified, "input_modified"},
+    {EvalStatus::LoadError, "load_error"},
+    {EvalStatus::WorkerDied, "worker_died"},
+};
+
+// JSON has no infinity: an unmeasured time is written as null.
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+}  // namespace
+
+std::string to_string(EvalStatus s) {
+  for (const auto& [status, name] : kNames)
+    if (status == s) return name;
+  return "unknown";
+}
+
+EvalStatus eval_status_from_string(const std::string& s) {
+  for (const auto& [status, name] : kNames)
+    if (s == name) return status;
+  throw std::runtime_error("unknown evaluation status '" + s + "'");
+}
+
+bool fitter(const Evaluation& a, const Evaluation& b) {
+  if (a.valid() != b.valid()) return a.valid();
+  return a.median_ms < b.median_ms;
+}
+
+nlohmann::json to_json(const Evaluation& e) {
+  return {{"status", to_string(e.status)}, {"cached", e.cached}, {"compiled", e.compiled},
+          {"median_ms", number_or_null(e.median_ms)}, {"relative_spread", e.relative_spread},
+          {"max_abs_error", e.max_abs_error}, {"max_rel_error", e.max_rel_error}, {"rms_error", e.rms_error},
+          {"compile_seconds", e.compile_seconds}, {"registers", e.registers}, {"message", e.message},
+          {"key", e.key}};
+}
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  Evaluation e;
+  e.status = eval_status_from_string(j.at("status").get<std::string>());
+  e.cached = j.value("cached", false);
+  e.compiled = j.value("compiled", false);
+  e.median_ms = j.at("median_ms").is_null() ? std::numeric_limits<double>::infinity() : j.at("median_ms").get<double>();
+  e.relative_spread = j.value("relative_spread", 0.0);
+  e.max_abs_error = j.value("max_abs_error", 0.0);
+  e.max_rel_error = j.value("max_rel_error", 0.0);
+  e.rms_error = j.value("rms_error", 0.0);
+  e.compile_seconds = j.value("compile_seconds", 0.0);
+  e.registers = j.value("registers", -1);
+  e.message = j.value("message", "");
+  e.key = j.value("key", "");
+  return e;
+}
+
+nlohmann::json to_json(const Individual& i) { return {{"patch", grammar::to_string(i.patch)}, {"eval", to_json(i.eval)}}; }
+
+Individual individual_from_json(const nlohmann::json& j) {
+  return {grammar::parse_patch(j.at("patch").get<std::string>(), "checkpoint"), evaluation_from_json(j.at("eval"))};
+}
+
+}  // namespace gi

@@ -1,0 +1,61 @@
+#pragma once
+// What one evaluation of a variant produced, as the search sees it: a status,
+// the timing (median and spread) and the errors against the reference.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grammar/patch.hpp"
+
+namespace gi {
+
+enum class EvalStatus {
+  Ok,
+  CompileError,
+  LaunchError,
+  Timeout,
+  WrongOutput,
+  IllegalAddress,
+  Trap,
+  GuardViolation,
+  InputModified,
+  LoadError,
+  WorkerDied,
+};
+
+std::string to_string(EvalStatus s);
+EvalStatus eval_status_from_string(const std::string& s);  // throws naming the unknown status
+
+struct Evaluation {
+  EvalStatus status = EvalStatus::CompileError;
+  bool cached = false;     // an identical variant was already measured in this generation
+  bool compiled = false;   // NVRTC produced a binary
+  double median_ms = std::numeric_limits<double>::infinity();
+  double relative_spread = 0;
+  double max_abs_error = 0, max_rel_error = 0, rms_error = 0;
+  double compile_seconds = 0;
+  int registers = -1;
+  std::string message;     // why it failed, for the log
+  std::string key;         // canonical variant key (source hash + options + launch)
+
+  bool valid() const { return status == EvalStatus::Ok; }
+};
+
+// Fitness order: a valid variant beats an invalid one; then the faster median.
+bool fitter(const Evaluation& a, const Evaluation& b);
+
+nlohmann::json to_json(const Evaluation& e);
+Evaluation evaluation_from_json(const nlohmann::json& j);
+
+struct Individual {
+  grammar::Patch patch;
+  Evaluation eval;
+};
+
+nlohmann::json to_json(const Individual& i);
+Individual individual_from_json(const nlohmann::json& j);
+
+}  // namespace gi

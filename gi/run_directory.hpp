@@ -1,0 +1,47 @@
+#pragma once
+// A run directory: config.json, versions.json, evaluations.jsonl (one line
+// per evaluation), generations.jsonl (one per generation), checkpoint.json
+// (after every generation, written atomically), and the results (best.gi,
+// best.cu, best.diff, report.md). A killed run resumes from the checkpoint,
+// losing at most the generation that was in flight.
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gi {
+
+class RunDirectory {
+ public:
+  // Creates the folder (it must not hold a run already) and writes config and versions.
+  static RunDirectory create(const std::filesystem::path& dir, const nlohmann::json& config,
+                             const nlohmann::json& versions);
+  // Opens an existing run for resuming; throws naming the missing or corrupt file.
+  static RunDirectory open(const std::filesystem::path& dir);
+
+  const std::filesystem::path& path() const { return dir_; }
+  const nlohmann::json& config() const { return config_; }
+
+  void append_evaluation(const nlohmann::json& line);
+  void append_generation(const nlohmann::json& line);
+
+  void write_checkpoint(const nlohmann::json& checkpoint);
+  std::optional<nlohmann::json> read_checkpoint() const;
+
+  // Drops log lines of generations >= next_generation: the lines of a
+  // generation that was in flight when the run was killed.
+  void truncate_logs(int next_generation);
+
+  void write_text(const std::string& name, const std::string& text);
+
+ private:
+  explicit RunDirectory(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  void append(const std::string& name, const nlohmann::json& line);
+
+  std::filesystem::path dir_;
+  nlohmann::json config_;
+};
+
+}  // namespace gi

@@ -1,0 +1,62 @@
+#pragma once
+// Search algorithms over patches: the GP of the GECCO 2014 NiftyReg work
+// (default), random search and first-improvement local search (baselines for
+// ablation). Each proposes one generation's patches and takes back their
+// evaluations; the driver (search_driver.hpp) evaluates, logs and checkpoints.
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gi/edit_operators.hpp"
+#include "gi/evaluation.hpp"
+
+namespace gi {
+
+struct SearchConfig {
+  std::string algorithm = "gp";  // gp | random | local
+  int population = 300;
+  int generations = 50;
+  std::uint64_t seed = 1;
+  // A variant replaces the best only when faster by more than this fraction;
+  // the driver raises it to twice the seed's measured relative spread.
+  double noise_margin = 0.01;
+  int max_random_edits = 5;      // random search: 1..this edits per patch
+};
+
+nlohmann::json to_json(const SearchConfig& c);
+SearchConfig search_config_from_json(const nlohmann::json& j);  // throws naming the field
+
+// Everything needed to continue a run: written to the checkpoint after every generation.
+struct SearchState {
+  int next_generation = 0;
+  std::vector<Individual> population;  // the last generation, evaluated
+  std::optional<Individual> best;      // best valid variant so far (the seed at first)
+  double seed_median_ms = 0;           // the seed measured in the latest generation
+  double noise_margin = 0;             // in force for this run
+  std::uint64_t evaluations = 0;
+  std::string rng;                     // serialised std::mt19937_64
+};
+
+nlohmann::json to_json(const SearchState& s);
+SearchState search_state_from_json(const nlohmann::json& j);
+
+class SearchAlgorithm {
+ public:
+  virtual ~SearchAlgorithm() = default;
+  virtual std::vector<grammar::Patch> propose(const SearchState& state, std::mt19937_64& rng) = 0;
+  // `evaluated` holds the proposals with their evaluations, in proposal order.
+  virtual void accept(SearchState& state, std::vector<Individual> evaluated) = 0;
+  // Local search moves to the first improving neighbour; the others to the fittest.
+  virtual bool first_improvement() const { return false; }
+};
+
+std::unique_ptr<SearchAlgorithm> make_search(const SearchConfig& config, const EditOperators& ops);
+
+// Two-point crossover of edit lists: a's head, a slice of b, a's tail.
+grammar::Patch crossover(const grammar::Patch& a, const grammar::Patch& b, std::mt19937_64& rng);
+
+}  // namespace gi

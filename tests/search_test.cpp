@@ -1,0 +1,190 @@
+// The search engine without a GPU: a deterministic fake evaluator stands in
+// for fitness, so GP mechanics, logging, checkpoints and resume are testable.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "gi/search_driver.hpp"
+#include "grammar/source_hash.hpp"
+#include "test_support.hpp"
+
+namespace gi {
+namespace {
+
+// Each edit multiplies the time by a factor in [0.85, 1.1) derived from its
+// text; about one edit in seven breaks the kernel. Data seeds add 0.1% noise.
+class FakeEvaluator : public Evaluator {
+ public:
+  void begin_generation(int generation, std::uint64_t data_seed) override {
+    generations.push_back(generation);
+    data_seed_ = data_seed;
+  }
+  std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
+    std::vector<Evaluation> out;
+    for (const auto& p : patches) {
+      Evaluation e;
+      e.compiled = true;
+      e.status = EvalStatus::Ok;
+      double t = 1.0;
+      for (const auto& edit : p.edits) {
+        const auto h = std::stoull(grammar::sha256_hex(grammar::to_string(edit)).substr(0, 12), nullptr, 16);
+        if (h % 7 == 0) e.status = EvalStatus::WrongOutput;
+        t *= 0.85 + 0.25 * static_cast<double>(h % 1000) / 1000.0;
+      }
+      const auto noise = std::stoull(grammar::sha256_hex(std::to_string(data_seed_) + grammar::to_string(p)).substr(0, 8), nullptr, 16);
+      e.median_ms = t * (1.0 + 0.001 * static_cast<double>(noise % 1000) / 1000.0);
+      e.relative_spread = 0.002;
+      if (!e.valid()) e.median_ms = std::numeric_limits<double>::infinity();
+      out.push_back(e);
+      ++evaluations;
+    }
+    return out;
+  }
+  std::vector<int> generations;
+  int evaluations = 0;
+
+ private:
+  std::uint64_t data_seed_ = 0;
+};
+
+struct SearchRun : ::testing::Test {
+  Seed seed = load_seed(test::seed_dirs()[0]);
+  EditOperators ops{seed.grammar, OperatorConfig{}};
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("gi_search_test_" + std::to_string(::getpid()) + "_" +
+                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  void SetUp() override { std::filesystem::remove_all(dir); }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  SearchConfig config(const std::string& algorithm = "gp") {
+    SearchConfig c;
+    c.algorithm = algorithm;
+    c.population = 40;
+    c.generations = 8;
+    c.seed = 5;
+    return c;
+  }
+  std::vector<std::string> lines(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+  }
+};
+
+TEST_F(SearchRun, GpImprovesOnTheSeedAndLogsEveryEvaluation) {
+  FakeEvaluator fake;
+  auto run = RunDirectory::create(dir / "a", {{"search", to_json(config())}}, {{"gi", "test"}});
+  const SearchState s = run_search(config(), ops, fake, run, SearchState{});
+  EXPECT_EQ(s.next_generation, 8);
+  ASSERT_TRUE(s.best);
+  EXPECT_FALSE(s.best->patch.edits.empty());
+  EXPECT_LT(s.best->eval.median_ms, 0.9);  // several 0.85-0.9 edits combine
+  EXPECT_EQ(fake.evaluations, 8 * 41);     // 40 proposals and the seed per generation
+  EXPECT_EQ(lines(dir / "a/evaluations.jsonl").size(), 8u * 41u);
+  EXPECT_EQ(lines(dir / "a/generations.jsonl").size(), 8u);
+  const auto last = nlohmann::json::parse(lines(dir / "a/generations.jsonl").back());
+  EXPECT_GT(last["speedup"].get<double>(), 1.1);
+  EXPECT_TRUE(last.contains("valid_fraction"));
+  EXPECT_TRUE(last.contains("evaluations_per_second"));
+}
+
+TEST_F(SearchRun, SameSeedSameMeasurementsSameRun) {
+  FakeEvaluator f1, f2;
+  auto r1 = RunDirectory::create(dir / "a", {}, {});
+  auto r2 = RunDirectory::create(dir / "b", {}, {});
+  const auto s1 = run_search(config(), ops, f1, r1, SearchState{});
+  const auto s2 = run_search(config(), ops, f2, r2, SearchState{});
+  EXPECT_EQ(to_json(s1), to_json(s2));
+}
+
+TEST_F(SearchRun, KilledRunResumesLosingAtMostTheGenerationInFlight) {
+  FakeEvaluator whole;
+  auto r1 = RunDirectory::create(dir / "whole", {}, {});
+  const auto uninterrupted = run_search(config(), ops, whole, r1, SearchState{});
+
+  FakeEvaluator first;
+  auto r2 = RunDirectory::create(dir / "killed", {}, {});
+  DriverOptions stop_early;
+  stop_early.max_generations_this_call = 3;
+  run_search(config(), ops, first, r2, SearchState{}, stop_early);
+  // The kill came during generation 3: half-written log lines of it exist.
+  {
+    std::ofstream ev(dir / "killed/evaluations.jsonl", std::ios::app);
+    ev << R"({"generation":3,"index":0,"patch":"<_kernel.cu_1>","status":"ok"})" << "\n" << R"({"generation":3,"ind)";
+  }
+  auto reopened = RunDirectory::open(dir / "killed");
+  SearchState state = resume_state(reopened);
+  EXPECT_EQ(state.next_generation, 3);
+  FakeEvaluator second;
+  const auto resumed = run_search(config(), ops, second, reopened, state);
+  EXPECT_EQ(second.generations.front(), 3);
+  EXPECT_EQ(to_json(resumed), to_json(uninterrupted));
+  // The logs equal the uninterrupted run's, line for line, but for timing fields.
+  auto strip = [](std::vector<std::string> ls) {
+    for (auto& l : ls) {
+      auto j = nlohmann::json::parse(l);
+      for (const char* k : {"elapsed_seconds", "eta_seconds", "evaluations_per_second"}) j.erase(k);
+      l = j.dump();
+    }
+    return ls;
+  };
+  EXPECT_EQ(lines(dir / "killed/evaluations.jsonl"), lines(dir / "whole/evaluations.jsonl"));
+  EXPECT_EQ(strip(lines(dir / "killed/generations.jsonl")), strip(lines(dir / "whole/generations.jsonl")));
+}
+
+TEST_F(SearchRun, CorruptCheckpointIsAClearError) {
+  auto run = RunDirectory::create(dir / "c", {}, {});
+  run.write_text("checkpoint.json", "{\"format\": \"gi-checkpoint-1\", \"state\": {");
+  EXPECT_THROW(
+      {
+        try {
+          resume_state(run);
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("checkpoint.json"), std::string::npos);
+          throw;
+        }
+      },
+      std::runtime_error);
+  EXPECT_THROW(RunDirectory::create(dir / "c", {}, {}), std::runtime_error);  // never overwrites a run
+}
+
+TEST_F(SearchRun, RandomAndLocalSearchRunAndLocalMovesByFirstImprovement) {
+  for (const std::string algorithm : {"random", "local"}) {
+    FakeEvaluator fake;
+    auto run = RunDirectory::create(dir / algorithm, {}, {});
+    const auto s = run_search(config(algorithm), ops, fake, run, SearchState{});
+    ASSERT_TRUE(s.best) << algorithm;
+    EXPECT_LT(s.best->eval.median_ms, 1.0) << algorithm;
+  }
+}
+
+TEST_F(SearchRun, FailingSeedStopsTheRunWithItsCheckpointIntact) {
+  struct Broken : FakeEvaluator {
+    std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& p) override {
+      auto out = FakeEvaluator::evaluate(p);
+      if (generations.back() == 2) out[0].status = EvalStatus::Timeout;
+      return out;
+    }
+  } broken;
+  auto run = RunDirectory::create(dir / "s", {}, {});
+  EXPECT_THROW(run_search(config(), ops, broken, run, SearchState{}), std::runtime_error);
+  EXPECT_EQ(resume_state(run).next_generation, 2);
+}
+
+TEST(Crossover, KeepsEditsFromBothParents) {
+  grammar::Patch a = grammar::parse_patch("<_k.cu_1> <_k.cu_2> <_k.cu_3> <_k.cu_4>");
+  grammar::Patch b = grammar::parse_patch("<_k.cu_11> <_k.cu_12> <_k.cu_13> <_k.cu_14>");
+  std::mt19937_64 rng(1);
+  bool mixed = false;
+  for (int i = 0; i < 200; ++i) {
+    const auto c = crossover(a, b, rng);
+    bool from_a = false, from_b = false;
+    for (const auto& e : c.edits) (e.target.find("_1") != std::string::npos && e.target.size() == 9 ? from_a : from_b) = true;
+    mixed |= from_a && from_b;
+    EXPECT_LE(c.edits.size(), 8u);
+  }
+  EXPECT_TRUE(mixed);
+}
+
+}  // namespace
+}  // namespace gi
