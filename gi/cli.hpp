@@ -8,4 +8,8 @@ void register_grammar(CLI::App& app);
 void register_apply(CLI::App& app);
 void register_mutants(CLI::App& app);
 void register_doctor(CLI::App& app);
+void register_worker(CLI::App& app);
+void register_evolve(CLI::App& app);
+void register_check(CLI::App& app);
+void register_bench(CLI::App& app);
 }  // namespace gi::cli

@@ -15,8 +15,12 @@ void register_grammar(CLI::App& app) {
   cmd->add_flag("--json", *json, "print JSON (rules, kinds, identifiers, visible declarations) instead of BNF");
   cmd->callback([file, json] {
     const Seed seed = load_seed(*file);
+    // Kernel files need not be UTF-8 (a Latin-1 comment compiles fine), but
+    // JSON text must be: bad bytes print as U+FFFD instead of failing the
+    // command (found by fuzz/fuzz_grammar).
     if (*json)
-      std::cout << grammar::to_json(seed.grammar).dump(2) << "\n";
+      std::cout << grammar::to_json(seed.grammar).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
     else
       std::cout << grammar::to_bnf(seed.grammar);
   });

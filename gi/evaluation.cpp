@@ -44,7 +44,7 @@ nlohmann::json to_json(const Evaluation& e) {
   return {{"status", to_string(e.status)}, {"cached", e.cached}, {"compiled", e.compiled},
           {"median_ms", number_or_null(e.median_ms)}, {"relative_spread", e.relative_spread},
           {"max_abs_error", e.max_abs_error}, {"max_rel_error", e.max_rel_error}, {"rms_error", e.rms_error},
-          {"compile_seconds", e.compile_seconds}, {"registers", e.registers}, {"message", e.message},
+          {"compile_seconds", e.compile_seconds}, {"measure_seconds", e.measure_seconds}, {"registers", e.registers}, {"message", e.message},
           {"key", e.key}};
 }
 
@@ -59,6 +59,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.max_rel_error = j.value("max_rel_error", 0.0);
   e.rms_error = j.value("rms_error", 0.0);
   e.compile_seconds = j.value("compile_seconds", 0.0);
+  e.measure_seconds = j.value("measure_seconds", 0.0);
   e.registers = j.value("registers", -1);
   e.message = j.value("message", "");
   e.key = j.value("key", "");
@@ -69,6 +70,21 @@ nlohmann::json to_json(const Individual& i) { return {{"patch", grammar::to_stri
 
 Individual individual_from_json(const nlohmann::json& j) {
   return {grammar::parse_patch(j.at("patch").get<std::string>(), "checkpoint"), evaluation_from_json(j.at("eval"))};
+}
+
+}  // namespace gi
+
+#include "gi/evaluator.hpp"
+
+namespace gi {
+
+nlohmann::json to_json(const Tuning& t) { return {{"block_size", t.block_size}, {"options", t.options}}; }
+
+Tuning tuning_from_json(const nlohmann::json& j) {
+  Tuning t;
+  t.block_size = j.at("block_size").get<unsigned>();
+  t.options = j.at("options").get<std::vector<std::string>>();
+  return t;
 }
 
 }  // namespace gi

@@ -37,6 +37,7 @@ struct Evaluation {
   double relative_spread = 0;
   double max_abs_error = 0, max_rel_error = 0, rms_error = 0;
   double compile_seconds = 0;
+  double measure_seconds = 0;  // wall time of the worker's check and timing
   int registers = -1;
   std::string message;     // why it failed, for the log
   std::string key;         // canonical variant key (source hash + options + launch)

@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
   gi::cli::register_apply(app);
   gi::cli::register_mutants(app);
   gi::cli::register_doctor(app);
+  gi::cli::register_worker(app);
+  gi::cli::register_evolve(app);
+  gi::cli::register_check(app);
+  gi::cli::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

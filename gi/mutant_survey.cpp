@@ -1,6 +1,7 @@
 #include "gi/mutant_survey.hpp"
 
 #include <chrono>
+#include <sstream>
 
 #include "fitness/nvrtc_compiler.hpp"
 #include "grammar/patch_apply.hpp"
@@ -91,6 +92,42 @@ nlohmann::json SurveyResult::to_json() const {
           {"wall_seconds", wall_seconds},
           {"wall_seconds_per_variant", total ? wall_seconds / total : 0.0},
           {"failures", fails}};
+}
+
+}  // namespace gi
+
+#include "fitness/kernel_spec.hpp"
+
+namespace gi {
+
+std::map<std::string, std::string> mutant_constants_for_spec(const Seed& seed, const fitness::KernelSpec& spec) {
+  // A parameter is specialised only if its value is the same in the training
+  // workload and every held-out one: an evolved kernel must stay correct on
+  // data it never saw, so image sizes that differ across workloads stay free.
+  auto declared = [](const fitness::WorkloadSpec& w) {
+    fitness::Variables v;
+    for (const auto& [k, val] : w.variables.items())
+      if (val.is_number()) v[k] = val.get<double>();
+    return v;
+  };
+  std::map<std::string, std::string> out;
+  for (const auto& p : grammar::find_edit_sites(seed.grammar).const_params) {
+    const fitness::ParamSpec* ps = spec.find_parameter(p.name);
+    if (!ps || ps->is_buffer()) continue;
+    try {
+      const double value = ps->value.evaluate(declared(spec.train));
+      bool same = true;
+      for (const auto& w : spec.validate) same &= ps->value.evaluate(declared(w)) == value;
+      if (!same) continue;
+      std::ostringstream text;
+      text.precision(17);
+      text << value;
+      out[p.name] = text.str();
+    } catch (const std::runtime_error&) {
+      // Depends on a derived variable (e.g. the active voxel count): not fixed.
+    }
+  }
+  return out;
 }
 
 }  // namespace gi

@@ -46,3 +46,14 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config);
 std::map<std::string, std::string> mutant_constants(const Seed& seed, bool* placeholder);
 
 }  // namespace gi
+
+namespace gi::fitness {
+struct KernelSpec;
+}
+
+namespace gi {
+// The training workload's values of the scalar parameters that constant
+// specialisation may fix (those whose spec value is a workload variable).
+std::map<std::string, std::string> mutant_constants_for_spec(const Seed& seed, const fitness::KernelSpec& spec);
+
+}  // namespace gi

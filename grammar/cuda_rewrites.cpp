@@ -1,6 +1,7 @@
 #include "grammar/cuda_rewrites.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <unordered_map>
 #include <unordered_set>
@@ -108,6 +109,11 @@ std::optional<std::string> constant_literal(const Param& p, const std::string& l
   std::string body = literal;
   if (floating && !body.empty() && (body.back() == 'f' || body.back() == 'F')) body.pop_back();
   if (body.empty()) return std::nullopt;
+  // from_chars also reads "inf", "nan" and "infinity", which are no C++
+  // literals: `constexpr float s = inff;` would not compile.
+  const std::size_t first = body[0] == '-' ? 1 : 0;
+  if (first >= body.size() || !(std::isdigit(static_cast<unsigned char>(body[first])) || body[first] == '.'))
+    return std::nullopt;
   if (floating) {
     double v = 0;
     const auto r = std::from_chars(body.data(), body.data() + body.size(), v);
@@ -148,6 +154,16 @@ std::string rewrite_header(const Grammar& g, std::size_t rule, const HeaderEdits
         body_lines.push_back("constexpr " + p.base_type + " " + p.name + " = " + *lit + ";");
       }
     }
+  }
+  // The constexpr lines go after the header rule, which is after the whole
+  // body when the body starts on the header's line (`k(int n) { a[0] = n; }`):
+  // there they go right after the '{' instead.
+  const std::size_t after_brace = rel(k.elements[f.header_element].tokens.last) + 1;
+  if (!body_lines.empty() && text.find_first_not_of(" \t\r\n", after_brace) != std::string::npos) {
+    std::string inline_lines;
+    for (const auto& line : body_lines) inline_lines += " " + line;
+    splices.push_back({after_brace, 0, inline_lines});
+    body_lines.clear();
   }
   if (edits.launch_bounds) {
     const bool has = std::any_of(k.tokens.begin() + static_cast<long>(k.elements[f.header_element].tokens.first),

@@ -47,8 +47,8 @@ bool can_replace_statement(const Grammar& g, std::size_t target, std::size_t sou
   if (target == source) return false;
   const RuleContext& t = g.context(target);
   return g.rule(target).kind == RuleKind::Statement && g.rule(source).kind == RuleKind::Statement &&
-         g.context(source).function == t.function && identifiers_keep_meaning(g, source, t.block, t.pos) &&
-         loop_needs_met(g, source, t.block);
+         g.context(source).function == t.function && (!t.braceless_body || g.context(source).statements == 1) &&
+         identifiers_keep_meaning(g, source, t.block, t.pos) && loop_needs_met(g, source, t.block);
 }
 
 bool can_replace_condition(const Grammar& g, std::size_t target, std::size_t source) {
@@ -127,7 +127,8 @@ std::optional<std::string> edit_problem(const Grammar& g, const Edit& e) {
         return e.target + " is fixed structure: only statements, pragmas, IF conditions and types are replaced";
       if (!can_replace_statement(g, *t, *s))
         return e.source + " cannot stand at " + e.target +
-               ": a name it uses is not declared there (or means another variable), or it needs a loop";
+               ": a name it uses is not declared there (or means another variable), it needs a loop, or it"
+               " holds more than one statement for a brace-less body";
       return std::nullopt;
     }
     case EditType::Insert: {

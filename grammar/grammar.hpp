@@ -51,6 +51,11 @@ struct RuleContext {
   int block_after = 0, pos_after = 0;  // scope just after it
   bool anchor_ok = false;  // a copy may be inserted right after it
   bool braceless_body = false;
+  // Statement rules: how many statements the rule's lines hold. Only a rule
+  // of one statement may replace a brace-less body: a header takes just the
+  // first statement after it, so a copied `a = 1; b = 2;` would detach `b = 2;`
+  // from the header (and an `else` after it from its `if`). Found by fuzzing.
+  int statements = 0;
   bool uses_break = false, uses_continue = false;
   std::vector<std::string> identifiers;  // names the movable part uses
   TypeClass type_class = TypeClass::None;

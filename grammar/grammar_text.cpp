@@ -2,6 +2,7 @@
 
 #include <boost/spirit/home/x3.hpp>
 #include <map>
+#include <set>
 
 #include "grammar/source_error.hpp"
 
@@ -90,6 +91,32 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
     auto fail = [&](Iterator at, const std::string& message) {
       throw SourceError(origin, line_no, static_cast<int>(at - line.begin()) + 1, message);
     };
+    // The rest of a quoted string whose opening '"' was read: undoes quote().
+    auto unquote = [&](Iterator& at) {
+      std::string s;
+      while (true) {
+        if (at == line.end()) fail(at, "unterminated string: expected '\"'");
+        if (*at == '"') {
+          ++at;
+          return s;
+        }
+        if (*at == '\\') {
+          ++at;
+          if (at == line.end()) fail(at, "expected an escape after '\\'");
+          switch (*at) {
+            case 'n': s += '\n'; break;
+            case 't': s += '\t'; break;
+            case 'r': s += '\r'; break;
+            case '"': s += '"'; break;
+            case '\\': s += '\\'; break;
+            default: fail(at, std::string("unknown escape '\\") + *at + "'");
+          }
+          ++at;
+          continue;
+        }
+        s += *at++;
+      }
+    };
     Iterator it = line.begin();
     if (line.front() == '#') {
       int newline_flag = 1;
@@ -99,9 +126,12 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
         if (!header) fail(line.begin(), "expected the header '# gi-grammar 1 file=\"NAME\" final-newline=0|1'");
         continue;  // later comment lines are allowed
       }
-      while (h != line.end() && *h != '"') parsed_name += *h++;
-      if (!x3::parse(h, line.end(), x3::lit("\" final-newline=") >> x3::int_ >> x3::eoi, newline_flag))
-        fail(h, "expected '\" final-newline=0|1' to end the header");
+      // to_bnf quotes the file name like any string, so it is unquoted the
+      // same way: read raw, a name with '\\' or '"' did not survive a round
+      // trip (found with fuzz/fuzz_bnf).
+      parsed_name = unquote(h);
+      if (!x3::parse(h, line.end(), x3::lit(" final-newline=") >> x3::int_ >> x3::eoi, newline_flag))
+        fail(h, "expected ' final-newline=0|1' to end the header");
       file_name = parsed_name;
       final_newline = newline_flag != 0;
       header = true;
@@ -123,28 +153,7 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
         item.is_ref = true;
       } else if (it != line.end() && *it == '"') {
         ++it;
-        while (true) {
-          if (it == line.end()) fail(it, "unterminated string: expected '\"'");
-          if (*it == '"') {
-            ++it;
-            break;
-          }
-          if (*it == '\\') {
-            ++it;
-            if (it == line.end()) fail(it, "expected an escape after '\\'");
-            switch (*it) {
-              case 'n': s += '\n'; break;
-              case 't': s += '\t'; break;
-              case 'r': s += '\r'; break;
-              case '"': s += '"'; break;
-              case '\\': s += '\\'; break;
-              default: fail(it, std::string("unknown escape '\\") + *it + "'");
-            }
-            ++it;
-            continue;
-          }
-          s += *it++;
-        }
+        s = unquote(it);
       } else {
         fail(it, "expected a quoted string or a rule name");
       }
@@ -164,6 +173,15 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
     if (by_name.count(l.name)) throw SourceError(origin, l.line, 1, "rule " + l.name + " is defined twice");
     by_name[l.name] = &l;
   }
+  // Each rule is spelled out at most once, as in to_bnf's output: a rule used
+  // many times by rules that are themselves used many times would spell a
+  // source exponentially larger than the text (an 8 KB file ran out of memory
+  // in fuzz/fuzz_bnf). Used once each, the source is never longer than the text.
+  std::set<std::string> used;
+  auto use = [&](const BnfLine& by, const std::string& name) {
+    if (!used.insert(name).second)
+      throw SourceError(origin, by.line, 1, "rule " + name + " is used more than once (in " + by.name + ")");
+  };
   auto expand = [&](const BnfLine& l, auto&& self, int depth) -> std::string {
     if (depth > 2) throw SourceError(origin, l.line, 1, "rule " + l.name + " nests too deep");
     std::string out;
@@ -174,6 +192,7 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
       }
       const auto f = by_name.find(item.text);
       if (f == by_name.end()) throw SourceError(origin, l.line, 1, "unknown rule " + item.text + " used by " + l.name);
+      use(l, item.text);
       out += self(*f->second, self, depth + 1);
     }
     return out;
@@ -185,6 +204,7 @@ Grammar from_bnf(std::string_view text, const std::string& origin) {
     if (!item.is_ref) throw SourceError(origin, start_rule.line, 1, "<start> must list rule names only");
     const auto f = by_name.find(item.text);
     if (f == by_name.end()) throw SourceError(origin, start_rule.line, 1, "unknown rule " + item.text + " in <start>");
+    use(start_rule, item.text);
     if (i) source += '\n';
     source += expand(*f->second, expand, 0);
   }

@@ -100,21 +100,24 @@ class Parser {
     k_.declarations.push_back(Declaration{name, block, pos});
   }
 
+  static std::string closer(const std::string& open) { return open == "(" ? ")" : open == "[" ? "]" : "}"; }
+
+  [[noreturn]] void fail_unclosed(std::size_t open, const Token& at) const {
+    fail(open, "'" + tok(open).text + "' opened here is never closed: expected '" + closer(tok(open).text) +
+                   "' before '" + at.text + "' at line " + std::to_string(at.line));
+  }
+
   // Index of the bracket closing the one at `open`; brackets must nest
   // properly, so `(a[0] {` is reported at the '(' that is never closed.
   std::size_t match(std::size_t open) const {
     std::vector<std::size_t> stack;
-    auto closer = [](const std::string& o) { return o == "(" ? ")" : o == "[" ? "]" : "}"; };
     for (std::size_t j = open; j < k_.tokens.size(); ++j) {
       const Token& t = tok(j);
       if (t.kind != TokenKind::Punct) continue;
       if (t.text == "(" || t.text == "[" || t.text == "{") {
         stack.push_back(j);
       } else if (t.text == ")" || t.text == "]" || t.text == "}") {
-        const std::string expected = closer(tok(stack.back()).text);
-        if (t.text != expected)
-          fail(stack.back(), "'" + tok(stack.back()).text + "' opened here is never closed: expected '" + expected +
-                                 "' before '" + t.text + "' at line " + std::to_string(t.line));
+        if (t.text != closer(tok(stack.back()).text)) fail_unclosed(stack.back(), t);
         stack.pop_back();
         if (stack.empty()) return j;
       }
@@ -122,18 +125,24 @@ class Parser {
     fail(open, "'" + tok(open).text + "' opened here is never closed");
   }
 
-  // The `;` that ends the statement starting at `start`, with brackets balanced.
+  // The `;` that ends the statement starting at `start`, with brackets
+  // nested as match() requires: when only their count was checked here,
+  // `out[i } ... ;` was one statement, and a patch that copied it next to a
+  // use of a pointer parameter gave a kernel that no longer parsed (found by
+  // fuzz/fuzz_grammar).
   std::size_t scan_to_semicolon(std::size_t start) const {
-    int depth = 0;
+    std::vector<std::size_t> open;
     for (std::size_t j = start; j < k_.tokens.size(); ++j) {
       const Token& t = tok(j);
       if (t.kind != TokenKind::Punct) continue;
-      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
-      else if (t.text == ")" || t.text == "]" || t.text == "}") {
-        if (depth == 0) fail(j, "expected ';' before '" + t.text + "' (statement starts at line " +
-                                    std::to_string(tok(start).line) + ")");
-        --depth;
-      } else if (t.text == ";" && depth == 0) {
+      if (t.text == "(" || t.text == "[" || t.text == "{") {
+        open.push_back(j);
+      } else if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (open.empty()) fail(j, "expected ';' before '" + t.text + "' (statement starts at line " +
+                                      std::to_string(tok(start).line) + ")");
+        if (t.text != closer(tok(open.back()).text)) fail_unclosed(open.back(), t);
+        open.pop_back();
+      } else if (t.text == ";" && open.empty()) {
         return j;
       }
     }
@@ -257,6 +266,16 @@ class Parser {
 
   // Parses one statement (or a braced block) at i_, standing in `block`.
   void parse_statement(int block, bool braceless) {
+    // Every nested statement is a stack frame of this parser: thousands of
+    // '{' overflowed the stack (an input for fuzz/fuzz_grammar). No kernel nests
+    // anywhere near this deep; an else-if chain counts one level per branch.
+    if (depth_ >= kMaxNesting)
+      fail(i_, "statements nest deeper than " + std::to_string(kMaxNesting) + " levels");
+    ++depth_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     emit_comments(block);
     while (!at_end() && tok(i_).kind == TokenKind::Preprocessor) {
       add(is_pragma_unroll(tok(i_).text) ? ElementKind::Pragma : ElementKind::Preprocessor, i_, i_, block);
@@ -629,6 +648,8 @@ class Parser {
   ParsedKernel k_;
   std::size_t i_ = 0;
   int next_pos_ = 0;
+  static constexpr int kMaxNesting = 1000;
+  int depth_ = 0;  // parse_statement calls in progress
   std::unordered_set<std::string> user_types_;
 };
 

@@ -1,6 +1,8 @@
 // Text form of patches, parsed with Boost.Spirit X3.
+#include <algorithm>
 #include <boost/fusion/include/adapt_struct.hpp>
 #include <boost/spirit/home/x3.hpp>
+#include <cstddef>
 
 #include "grammar/patch.hpp"
 #include "grammar/source_error.hpp"
@@ -40,7 +42,9 @@ std::string to_string(const Edit& e) {
     case EditType::FastMath: return "fastmath:" + e.target;
     case EditType::Restrict: return "restrict:" + e.target;
     case EditType::LaunchBounds:
-      return "launch_bounds:" + std::to_string(e.value) + (e.value2 > 0 ? "," + std::to_string(e.value2) : "");
+      // Any min-blocks but 0 (absent) is printed, so a parsed negative value
+      // (which validation rejects) prints back to itself. Found by fuzzing.
+      return "launch_bounds:" + std::to_string(e.value) + (e.value2 != 0 ? "," + std::to_string(e.value2) : "");
     case EditType::Const: return "const:" + e.target + "=" + e.literal;
   }
   return "?";
@@ -149,8 +153,9 @@ Patch parse_patch(std::string_view text, const std::string& origin) {
                     "restrict:/launch_bounds:/const:");
       }
     } catch (const x3::expectation_failure<Iterator>& ex) {
+      // `start + 40` past the end would be undefined even if never read.
       fail(ex.where(), "expected " + ex.which() + " in edit starting '" +
-                           std::string(start, std::min(end, start + 40)) + "'");
+                           std::string(start, start + std::min<std::ptrdiff_t>(end - start, 40)) + "'");
     }
     if (it != end && !std::isspace(static_cast<unsigned char>(*it)))
       fail(it, "expected a space between edits, found '" + std::string(1, *it) + "'");

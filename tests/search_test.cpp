@@ -4,7 +4,9 @@
 
 #include <fstream>
 
+#include "gi/minimise.hpp"
 #include "gi/search_driver.hpp"
+#include "gi/tuning.hpp"
 #include "grammar/source_hash.hpp"
 #include "test_support.hpp"
 
@@ -19,6 +21,7 @@ class FakeEvaluator : public Evaluator {
     generations.push_back(generation);
     data_seed_ = data_seed;
   }
+  void set_tuning(const Tuning& t) override { tuning = t; }
   std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
     std::vector<Evaluation> out;
     for (const auto& p : patches) {
@@ -32,6 +35,7 @@ class FakeEvaluator : public Evaluator {
         t *= 0.85 + 0.25 * static_cast<double>(h % 1000) / 1000.0;
       }
       const auto noise = std::stoull(grammar::sha256_hex(std::to_string(data_seed_) + grammar::to_string(p)).substr(0, 8), nullptr, 16);
+      if (tuning.block_size == 128) t *= 0.95;  // the fake's favourite block size
       e.median_ms = t * (1.0 + 0.001 * static_cast<double>(noise % 1000) / 1000.0);
       e.relative_spread = 0.002;
       if (!e.valid()) e.median_ms = std::numeric_limits<double>::infinity();
@@ -42,6 +46,7 @@ class FakeEvaluator : public Evaluator {
   }
   std::vector<int> generations;
   int evaluations = 0;
+  Tuning tuning;
 
  private:
   std::uint64_t data_seed_ = 0;
@@ -169,6 +174,40 @@ TEST_F(SearchRun, FailingSeedStopsTheRunWithItsCheckpointIntact) {
   auto run = RunDirectory::create(dir / "s", {}, {});
   EXPECT_THROW(run_search(config(), ops, broken, run, SearchState{}), std::runtime_error);
   EXPECT_EQ(resume_state(run).next_generation, 2);
+}
+
+TEST_F(SearchRun, TuningPicksTheFastestValidCombination) {
+  FakeEvaluator fake;
+  TuningSpace space;
+  space.option_sets = {{}, {"--use_fast_math"}};
+  const TuningResult r = tune(fake, grammar::Patch{}, space);
+  EXPECT_EQ(r.best.block_size, 128u);
+  EXPECT_EQ(r.trials.size(), 10u);
+  EXPECT_EQ(fake.tuning, r.best);  // the evaluator is left on the winner
+}
+
+TEST_F(SearchRun, MinimisationDropsUselessEditsAndRanksContributions) {
+  FakeEvaluator fake;
+  // Find two edits that help (factor < 0.95) and one neutral-ish (> 1.0) but valid.
+  std::mt19937_64 rng(3);
+  grammar::Patch helpful, harmful;
+  while (helpful.edits.size() < 2 || harmful.edits.empty()) {
+    const grammar::Edit e = ops.random_edit(rng);
+    const Evaluation ev = fake.evaluate({grammar::Patch{{e}}}).at(0);
+    if (!ev.valid()) continue;
+    if (ev.median_ms < 0.93 && helpful.edits.size() < 2) helpful.edits.push_back(e);
+    if (ev.median_ms > 1.03 && harmful.edits.empty()) harmful.edits.push_back(e);
+  }
+  grammar::Patch p = helpful;
+  p.edits.insert(p.edits.begin() + 1, harmful.edits[0]);
+  const MinimisedPatch m = minimise(fake, p, 0.01);
+  EXPECT_EQ(m.patch.edits.size(), 2u);
+  ASSERT_EQ(m.dropped.size(), 1u);
+  EXPECT_EQ(m.dropped[0], harmful.edits[0]);
+  ASSERT_EQ(m.contributions.size(), 2u);
+  EXPECT_GE(m.contributions[0].contribution, m.contributions[1].contribution);
+  EXPECT_GT(m.contributions[1].contribution, 0.0);
+  EXPECT_NEAR(m.contributions[1].cumulative_ms, m.eval.median_ms, 0.01);
 }
 
 TEST(Crossover, KeepsEditsFromBothParents) {

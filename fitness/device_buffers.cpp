@@ -1,0 +1,143 @@
+#include "fitness/device_buffers.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "fitness/cuda_driver.hpp"
+#include "fitness/cuda_error.hpp"
+#include "fitness/output_check.hpp"
+
+namespace gi::fitness {
+
+namespace {
+
+std::byte* host_pointer(CUdeviceptr p) { return reinterpret_cast<std::byte*>(p); }
+
+void copy_to_host(void* destination, const void* source, std::size_t bytes,
+                  cudaStream_t stream) {
+  if (bytes == 0) return;
+  check_runtime(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, stream),
+                "cudaMemcpyAsync(device to host)");
+  check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after download)");
+}
+
+}  // namespace
+
+DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
+  try {
+    for (const BufferArg& arg : plan.buffers) {
+      if (arg.role == ParamRole::Scalar)
+        throw std::invalid_argument("buffer '" + arg.name + "' has the role Scalar");
+      Buffer b;
+      b.name = arg.name;
+      b.role = arg.role;
+      b.bytes = arg.count * element_bytes(arg.type);
+      const bool uploads = arg.role == ParamRole::In || arg.role == ParamRole::InOut;
+      if (uploads && arg.initial.size() != b.bytes)
+        throw std::invalid_argument("buffer '" + arg.name + "': " +
+                                    std::to_string(arg.initial.size()) +
+                                    " initial bytes, expected " + std::to_string(b.bytes) + " (" +
+                                    std::to_string(arg.count) + " elements)");
+      buffers_.push_back(b);
+      Buffer& added = buffers_.back();
+      check_runtime(cudaMalloc(&added.allocation, b.bytes + 2 * kGuardBytes),
+                    "cudaMalloc(buffer with guards)");
+      added.data = reinterpret_cast<CUdeviceptr>(added.allocation) + kGuardBytes;
+      check_runtime(cudaMemsetAsync(added.allocation, kGuardByte, b.bytes + 2 * kGuardBytes, stream),
+                    "cudaMemsetAsync(guards)");
+      if (uploads && b.bytes > 0) {
+        check_runtime(cudaMemcpyAsync(host_pointer(added.data), arg.initial.data(), b.bytes,
+                                      cudaMemcpyHostToDevice, stream),
+                      "cudaMemcpyAsync(upload input)");
+      }
+      if (arg.role == ParamRole::InOut && b.bytes > 0) {
+        check_runtime(cudaMalloc(&added.pristine, b.bytes), "cudaMalloc(InOut pristine copy)");
+        check_runtime(cudaMemcpyAsync(added.pristine, arg.initial.data(), b.bytes,
+                                      cudaMemcpyHostToDevice, stream),
+                      "cudaMemcpyAsync(upload InOut pristine copy)");
+      }
+    }
+    check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after upload)");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+DeviceBuffers::~DeviceBuffers() { release(); }
+
+void DeviceBuffers::release() {
+  for (Buffer& b : buffers_) {
+    if (b.allocation) cudaFree(b.allocation);
+    if (b.pristine) cudaFree(b.pristine);
+  }
+  buffers_.clear();
+}
+
+void DeviceBuffers::reset_outputs(cudaStream_t stream) {
+  for (const Buffer& b : buffers_) {
+    if (b.role == ParamRole::Out && b.bytes > 0) {
+      check_driver(driver_api().memset_d32_async(b.data, kNanFillWord, b.bytes / 4, stream),
+                   "cuMemsetD32Async(NaN fill)");
+    }
+  }
+  restore_inouts(stream);
+}
+
+void DeviceBuffers::restore_inouts(cudaStream_t stream) {
+  for (const Buffer& b : buffers_) {
+    if (b.role == ParamRole::InOut && b.bytes > 0) {
+      check_runtime(cudaMemcpyAsync(host_pointer(b.data), b.pristine, b.bytes,
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync(restore InOut)");
+    }
+  }
+}
+
+std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream) const {
+  std::vector<unsigned char> guard(kGuardBytes);
+  for (const Buffer& b : buffers_) {
+    const auto* base = static_cast<const std::byte*>(b.allocation);
+    const std::byte* sides[2] = {base, base + kGuardBytes + b.bytes};
+    for (int side = 0; side < 2; ++side) {
+      copy_to_host(guard.data(), sides[side], kGuardBytes, stream);
+      for (std::size_t i = 0; i < kGuardBytes; ++i) {
+        if (guard[i] == kGuardByte) continue;
+        const std::string offset = side == 0 ? std::to_string(kGuardBytes - i) + " bytes before"
+                                             : std::to_string(i) + " bytes after the end of";
+        return "guard region " + std::string(side == 0 ? "before" : "after") + " buffer '" +
+               b.name + "' was written: byte " + offset + " the buffer is " +
+               std::to_string(guard[i]) + ", expected " + std::to_string(kGuardByte);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> DeviceBuffers::check_inputs(const LaunchPlan& plan,
+                                                        cudaStream_t stream) const {
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const Buffer& b = buffers_[i];
+    if (b.role != ParamRole::In) continue;
+    const std::vector<std::byte> now = download(i, stream);
+    const BufferArg& arg = plan.buffers.at(i);
+    if (now.size() == arg.initial.size() &&
+        std::memcmp(now.data(), arg.initial.data(), now.size()) == 0)
+      continue;
+    const std::size_t eb = element_bytes(arg.type);
+    std::size_t first = 0;
+    while (first < now.size() && now[first] == arg.initial[first]) ++first;
+    return "input buffer '" + b.name + "' was modified: element " + std::to_string(first / eb) +
+           " (byte " + std::to_string(first) + ") differs from the uploaded input";
+  }
+  return std::nullopt;
+}
+
+std::vector<std::byte> DeviceBuffers::download(std::size_t index, cudaStream_t stream) const {
+  const Buffer& b = buffers_.at(index);
+  std::vector<std::byte> bytes(b.bytes);
+  copy_to_host(bytes.data(), host_pointer(b.data), b.bytes, stream);
+  return bytes;
+}
+
+}  // namespace gi::fitness

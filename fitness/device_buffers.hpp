@@ -1,0 +1,66 @@
+#pragma once
+// The GPU memory of one LaunchPlan: every buffer sits between two guard
+// regions filled with a known byte, so a write just outside a buffer is
+// caught; inputs are uploaded once and compared bit for bit after a run;
+// outputs are set to a NaN fill before every checked run.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fitness/launch_plan.hpp"
+
+namespace gi::fitness {
+
+inline constexpr std::size_t kGuardBytes = 64 * 1024;
+inline constexpr unsigned char kGuardByte = 0xA5;
+
+class DeviceBuffers {
+ public:
+  // Allocates every buffer of `plan` with its guards and uploads In and InOut
+  // contents. Throws std::invalid_argument when an input's bytes do not match
+  // its count and type, CudaError when CUDA fails. Synchronous.
+  DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream);
+  ~DeviceBuffers();
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+
+  std::size_t size() const { return buffers_.size(); }
+  // Device address of buffer `index` (plan order), the first data byte.
+  CUdeviceptr data(std::size_t index) const { return buffers_.at(index).data; }
+
+  // Out buffers: every 4-byte word set to kNanFillWord. InOut buffers: their
+  // initial contents restored (from a pristine copy kept on the device).
+  // Queued on `stream`.
+  void reset_outputs(cudaStream_t stream);
+  // InOut buffers only: restored before every timed sample so each sample
+  // computes on the same data.
+  void restore_inouts(cudaStream_t stream);
+
+  // After a run (stream synchronised): nullopt when every guard still holds
+  // kGuardByte, else which buffer, which side and the first changed offset.
+  std::optional<std::string> check_guards(cudaStream_t stream) const;
+  // nullopt when every In buffer is bit for bit what `plan` uploaded, else
+  // which buffer and the first changed element.
+  std::optional<std::string> check_inputs(const LaunchPlan& plan, cudaStream_t stream) const;
+  // The data bytes of buffer `index`.
+  std::vector<std::byte> download(std::size_t index, cudaStream_t stream) const;
+
+ private:
+  struct Buffer {
+    std::string name;
+    ParamRole role = ParamRole::In;
+    std::size_t bytes = 0;
+    void* allocation = nullptr;  // guard | data | guard
+    CUdeviceptr data = 0;
+    void* pristine = nullptr;    // InOut: the initial bytes
+  };
+  void release();
+
+  std::vector<Buffer> buffers_;
+};
+
+}  // namespace gi::fitness

@@ -1,0 +1,452 @@
+#include "fitness/gpu_runner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "fitness/cuda_driver.hpp"
+#include "fitness/cuda_error.hpp"
+#include "fitness/cuda_timer.hpp"
+#include "fitness/device_buffers.hpp"
+#include "fitness/l2_flush.hpp"
+#include "fitness/output_check.hpp"
+#include "fitness/output_digest.hpp"
+#include "fitness/spin_kernel.hpp"
+#include "fitness/stopping_criterion.hpp"
+
+namespace gi::fitness {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Long enough to cover the host's event record and launch behind it.
+constexpr double kSpinMicroseconds = 50;
+// The kernel may use at most this much dynamic shared memory without opting in.
+constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
+
+// Identity of the buffers and input bytes of a plan: a plan whose signature
+// matches the uploaded one needs no new upload. Hashing every input byte on
+// each call cost ~50 ms for 256 MB - more than the evaluation itself - so the
+// hash reads a fixed sample (the head, the tail and 256 strided words) of
+// each buffer: a plan the caller swaps for another still changes it.
+std::string plan_signature(const LaunchPlan& plan) {
+  std::string s;
+  std::uint64_t hash = 0x9E3779B97F4A7C15ull;
+  auto mix = [&](const std::byte* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) hash = (hash ^ static_cast<std::uint64_t>(p[i])) * 0x100000001B3ull;
+  };
+  for (const BufferArg& b : plan.buffers) {
+    s += b.name + '\x1f' + std::to_string(static_cast<int>(b.role)) + '\x1f' +
+         std::to_string(static_cast<int>(b.type)) + '\x1f' + std::to_string(b.count) + '\x1e';
+    const std::byte* p = b.initial.data();
+    const std::size_t n = b.initial.size();
+    constexpr std::size_t kEdge = 4096;
+    if (n <= 4 * kEdge) {
+      mix(p, n);
+    } else {
+      mix(p, kEdge);
+      mix(p + n - kEdge, kEdge);
+      const std::size_t stride = (n - 8) / 256;
+      for (std::size_t k = 0; k < 256; ++k) mix(p + k * stride, 8);
+    }
+    hash ^= n;
+  }
+  return s + std::to_string(hash);
+}
+
+std::string param_name(const LaunchPlan& plan, std::size_t i) {
+  const auto& [is_buffer, index] = plan.params[i];
+  if (is_buffer) return index < plan.buffers.size() ? "buffer '" + plan.buffers[index].name + "'" : "buffer #" + std::to_string(index);
+  return index < plan.scalars.size() ? "scalar '" + plan.scalars[index].name + "'" : "scalar #" + std::to_string(index);
+}
+
+}  // namespace
+
+// ---- LoadedKernel ---------------------------------------------------------
+
+LoadedKernel::LoadedKernel(CUmodule module, CUfunction function, std::string entry)
+    : module_(module), function_(function), entry_(std::move(entry)) {}
+
+LoadedKernel::LoadedKernel(LoadedKernel&& other) noexcept
+    : module_(std::exchange(other.module_, nullptr)),
+      function_(std::exchange(other.function_, nullptr)),
+      entry_(std::move(other.entry_)),
+      registers_(other.registers_),
+      max_threads_per_block_(other.max_threads_per_block_) {}
+
+LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
+  if (this != &other) {
+    if (module_) driver_api().module_unload(module_);
+    module_ = std::exchange(other.module_, nullptr);
+    function_ = std::exchange(other.function_, nullptr);
+    entry_ = std::move(other.entry_);
+    registers_ = other.registers_;
+    max_threads_per_block_ = other.max_threads_per_block_;
+  }
+  return *this;
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (module_) driver_api().module_unload(module_);
+}
+
+// ---- GpuRunner ------------------------------------------------------------
+
+GpuRunner::GpuRunner(int device) : device_(device) {
+  int count = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&count);
+  if (probe != cudaSuccess || device < 0 || device >= count) {
+    cudaGetLastError();
+    const std::string why = probe != cudaSuccess
+                                ? describe_runtime_error("cudaGetDeviceCount", probe)
+                                : "device " + std::to_string(device) + " requested, " +
+                                      std::to_string(count) + " present";
+    throw CudaError("cudaGetDeviceCount", probe, "no CUDA device: " + why);
+  }
+  check_runtime(cudaSetDevice(device), "cudaSetDevice");
+  check_runtime(cudaFree(nullptr), "cudaFree(0) (context creation)");
+  cudaDeviceProp prop{};
+  check_runtime(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  device_name_ = prop.name;
+  arch_ = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  driver_api();  // fail here, not in the middle of a run, when the driver lacks a symbol
+  check_runtime(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  timer_ = std::make_unique<CudaTimer>();
+}
+
+GpuRunner::~GpuRunner() {
+  if (!usable_) {
+    // The context is lost, or a kernel may still be spinning: freeing would
+    // block or fail. The process is about to be replaced; leave it all.
+    (void)buffers_.release();
+    (void)l2_flush_.release();
+    (void)spin_.release();
+    (void)timer_.release();
+    return;
+  }
+  buffers_.reset();
+  l2_flush_.reset();
+  spin_.reset();
+  timer_.reset();
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+void GpuRunner::require_usable() const {
+  if (!usable_)
+    throw std::logic_error("GpuRunner: the CUDA context is lost after an earlier failure; "
+                           "replace the process");
+}
+
+LoadResult GpuRunner::load(std::span<const char> image, const std::string& entry) {
+  LoadResult result;
+  result.status = RunStatus::LoadError;
+  if (image.empty()) {
+    result.message = "empty module image for '" + entry + "'";
+    return result;
+  }
+  try {
+    require_usable();
+    cudaSetDevice(device_);
+    const DriverApi& api = driver_api();
+    // cuModuleLoadData takes no size: anything but an ELF cubin is read as
+    // NUL-terminated text, so make sure it is terminated.
+    std::vector<char> terminated;
+    const char* data = image.data();
+    const bool elf = image.size() >= 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
+    if (!elf && image.back() != '\0') {
+      terminated.assign(image.begin(), image.end());
+      terminated.push_back('\0');
+      data = terminated.data();
+    }
+    CUmodule module = nullptr;
+    CUresult status = api.module_load_data(&module, data);
+    if (status != CUDA_SUCCESS) {
+      result.message = describe_driver_error("cuModuleLoadData", status);
+      return result;
+    }
+    CUfunction function = nullptr;
+    status = api.module_get_function(&function, module, entry.c_str());
+    if (status != CUDA_SUCCESS) {
+      api.module_unload(module);
+      result.message = describe_driver_error(("cuModuleGetFunction(" + entry + ")").c_str(), status);
+      return result;
+    }
+    LoadedKernel kernel(module, function, entry);
+    api.func_get_attribute(&kernel.registers_, CU_FUNC_ATTRIBUTE_NUM_REGS, function);
+    api.func_get_attribute(&kernel.max_threads_per_block_,
+                           CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
+    result.kernel.emplace(std::move(kernel));
+    result.status = RunStatus::Ok;
+  } catch (const std::exception& e) {
+    result.message = e.what();
+  }
+  return result;
+}
+
+void GpuRunner::prepare(const LaunchPlan& plan) {
+  require_usable();
+  buffers_.reset();
+  prepared_signature_.clear();
+  buffers_ = std::make_unique<DeviceBuffers>(plan, stream_);
+  prepared_signature_ = plan_signature(plan);
+}
+
+void GpuRunner::ensure_prepared(const LaunchPlan& plan) {
+  if (!buffers_ || plan_signature(plan) != prepared_signature_) prepare(plan);
+}
+
+RunFailure GpuRunner::failure_from(const std::exception& error, const char* what) {
+  if (const auto* f = dynamic_cast<const RunFailure*>(&error)) return *f;
+  if (const auto* c = dynamic_cast<const CudaError*>(&error)) {
+    if (is_sticky_error(c->code())) usable_ = false;
+    return RunFailure(run_status_of(c->code()), std::string(what) + ": " + c->what());
+  }
+  return RunFailure(RunStatus::LaunchError, std::string(what) + ": " + error.what());
+}
+
+void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan) {
+  const DriverApi& api = driver_api();
+  std::vector<CUdeviceptr> pointers(plan.params.size());
+  std::vector<void*> args(plan.params.size());
+  for (std::size_t i = 0; i < plan.params.size(); ++i) {
+    const auto& [is_buffer, index] = plan.params[i];
+    std::size_t bytes = 0;
+    if (is_buffer) {
+      if (index >= buffers_->size())
+        throw RunFailure(RunStatus::LaunchError, "parameter " + std::to_string(i) +
+                                                     " names buffer #" + std::to_string(index) +
+                                                     ", the plan has " +
+                                                     std::to_string(buffers_->size()));
+      pointers[i] = buffers_->data(index);
+      args[i] = &pointers[i];
+      bytes = sizeof(CUdeviceptr);
+    } else {
+      if (index >= plan.scalars.size())
+        throw RunFailure(RunStatus::LaunchError, "parameter " + std::to_string(i) +
+                                                     " names scalar #" + std::to_string(index) +
+                                                     ", the plan has " +
+                                                     std::to_string(plan.scalars.size()));
+      args[i] = const_cast<std::byte*>(plan.scalars[index].bytes.data());
+      bytes = plan.scalars[index].bytes.size();
+    }
+    if (api.func_get_param_info) {
+      std::size_t offset = 0, size = 0;
+      if (api.func_get_param_info(kernel.function(), i, &offset, &size) != CUDA_SUCCESS)
+        throw RunFailure(RunStatus::LaunchError,
+                         "kernel '" + kernel.entry() + "' takes " + std::to_string(i) +
+                             " parameters, the plan gives " + std::to_string(plan.params.size()));
+      if (size != bytes)
+        throw RunFailure(RunStatus::LaunchError,
+                         "kernel '" + kernel.entry() + "' parameter " + std::to_string(i) +
+                             " is " + std::to_string(size) + " bytes, the plan's " +
+                             param_name(plan, i) + " is " + std::to_string(bytes));
+    }
+  }
+  if (api.func_get_param_info) {
+    std::size_t offset = 0, size = 0;
+    if (api.func_get_param_info(kernel.function(), plan.params.size(), &offset, &size) ==
+        CUDA_SUCCESS)
+      throw RunFailure(RunStatus::LaunchError, "kernel '" + kernel.entry() +
+                                                   "' takes more than the plan's " +
+                                                   std::to_string(plan.params.size()) +
+                                                   " parameters");
+  }
+  if (plan.dynamic_shared_bytes > kDefaultDynamicSharedLimit) {
+    const CUresult status = api.func_set_attribute(
+        kernel.function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        static_cast<int>(plan.dynamic_shared_bytes));
+    if (status != CUDA_SUCCESS)
+      throw RunFailure(RunStatus::LaunchError,
+                       describe_driver_error("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", status));
+  }
+  const CUresult status = api.launch_kernel(
+      kernel.function(), plan.grid[0], plan.grid[1], plan.grid[2], plan.block[0], plan.block[1],
+      plan.block[2], static_cast<unsigned>(plan.dynamic_shared_bytes), stream_, args.data(),
+      nullptr);
+  if (status != CUDA_SUCCESS) {
+    const std::string message =
+        describe_driver_error("cuLaunchKernel", status) + " (grid " +
+        std::to_string(plan.grid[0]) + "x" + std::to_string(plan.grid[1]) + "x" +
+        std::to_string(plan.grid[2]) + ", block " + std::to_string(plan.block[0]) + "x" +
+        std::to_string(plan.block[1]) + "x" + std::to_string(plan.block[2]) + ")";
+    if (is_sticky_error(status)) {
+      usable_ = false;
+      throw RunFailure(run_status_of(status), message);
+    }
+    throw RunFailure(RunStatus::LaunchError, message);
+  }
+}
+
+void GpuRunner::wait(const char* what) {
+  const auto start = Clock::now();
+  const auto deadline = start + kernel_timeout_;
+  for (;;) {
+    const cudaError_t status = cudaStreamQuery(stream_);
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorNotReady) {
+      if (is_sticky_error(status)) usable_ = false;
+      throw RunFailure(run_status_of(status), std::string(what) + ": " +
+                                                  describe_runtime_error("cudaStreamQuery", status));
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      // The kernel may run forever: nothing can stop it short of ending the process.
+      usable_ = false;
+      throw RunFailure(RunStatus::Timeout,
+                       std::string(what) + ": the kernel did not finish within " +
+                           std::to_string(kernel_timeout_.count()) + " ms");
+    }
+    // Spin briefly for short kernels, then sleep so a long one costs no CPU.
+    if (now - start < std::chrono::microseconds(200)) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+}
+
+CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
+                                   const std::vector<ExpectedOutput>& expected,
+                                   const Tolerance& tolerance) {
+  require_usable();
+  // The reference must name output buffers of this plan.
+  std::vector<std::size_t> indices;
+  for (const ExpectedOutput& e : expected) {
+    const auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                                 [&](const BufferArg& b) { return b.name == e.buffer; });
+    if (it == plan.buffers.end())
+      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which the plan lacks");
+    if (it->role != ParamRole::Out && it->role != ParamRole::InOut)
+      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which is not an output");
+    indices.push_back(static_cast<std::size_t>(it - plan.buffers.begin()));
+  }
+  CheckReport report;
+  try {
+    cudaSetDevice(device_);
+    ensure_prepared(plan);
+    buffers_->reset_outputs(stream_);
+    launch(kernel, plan);
+    wait("checked run");
+    // Damaged guards or inputs would fail the next variant too: upload anew
+    // before the next run.
+    if (auto guard = buffers_->check_guards(stream_)) {
+      prepared_signature_.clear();
+      report.status = RunStatus::GuardViolation;
+      report.message = *guard;
+      return report;
+    }
+    if (auto input = buffers_->check_inputs(plan, stream_)) {
+      prepared_signature_.clear();
+      report.status = RunStatus::InputModified;
+      report.message = *input;
+      return report;
+    }
+    OutputChecker checker(tolerance);
+    OutputDigest digest;
+    for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
+      const ParamRole role = plan.buffers[b].role;
+      if (role != ParamRole::Out && role != ParamRole::InOut) continue;
+      const std::vector<std::byte> got = buffers_->download(b, stream_);
+      digest.add(got);
+      for (std::size_t i = 0; i < expected.size(); ++i)
+        if (indices[i] == b) checker.check(plan.buffers[b], got, expected[i]);
+    }
+    report = checker.report();
+    report.output_digest = digest.hex();
+    return report;
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    const RunFailure failure = failure_from(e, "checked run");
+    report.status = failure.status();
+    report.message = failure.what();
+    return report;
+  }
+}
+
+double GpuRunner::sample(const LoadedKernel& kernel, const LaunchPlan& plan,
+                         const TimingConfig& config, bool spin) {
+  buffers_->restore_inouts(stream_);
+  if (config.flush_l2) {
+    if (!l2_flush_) l2_flush_ = std::make_unique<L2Flush>(device_);
+    l2_flush_->flush(stream_);
+  }
+  if (spin) {
+    if (!spin_) spin_ = std::make_unique<SpinKernel>(arch_);
+    spin_->launch(stream_, kSpinMicroseconds);
+  }
+  timer_->start(stream_);
+  launch(kernel, plan);
+  timer_->stop(stream_);
+  wait("timed run");
+  return timer_->elapsed_ms();
+}
+
+bool GpuRunner::decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan,
+                            const TimingConfig& config) {
+  // Warm-up launches (at least one: it also pays for lazy module loading)
+  // are timed only to decide whether launch latency could show.
+  std::vector<double> warm;
+  for (int i = 0; i < std::max(config.warmup, 1); ++i) warm.push_back(sample(kernel, plan, config, false));
+  return config.spin_below_ms > 0 && median(warm) < config.spin_below_ms;
+}
+
+TimingResult GpuRunner::time(const LoadedKernel& kernel, const LaunchPlan& plan,
+                             const TimingConfig& config) {
+  require_usable();
+  if (config.min_samples < 1 || config.max_samples < config.min_samples)
+    throw std::invalid_argument("timing needs 1 <= min_samples <= max_samples");
+  try {
+    cudaSetDevice(device_);
+    ensure_prepared(plan);
+    const bool spin = decide_spin(kernel, plan, config);
+    RelativeSpreadCriterion criterion(config.min_samples, config.target_relative_spread);
+    const auto start = Clock::now();
+    const auto budget = std::chrono::duration<double>(config.budget_seconds);
+    bool converged = false;
+    while (static_cast<int>(criterion.samples().size()) < config.max_samples) {
+      criterion.add(sample(kernel, plan, config, spin));
+      if (criterion.is_finished()) {
+        converged = true;
+        break;
+      }
+      if (static_cast<int>(criterion.samples().size()) >= config.min_samples &&
+          Clock::now() - start > budget)
+        break;
+    }
+    return summarize_timing(criterion.samples(), converged);
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw failure_from(e, "timing");
+  }
+}
+
+std::vector<PairedSample> GpuRunner::time_interleaved(const LoadedKernel& a, const LoadedKernel& b,
+                                                      const LaunchPlan& plan, int rounds,
+                                                      const TimingConfig& config) {
+  require_usable();
+  try {
+    cudaSetDevice(device_);
+    ensure_prepared(plan);
+    const bool spin_a = decide_spin(a, plan, config);
+    const bool spin_b = decide_spin(b, plan, config);
+    const bool spin = spin_a || spin_b;  // alike for both, or the spin would bias the ratio
+    std::vector<PairedSample> pairs;
+    for (int i = 0; i < rounds; ++i) {
+      PairedSample p;
+      p.a_ms = sample(a, plan, config, spin);
+      p.b_ms = sample(b, plan, config, spin);
+      pairs.push_back(p);
+    }
+    return pairs;
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw failure_from(e, "interleaved timing");
+  }
+}
+
+}  // namespace gi::fitness

@@ -1,0 +1,149 @@
+#pragma once
+// Runs kernel variants on one GPU: loads a cubin, launches it on a
+// LaunchPlan's buffers, checks the outputs against the reference (with NaN
+// fill, guards and input checks) and times it (events, L2 flush, spin kernel,
+// adaptive sampling). One GpuRunner per process and device; after a Timeout,
+// IllegalAddress or Trap the CUDA context is lost and the process must be
+// replaced (see worker.hpp).
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fitness/launch_plan.hpp"
+#include "fitness/timing_statistics.hpp"
+
+namespace gi::fitness {
+
+class CudaTimer;
+class DeviceBuffers;
+class L2Flush;
+class SpinKernel;
+
+// A failed launch inside time() or time_interleaved(): the status and why.
+class RunFailure : public std::runtime_error {
+ public:
+  RunFailure(RunStatus status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  RunStatus status() const { return status_; }
+
+ private:
+  RunStatus status_;
+};
+
+// A loaded module and its entry point; unloads the module when destroyed.
+class LoadedKernel {
+ public:
+  LoadedKernel(LoadedKernel&& other) noexcept;
+  LoadedKernel& operator=(LoadedKernel&& other) noexcept;
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  ~LoadedKernel();
+
+  const std::string& entry() const { return entry_; }
+  CUfunction function() const { return function_; }
+  int registers() const { return registers_; }
+  int max_threads_per_block() const { return max_threads_per_block_; }
+
+ private:
+  friend class GpuRunner;
+  LoadedKernel(CUmodule module, CUfunction function, std::string entry);
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  std::string entry_;
+  int registers_ = -1;
+  int max_threads_per_block_ = 0;
+};
+
+struct LoadResult {
+  RunStatus status = RunStatus::Ok;  // Ok or LoadError
+  std::string message;               // for LoadError: the call and the CUDA error
+  std::optional<LoadedKernel> kernel;
+  bool ok() const { return status == RunStatus::Ok; }
+};
+
+class GpuRunner {
+ public:
+  // Throws CudaError (message starting "no CUDA device") when `device` cannot
+  // be used.
+  explicit GpuRunner(int device);
+  ~GpuRunner();
+  GpuRunner(const GpuRunner&) = delete;
+  GpuRunner& operator=(const GpuRunner&) = delete;
+
+  int device() const { return device_; }
+  const std::string& device_name() const { return device_name_; }
+  // The NVRTC target of this device, e.g. "sm_90".
+  const std::string& arch() const { return arch_; }
+
+  // How long one launch may run before it counts as a Timeout (default 10 s).
+  void set_kernel_timeout(std::chrono::milliseconds timeout) { kernel_timeout_ = timeout; }
+  std::chrono::milliseconds kernel_timeout() const { return kernel_timeout_; }
+
+  // False after a Timeout or a fault that lost the CUDA context: every later
+  // call throws; replace the process.
+  bool usable() const { return usable_; }
+
+  // A cubin (ELF) or PTX text (NUL-terminated here if it is not); never
+  // throws for a bad image.
+  LoadResult load(std::span<const char> image, const std::string& entry);
+
+  // Allocates and uploads `plan`'s buffers. run_checked() and time() do this
+  // themselves when the plan's buffers (names, roles, types, counts) or its
+  // input bytes (a 64-bit hash) differ from those last uploaded, and after a
+  // GuardViolation or InputModified (the variant damaged what it found).
+  void prepare(const LaunchPlan& plan);
+
+  // NaN-fills the outputs, launches once, waits (at most the kernel
+  // time-out), then checks guards, inputs and every output. The kernel comes
+  // from `kernel`; entry, grid, block, shared memory and arguments from `plan`.
+  // Never throws for a failure of the variant; throws std::invalid_argument
+  // for a plan or reference that does not fit together.
+  CheckReport run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
+                          const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance);
+
+  // Adaptive timing (see TimingConfig). Throws RunFailure when a launch fails
+  // or times out.
+  TimingResult time(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
+
+  // `rounds` rounds of A then B, each sample prepared alike (L2 flush, spin
+  // kernel when either is short), for an interleaved seed-versus-variant ratio.
+  std::vector<PairedSample> time_interleaved(const LoadedKernel& a, const LoadedKernel& b,
+                                             const LaunchPlan& plan, int rounds,
+                                             const TimingConfig& config);
+
+ private:
+  void require_usable() const;
+  void ensure_prepared(const LaunchPlan& plan);
+  // Queues one launch; throws RunFailure(LaunchError) for a plan that does
+  // not fit the kernel or a refused launch.
+  void launch(const LoadedKernel& kernel, const LaunchPlan& plan);
+  // Polls the stream until it is idle or the time-out passes; throws
+  // RunFailure (Timeout, IllegalAddress, Trap, LaunchError) otherwise.
+  void wait(const char* what);
+  // One timed sample: flush, spin, events around the launch.
+  double sample(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config,
+                bool spin);
+  bool decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
+  RunFailure failure_from(const std::exception& error, const char* what);
+
+  int device_ = 0;
+  std::string device_name_;
+  std::string arch_;
+  cudaStream_t stream_ = nullptr;
+  std::chrono::milliseconds kernel_timeout_{10000};
+  bool usable_ = true;
+  std::unique_ptr<DeviceBuffers> buffers_;
+  std::string prepared_signature_;
+  std::unique_ptr<CudaTimer> timer_;
+  std::unique_ptr<L2Flush> l2_flush_;
+  std::unique_ptr<SpinKernel> spin_;
+};
+
+}  // namespace gi::fitness

@@ -1,0 +1,118 @@
+#pragma once
+// seeds/<family>/<kernel>/spec.json: what a seed kernel computes, on which
+// data, and how it is checked. Loading validates every field; an error names
+// the file and the JSON path ("seeds/x/y/spec.json: parameters[3].role:
+// expected one of in, out, inout, scalar").
+//
+// Format (an "expr" is a string in the expression language of
+// fitness/expression.hpp, or a plain number; it reads the workload's derived
+// variables, and launch expressions also read B, the block size):
+//
+// {
+//   "entry": "bspline_deformation_field",  // the extern "C" __global__ function of kernel.cu
+//   "family": "bspline",                   // must equal the folder above the kernel's folder
+//   "work_item": "active voxel",           // what one thread handles (for people)
+//   "parameters": [                        // in the kernel's declaration order, names as in kernel.cu
+//     {"name": "controlPointGrid", "type": "float4", "role": "in", "count": expr},
+//     {"name": "activeVoxelNumber", "type": "int", "role": "scalar", "value": expr},
+//     {"name": "deformationField", "type": "float4", "role": "out", "count": expr,
+//      "written": "all",                   // optional, default "all"; or "active_voxels": only
+//                                          //   the elements listed in the int input named by
+//      "written_indices": "activeVoxels",  //   (optional, default "activeVoxels"); others stay untouched
+//      "checked_components": [0, 1, 2, 3]} // optional, default all components of the type
+//   ],
+//   types: int, unsigned, float, double (scalars and buffers), float2, float4, int4 (buffers);
+//   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
+//   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
+//              "shared_bytes": expr},      // optional dynamic shared memory, default 0
+//   "tolerance": {"abs": number >= 0, "rel": number >= 0},  // |got-ref| <= abs + rel*|ref|
+//   "tolerance_note": "why these tolerances (measured float-vs-double errors and margin)",
+//   "min_bytes": expr,                     // bytes the kernel must move at least
+//   "tunables": {"block_sizes": [64, 128, ...],           // each a multiple of 32 in 32..1024
+//                "default_block_size": 128,              // optional, default the first block size
+//                "options": [[], ["--use_fast_math"]]},  // compile-option sets; performance options only
+//   "workloads": {
+//     "train": {"generator": "bspline_brain", "variables": {...}},  // seed: the run's per-generation seed
+//     "validate": [{"generator": ..., "variables": {...}, "seed": 1001}, ...]  // at least 5;
+//   }                                      //   seed optional (default 0), added to the caller's seed
+// }
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fitness/expression.hpp"
+#include "fitness/launch_plan.hpp"
+
+namespace gi::fitness {
+
+struct ParamSpec {
+  std::string name;
+  std::string type_name;  // as in spec.json ("float4")
+  ElementType type = ElementType::F32;
+  ParamRole role = ParamRole::In;
+  Expression count;  // buffers: elements
+  Expression value;  // scalars: the value passed
+  bool written_all = true;
+  std::string written_indices;  // when !written_all: the int In buffer listing written elements
+  std::vector<int> checked_components;  // never empty after loading
+  std::string json_path;  // "parameters[3]", for messages
+
+  bool is_buffer() const { return role != ParamRole::Scalar; }
+};
+
+struct WorkloadSpec {
+  std::string generator;
+  nlohmann::json variables = nlohmann::json::object();
+  std::uint64_t seed = 0;
+  std::string json_path;  // "workloads.train", "workloads.validate[2]"
+};
+
+struct KernelSpec {
+  std::filesystem::path dir;  // the seed folder
+  std::string display_path;   // spec.json as named in messages
+  std::string entry, family, work_item;
+  std::vector<ParamSpec> parameters;
+  std::array<Expression, 3> block, grid;
+  Expression shared_bytes;
+  Tolerance tolerance;
+  std::string tolerance_note;
+  Expression min_bytes;
+  std::vector<unsigned> block_sizes;
+  unsigned default_block_size = 0;
+  std::vector<std::vector<std::string>> option_sets;
+  WorkloadSpec train;
+  std::vector<WorkloadSpec> validate;
+
+  std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
+  const ParamSpec* find_parameter(std::string_view name) const;
+  // "train" or "validate:N"; throws naming the spec and the accepted forms.
+  const WorkloadSpec& workload(std::string_view which) const;
+};
+
+struct SpecCheck {
+  // Check that the generators and the entry's reference are registered
+  // (needs gi_seeds linked). Off for tools that only read the format.
+  bool registry = true;
+};
+
+// Accepts a seed folder or its spec.json; reads kernel.cu beside it to check
+// the entry and its parameters. Throws std::runtime_error naming the file and
+// the JSON path of the first problem.
+KernelSpec load_kernel_spec(const std::filesystem::path& path, SpecCheck check = {});
+
+// The same checks on an already-read spec; `display_path` names it in messages,
+// `kernel_source` is kernel.cu's text (`kernel_name` names it).
+KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& display_path,
+                             std::string_view kernel_source, const std::string& kernel_name,
+                             SpecCheck check = {});
+
+std::optional<ElementType> element_type_from_name(std::string_view name);
+std::string to_string(ParamRole role);
+
+}  // namespace gi::fitness

@@ -1,0 +1,46 @@
+// `gi evolve SEED_DIR` / `gi evolve --resume RUN_DIR`: an evolution run on the GPU.
+#include <iostream>
+
+#include "gi/cli.hpp"
+#include "gi/evolution_run.hpp"
+
+namespace gi::cli {
+
+void register_evolve(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "evolve", "Evolve a seed on the GPU: tune the seed, run the search (GP by default: population 300, 50 "
+                "generations), retune and minimise the winner. Checkpoints after every generation; --resume continues.");
+  auto o = std::make_shared<EvolveOptions>();
+  auto resume = std::make_shared<std::string>();
+  cmd->add_option("SEED_DIR", o->seed_dir, "seed folder (kernel.cu + spec.json)");
+  cmd->add_option("--run-dir", o->run_dir, "run directory to create (default runs/<kernel>-<seed>)");
+  cmd->add_option("--resume", *resume, "continue the run in this directory (its own settings are kept)");
+  cmd->add_option("--algorithm", o->search.algorithm, "gp, random or local")->capture_default_str();
+  cmd->add_option("--population", o->search.population, "population size")->capture_default_str();
+  cmd->add_option("--generations", o->search.generations, "generations")->capture_default_str();
+  cmd->add_option("--seed", o->search.seed, "random seed (same seed and measurements: same run)")->capture_default_str();
+  cmd->add_option("--families", o->families, "edit families (ablation), comma-separated, or 'all'")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles")->capture_default_str();
+  cmd->add_option("--device", o->device, "CUDA device")->capture_default_str();
+  cmd->add_option("--cache", o->cache_dir, "cache folder (compiles, references)")->capture_default_str();
+  cmd->add_option("--max-generations-this-call", o->max_generations_this_call,
+                  "stop (resumably) after this many generations")->capture_default_str();
+  cmd->add_option("--timing-budget", o->timing_budget_seconds, "seconds of timing per candidate")->capture_default_str();
+  cmd->add_flag("--quiet", o->quiet, "no progress lines");
+  cmd->callback([o, resume] {
+    EvolveOptions opts = *o;
+    if (!resume->empty()) {
+      opts.resume = true;
+      opts.run_dir = *resume;
+    } else {
+      if (opts.seed_dir.empty()) throw std::runtime_error("evolve: give SEED_DIR, or --resume RUN_DIR");
+      if (opts.run_dir.empty())
+        opts.run_dir = std::filesystem::path("runs") /
+                       (opts.seed_dir.filename().string() + "-" + std::to_string(opts.search.seed));
+    }
+    const bool done = evolve(opts);
+    std::cout << (done ? "complete: " : "in progress: ") << opts.run_dir.string() << "\n";
+  });
+}
+
+}  // namespace gi::cli

@@ -1,0 +1,236 @@
+#include "gi/comparison.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "fitness/bandwidth.hpp"
+#include "fitness/gpu_runner.hpp"
+#include "fitness/workload_plan.hpp"
+#include "gi/variant_build.hpp"
+
+namespace gi {
+
+namespace {
+
+TimingSummary summary_of(const std::vector<double>& samples) {
+  const fitness::TimingResult t = fitness::summarize_timing(samples, true);
+  return {t.median_ms, t.relative_spread, t.min_ms, t.max_ms, static_cast<int>(samples.size())};
+}
+
+nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json timing_json(const TimingSummary& t) {
+  return {{"median_ms", t.median_ms}, {"relative_spread", finite(t.relative_spread)}, {"min_ms", t.min_ms},
+          {"max_ms", t.max_ms}, {"samples", t.samples}};
+}
+
+double number(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::infinity();
+}
+
+TimingSummary timing_from_json(const nlohmann::json& j) {
+  return {j.at("median_ms").get<double>(), number(j, "relative_spread"), j.at("min_ms").get<double>(),
+          j.at("max_ms").get<double>(), j.at("samples").get<int>()};
+}
+
+// The launch geometry of one tuning: the plan's buffers are shared, only
+// this differs between the two kernels.
+struct Geometry {
+  std::array<unsigned, 3> grid, block;
+  std::size_t shared = 0;
+};
+
+Geometry geometry_of(const fitness::LaunchPlan& p) { return {p.grid, p.block, p.dynamic_shared_bytes}; }
+
+void use(fitness::LaunchPlan& p, const Geometry& g) {
+  p.grid = g.grid;
+  p.block = g.block;
+  p.dynamic_shared_bytes = g.shared;
+}
+
+std::string describe(const Tuning& t) {
+  std::string s = "block " + std::to_string(t.block_size);
+  for (const auto& o : t.options) s += " " + o;
+  return s;
+}
+
+}  // namespace
+
+double memory_floor_ms(double bytes, double bytes_per_s) {
+  if (!(bytes > 0) || !(bytes_per_s > 0)) return 0;
+  return 1e3 * bytes / bytes_per_s;
+}
+
+ComparisonResult summarize_comparison(const std::vector<fitness::PairedSample>& pairs, double min_bytes_moved,
+                                      double bandwidth_bytes_per_s) {
+  if (pairs.empty()) throw std::invalid_argument("comparison: no samples");
+  std::vector<double> a, b;
+  for (const auto& p : pairs) {
+    a.push_back(p.a_ms);
+    b.push_back(p.b_ms);
+  }
+  ComparisonResult r;
+  r.samples = pairs;
+  r.seed = summary_of(a);
+  r.evolved = summary_of(b);
+  r.speedup = fitness::speedup(a, b);
+  r.speedup_ci_low = fitness::speedup_ci_low(pairs);
+  r.min_bytes_moved = min_bytes_moved;
+  r.bandwidth_bytes_per_s = bandwidth_bytes_per_s;
+  r.memory_floor_ms = memory_floor_ms(min_bytes_moved, bandwidth_bytes_per_s);
+  r.seed_floor_fraction = r.seed.median_ms > 0 ? r.memory_floor_ms / r.seed.median_ms : 0;
+  r.evolved_floor_fraction = r.evolved.median_ms > 0 ? r.memory_floor_ms / r.evolved.median_ms : 0;
+  r.review = r.speedup > kReviewSpeedup;
+  return r;
+}
+
+nlohmann::json ComparisonResult::to_json() const {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& p : samples) pairs.push_back({p.a_ms, p.b_ms});
+  return {{"gpu", gpu},
+          {"workload", workload},
+          {"data_seed", data_seed},
+          {"tuning", {{"seed", gi::to_json(seed_tuning)}, {"evolved", gi::to_json(evolved_tuning)}}},
+          {"patch", patch},
+          {"rounds", samples.size()},
+          {"seed", timing_json(seed)},
+          {"evolved", timing_json(evolved)},
+          {"speedup", speedup},
+          {"speedup_ci_low", speedup_ci_low},
+          {"min_bytes_moved", min_bytes_moved},
+          {"bandwidth_bytes_per_s", bandwidth_bytes_per_s},
+          {"bandwidth_tb_s", bandwidth_bytes_per_s * 1e-12},
+          {"memory_floor_ms", memory_floor_ms},
+          {"seed_floor_fraction", seed_floor_fraction},
+          {"evolved_floor_fraction", evolved_floor_fraction},
+          {"review", review},
+          {"samples_ms", pairs}};
+}
+
+ComparisonResult ComparisonResult::from_json(const nlohmann::json& j) {
+  ComparisonResult r;
+  r.gpu = j.at("gpu").get<std::string>();
+  r.workload = j.at("workload").get<std::string>();
+  r.data_seed = j.at("data_seed").get<std::uint64_t>();
+  r.seed_tuning = tuning_from_json(j.at("tuning").at("seed"));
+  r.evolved_tuning = tuning_from_json(j.at("tuning").at("evolved"));
+  r.patch = j.at("patch").get<std::string>();
+  r.seed = timing_from_json(j.at("seed"));
+  r.evolved = timing_from_json(j.at("evolved"));
+  r.speedup = j.at("speedup").get<double>();
+  r.speedup_ci_low = j.at("speedup_ci_low").get<double>();
+  r.min_bytes_moved = j.at("min_bytes_moved").get<double>();
+  r.bandwidth_bytes_per_s = j.at("bandwidth_bytes_per_s").get<double>();
+  r.memory_floor_ms = j.at("memory_floor_ms").get<double>();
+  r.seed_floor_fraction = j.at("seed_floor_fraction").get<double>();
+  r.evolved_floor_fraction = j.at("evolved_floor_fraction").get<double>();
+  r.review = j.at("review").get<bool>();
+  for (const auto& p : j.at("samples_ms")) r.samples.push_back({p.at(0).get<double>(), p.at(1).get<double>()});
+  return r;
+}
+
+ComparisonResult compare(const Seed& seed, const fitness::KernelSpec& spec, const grammar::Patch& evolved,
+                         const Tuning& seed_tuning, const Tuning& evolved_tuning, const ComparisonOptions& options) {
+  if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
+  fitness::GpuRunner runner(options.device);
+  const auto cache = options.cache_dir;
+  const fitness::CompileResult seed_binary = compile_variant(seed, grammar::Patch{}, seed_tuning, runner.arch(), cache);
+  if (!seed_binary.ok)
+    throw std::runtime_error("comparison: the seed does not compile (" + describe(seed_tuning) + "): " + seed_binary.error);
+  const fitness::CompileResult evolved_binary = compile_variant(seed, evolved, evolved_tuning, runner.arch(), cache);
+  if (!evolved_binary.ok)
+    throw std::runtime_error("comparison: the evolved variant does not compile (" + describe(evolved_tuning) +
+                             "): " + evolved_binary.error);
+
+  fitness::PreparedWorkload work = fitness::prepare_workload(
+      spec, "train", options.data_seed,
+      cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt, seed_tuning.block_size);
+  fitness::LaunchPlan& plan = work.plan;
+  const Geometry seed_geometry = geometry_of(plan);
+  fitness::set_launch_geometry(plan, spec, work.variables, evolved_tuning.block_size);
+  const Geometry evolved_geometry = geometry_of(plan);
+
+  fitness::LoadResult seed_kernel = runner.load(seed_binary.cubin, spec.entry);
+  if (!seed_kernel.ok()) throw std::runtime_error("comparison: cannot load the seed: " + seed_kernel.message);
+  fitness::LoadResult evolved_kernel = runner.load(evolved_binary.cubin, spec.entry);
+  if (!evolved_kernel.ok()) throw std::runtime_error("comparison: cannot load the evolved variant: " + evolved_kernel.message);
+
+  // A wrong kernel's time means nothing: both must pass on this very data.
+  for (const auto& [name, kernel, geometry] :
+       {std::tuple{"seed", &*seed_kernel.kernel, seed_geometry}, std::tuple{"evolved", &*evolved_kernel.kernel, evolved_geometry}}) {
+    use(plan, geometry);
+    const fitness::CheckReport check = runner.run_checked(*kernel, plan, work.expected, work.tolerance);
+    if (!check.ok())
+      throw std::runtime_error(std::string("comparison: the ") + name + " kernel fails on the training workload (" +
+                               fitness::to_string(check.status) + "): " + check.message);
+  }
+
+  const double bandwidth = options.bandwidth_bytes_per_s ? *options.bandwidth_bytes_per_s
+                                                         : fitness::measure_copy_bandwidth(options.device);
+
+  // The spin kernel (which keeps launch latency out of short samples) must be
+  // used for both or neither, or it would bias the ratio: decide once from a
+  // short first pass of each.
+  fitness::TimingConfig probe = options.timing;
+  probe.min_samples = probe.max_samples = 3;
+  bool spin = false;
+  for (const auto& [kernel, geometry] : {std::pair{&*seed_kernel.kernel, seed_geometry}, std::pair{&*evolved_kernel.kernel, evolved_geometry}}) {
+    use(plan, geometry);
+    spin = spin || runner.time(*kernel, plan, probe).median_ms < options.timing.spin_below_ms;
+  }
+  // One sample per call, after one discarded warm-up launch of the same
+  // kernel (GpuRunner flushes L2 before each timed sample).
+  fitness::TimingConfig one = options.timing;
+  one.warmup = 1;
+  one.min_samples = one.max_samples = 1;
+  one.spin_below_ms = spin ? std::numeric_limits<double>::max() : 0;
+  std::vector<fitness::PairedSample> pairs;
+  for (int i = 0; i < options.rounds; ++i) {
+    fitness::PairedSample p;
+    use(plan, seed_geometry);
+    p.a_ms = runner.time(*seed_kernel.kernel, plan, one).samples_ms.at(0);
+    use(plan, evolved_geometry);
+    p.b_ms = runner.time(*evolved_kernel.kernel, plan, one).samples_ms.at(0);
+    pairs.push_back(p);
+  }
+  ComparisonResult r = summarize_comparison(pairs, plan.min_bytes_moved, bandwidth);
+  r.gpu = runner.device_name();
+  r.workload = "train";
+  r.data_seed = options.data_seed;
+  r.seed_tuning = seed_tuning;
+  r.evolved_tuning = evolved_tuning;
+  r.patch = grammar::to_string(evolved);
+  return r;
+}
+
+std::string format_comparison(const ComparisonResult& r) {
+  std::ostringstream out;
+  char line[512];
+  auto row = [&](const char* name, const TimingSummary& t, const Tuning& tuning, double fraction) {
+    std::snprintf(line, sizeof line, "  %-8s %-34s median %9.4f ms +-%5.2f%%  [%.4f .. %.4f]  %5.1f%% of floor speed\n",
+                  name, describe(tuning).c_str(), t.median_ms, 100 * t.relative_spread, t.min_ms, t.max_ms,
+                  100 * fraction);
+    out << line;
+  };
+  out << "interleaved comparison on " << r.gpu << " (" << r.workload << " workload, data seed " << r.data_seed << ", "
+      << r.samples.size() << " rounds A B)\n";
+  row("seed", r.seed, r.seed_tuning, r.seed_floor_fraction);
+  row("evolved", r.evolved, r.evolved_tuning, r.evolved_floor_fraction);
+  std::snprintf(line, sizeof line, "  speed-up %.3fx (95%% lower bound %.3fx)%s\n", r.speedup, r.speedup_ci_low,
+                r.review ? "  REVIEW: above 10x" : "");
+  out << line;
+  std::snprintf(line, sizeof line, "  memory floor %.4f ms: %.1f MB at %.2f TB/s (device-to-device copy, read + write)\n",
+                r.memory_floor_ms, r.min_bytes_moved * 1e-6, r.bandwidth_bytes_per_s * 1e-12);
+  out << line;
+  if (!r.patch.empty()) out << "  patch: " << r.patch << "\n";
+  return out.str();
+}
+
+}  // namespace gi

@@ -1,0 +1,133 @@
+#include "gi/evolution_run.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "gi/minimise.hpp"
+#include "gi/mutant_survey.hpp"
+#include "gi/versions.hpp"
+
+namespace gi {
+namespace fs = std::filesystem;
+
+std::uint64_t tuning_data_seed(std::uint64_t run_seed) { return generation_data_seed(run_seed, -1); }
+
+std::string progress_line(const nlohmann::json& g, int generations) {
+  char buf[256];
+  const double eta = g.value("eta_seconds", 0.0);
+  std::snprintf(buf, sizeof buf,
+                "gen %3d/%d  best %.4f ms  %.3fx seed  valid %3.0f%%  compiled %3.0f%%  cached %3.0f%%  %.1f eval/s  "
+                "left %dm%02ds",
+                g["generation"].get<int>() + 1, generations, g["best_ms"].get<double>(), g["speedup"].get<double>(),
+                100 * g["valid_fraction"].get<double>(), 100 * g["compiled_fraction"].get<double>(),
+                100 * g["cached_fraction"].get<double>(), g["evaluations_per_second"].get<double>(),
+                static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
+  return buf;
+}
+
+namespace {
+
+std::optional<nlohmann::json> read_stage(const RunDirectory& run, const std::string& name) {
+  const fs::path file = run.path() / name;
+  if (!fs::exists(file)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(read_text_file(file));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": corrupt stage result: " + e.what());
+  }
+}
+
+TuningSpace tuning_space(const fitness::KernelSpec& spec) {
+  TuningSpace space;
+  if (!spec.block_sizes.empty()) space.block_sizes = spec.block_sizes;
+  if (!spec.option_sets.empty()) space.option_sets = spec.option_sets;
+  return space;
+}
+
+}  // namespace
+
+bool evolve(const EvolveOptions& o) {
+  // Resuming takes the run's own configuration; only how far to go this call is new.
+  RunDirectory run = o.resume ? RunDirectory::open(o.run_dir) : [&] {
+    const nlohmann::json config = {{"seed_dir", fs::absolute(o.seed_dir).lexically_normal().string()},
+                                   {"search", to_json(o.search)}, {"families", o.families}, {"jobs", o.jobs},
+                                   {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds}};
+    return RunDirectory::create(o.run_dir, config, versions_json(o.device));
+  }();
+  const nlohmann::json& config = run.config();
+  const SearchConfig search = search_config_from_json(config.at("search"));
+  const Seed seed = load_seed(config.at("seed_dir").get<std::string>());
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
+
+  OperatorConfig operators;
+  operators.enabled = parse_families(config.at("families").get<std::string>());
+  // Constant specialisation uses the training workload's fixed values.
+  operators.constants = mutant_constants_for_spec(seed, spec);
+  const EditOperators ops(seed.grammar, operators);
+
+  GpuEvaluatorConfig ec;
+  ec.worker_executable = fs::read_symlink("/proc/self/exe");
+  ec.device = config.at("device").get<int>();
+  ec.jobs = o.jobs;
+  ec.cache_dir = fs::absolute(o.cache_dir);
+  ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
+  GpuEvaluator evaluator(seed, spec, ec);
+  auto say = [&](const std::string& s) {
+    if (!o.quiet) std::cerr << s << std::endl;
+  };
+
+  // Stage 1: the tuned seed is the baseline.
+  auto seed_tuning = read_stage(run, "tuning_seed.json");
+  if (!seed_tuning) {
+    say("tuning the seed (block size x compile options)...");
+    evaluator.use_workload("train", tuning_data_seed(search.seed));
+    const TuningResult t = tune(evaluator, grammar::Patch{}, tuning_space(spec));
+    seed_tuning = t.to_json();
+    run.write_text("tuning_seed.json", seed_tuning->dump(2) + "\n");
+  }
+  evaluator.set_tuning(tuning_from_json(seed_tuning->at("best")));
+  evaluator.set_seed_time(seed_tuning->at("best_median_ms").get<double>());
+  say("baseline: " + seed_tuning->at("best").dump() + " " + std::to_string(seed_tuning->at("best_median_ms").get<double>()) + " ms");
+
+  // Stage 2: the search.
+  SearchState state = resume_state(run);
+  if (state.next_generation < search.generations) {
+    DriverOptions d;
+    d.max_generations_this_call = o.max_generations_this_call;
+    d.on_generation = [&](const nlohmann::json& g) {
+      say(progress_line(g, search.generations));
+      run.write_text("evaluator_stats.json", evaluator.stats().to_json().dump(2) + "\n");
+    };
+    state = run_search(search, ops, evaluator, run, state, d);
+    if (state.next_generation < search.generations) {
+      say("stopped after generation " + std::to_string(state.next_generation) + "; continue with: gi evolve --resume " +
+          run.path().string());
+      return false;
+    }
+  }
+  const grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
+  run.write_text("best.gi", grammar::to_string(best) + "\n");
+
+  // Stage 3: retune the winner (the search ran with the seed's tuning).
+  auto best_tuning = read_stage(run, "tuning_best.json");
+  if (!best_tuning) {
+    say("tuning the best variant...");
+    evaluator.use_workload("train", tuning_data_seed(search.seed));
+    best_tuning = tune(evaluator, best, tuning_space(spec)).to_json();
+    run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
+  }
+  // Stage 4: minimise under the winner's tuning.
+  if (!read_stage(run, "minimised.json")) {
+    say("minimising the best patch...");
+    evaluator.use_workload("train", tuning_data_seed(search.seed));
+    evaluator.set_tuning(tuning_from_json(best_tuning->at("best")));
+    const MinimisedPatch m = minimise(evaluator, best, state.noise_margin);
+    run.write_text("minimised.json", m.to_json().dump(2) + "\n");
+    run.write_text("minimised.gi", grammar::to_string(m.patch) + "\n");
+  }
+  run.write_text("evaluator_stats.json", evaluator.stats().to_json().dump(2) + "\n");
+  return true;
+}
+
+}  // namespace gi

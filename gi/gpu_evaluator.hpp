@@ -1,0 +1,80 @@
+#pragma once
+// Fitness on the GPU: patches -> sources -> parallel NVRTC compiles (cached by
+// content) -> each distinct variant checked and timed by an isolated worker
+// process on this generation's data. Identical variants in a batch are
+// measured once ("cached").
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "fitness/kernel_spec.hpp"
+#include "fitness/nvrtc_compiler.hpp"
+#include "fitness/worker.hpp"
+#include "fitness/workload_plan.hpp"
+#include "gi/evaluator.hpp"
+#include "gi/seed.hpp"
+
+namespace gi {
+
+struct GpuEvaluatorConfig {
+  std::filesystem::path worker_executable;  // the gi binary (runs `gi worker`)
+  int device = 0;
+  int jobs = 16;                            // parallel NVRTC compiles
+  std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
+  std::string arch = "sm_90";
+  std::vector<std::string> base_options{"--std=c++17"};
+  fitness::TimingConfig timing;
+  // A launch longer than this multiple of the seed's time is a time-out.
+  double timeout_factor = 50;
+  std::chrono::milliseconds min_kernel_timeout{2000};
+};
+
+struct EvaluatorStats {
+  double compile_seconds = 0;       // wall time of compile batches (overlapping GPU work)
+  double compile_wait_seconds = 0;  // time evaluate() waited for compiles
+  double gpu_seconds = 0;           // time evaluate() waited for the worker
+  double total_seconds = 0;         // time in evaluate()
+  double prepare_seconds = 0;  // generating workloads and loading them
+  long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
+  nlohmann::json to_json() const;
+};
+
+class GpuEvaluator : public Evaluator {
+ public:
+  GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, GpuEvaluatorConfig config);
+  ~GpuEvaluator() override;
+
+  void begin_generation(int generation, std::uint64_t data_seed) override;
+  void set_tuning(const Tuning& tuning) override { tuning_ = tuning; }
+  std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override;
+
+  // Loads a named workload ("train", "validate:N") with a given generator seed.
+  void use_workload(const std::string& which, std::uint64_t data_seed);
+  const fitness::PreparedWorkload& workload() const { return *workload_; }
+  const Tuning& tuning() const { return tuning_; }
+  // The seed's median on the current data sets the time-out of later launches.
+  void set_seed_time(double ms) { seed_ms_ = ms; }
+  const EvaluatorStats& stats() const { return stats_; }
+
+  // Source and compiled cubin of a patch under the current tuning; throws on compile errors.
+  std::string source_of(const grammar::Patch& patch) const;
+  fitness::CompileResult compile(const grammar::Patch& patch);
+
+ private:
+  Evaluation measure(const fitness::CompileResult& compiled);
+
+  const Seed& seed_;
+  const fitness::KernelSpec& spec_;
+  GpuEvaluatorConfig config_;
+  fitness::Compiler compiler_;
+  fitness::WorkerProcess worker_;
+  std::unique_ptr<fitness::PreparedWorkload> workload_;
+  std::filesystem::path scratch_;  // plan and cubin files for the worker
+  Tuning tuning_;
+  double seed_ms_ = 0;
+  EvaluatorStats stats_;
+};
+
+EvalStatus eval_status_of(fitness::RunStatus s);
+
+}  // namespace gi

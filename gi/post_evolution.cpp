@@ -1,0 +1,127 @@
+#include "gi/post_evolution.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+#include "gi/comparison.hpp"
+#include "gi/results_writer.hpp"
+#include "gi/validation.hpp"
+#include "gi/versions.hpp"
+#include "grammar/patch_apply.hpp"
+
+namespace gi {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<nlohmann::json> read_json(const RunDirectory& run, const std::string& name) {
+  const fs::path file = run.path() / name;
+  if (!fs::exists(file)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(read_text_file(file));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": corrupt stage result: " + e.what());
+  }
+}
+
+nlohmann::json require_json(const RunDirectory& run, const std::string& name) {
+  auto j = read_json(run, name);
+  if (!j) throw std::runtime_error((run.path() / name).string() + ": missing: the evolution stages must finish first");
+  return *j;
+}
+
+Tuning best_tuning(const RunDirectory& run, const std::string& name) {
+  const nlohmann::json j = require_json(run, name);
+  try {
+    return tuning_from_json(j.at("best"));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error((run.path() / name).string() + ": best: expected a tuning: " + e.what());
+  }
+}
+
+}  // namespace
+
+bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec, const fs::path& evolved_root,
+                 const PostEvolveOptions& options) {
+  auto say = [&](const std::string& s) {
+    if (options.say) options.say(s);
+  };
+  const fs::path patch_file = run.path() / "minimised.gi";
+  if (!fs::exists(patch_file))
+    throw std::runtime_error(patch_file.string() + ": missing: the evolution stages must finish first");
+  const std::string patch_text = read_text_file(patch_file);
+  const grammar::Patch patch = grammar::parse_patch(patch_text, patch_file.string());
+  const nlohmann::json minimised = require_json(run, "minimised.json");
+  const Tuning seed_tuning = best_tuning(run, "tuning_seed.json");
+  const Tuning evolved_tuning = best_tuning(run, "tuning_best.json");
+  const fs::path gi_binary = options.gi_binary.empty() ? fs::read_symlink("/proc/self/exe") : options.gi_binary;
+  const fs::path cache_dir = fs::absolute(options.cache_dir);
+
+  // Stage 5: held-out validation and the sanitizers.
+  std::optional<nlohmann::json> validation_json = read_json(run, "validation.json");
+  if (!validation_json) {
+    say("validating on " + std::to_string(spec.validate.size()) + " held-out workloads (twice each)...");
+    ValidationOptions vo;
+    vo.gi_binary = gi_binary;
+    vo.device = options.device;
+    vo.cache_dir = cache_dir;
+    vo.sanitizers = options.sanitizers;
+    vo.sanitizer_timeout = options.sanitizer_timeout;
+    vo.log = options.say;
+    validation_json = validate(seed, spec, patch, evolved_tuning, vo).to_json();
+    run.write_text("validation.json", validation_json->dump(2) + "\n");
+  }
+  const ValidationResult validation = ValidationResult::from_json(*validation_json);
+  if (!validation.passed) {
+    say("validation FAILED; nothing is published:");
+    for (const auto& p : validation.problems) say("  " + p);
+    return false;
+  }
+  for (const SanitizerResult* s : {&validation.memcheck, &validation.racecheck}) {
+    if (s->status == "skipped") {
+      say("compute-sanitizer " + s->tool + " skipped: " + s->reason);
+    } else if (!s->passed()) {
+      say("compute-sanitizer " + s->tool + " " + s->status + " (" + s->reason + "; " + s->summary +
+          "); nothing is published");
+      return false;
+    }
+  }
+
+  // Stage 6: the interleaved comparison.
+  std::optional<nlohmann::json> comparison_json = read_json(run, "comparison.json");
+  if (!comparison_json) {
+    say("measuring seed vs evolved interleaved (" + std::to_string(options.rounds) + " rounds)...");
+    ComparisonOptions co;
+    co.device = options.device;
+    co.rounds = options.rounds;
+    co.data_seed = options.train_data_seed;
+    co.cache_dir = cache_dir;
+    const ComparisonResult c = compare(seed, spec, patch, seed_tuning, evolved_tuning, co);
+    say(format_comparison(c));
+    comparison_json = c.to_json();
+    (*comparison_json)["date"] = utc_now_iso8601();
+    run.write_text("comparison.json", comparison_json->dump(2) + "\n");
+  }
+  const ComparisonResult comparison = ComparisonResult::from_json(*comparison_json);
+
+  // Stage 7: the results folder.
+  if (read_json(run, "results.json")) return true;
+  ResultRecord r;
+  r.family = spec.family;
+  r.kernel = seed.dir.filename().string();
+  r.run_id = run.path().filename().string();
+  r.date = comparison_json->value("date", utc_now_iso8601());
+  r.versions = read_json(run, "versions.json").value_or(versions_json(options.device));
+  r.seed_source = seed.source;
+  r.evolved_source = grammar::apply_patch(seed.grammar, patch);
+  r.patch_text = grammar::to_string(patch);
+  r.comparison = comparison;
+  r.validation = validation;
+  r.edits = minimised.value("edits", nlohmann::json::array());
+  const fs::path written = write_result(evolved_root, r);
+  run.write_text("results.json", nlohmann::json{{"folder", written.string()}, {"run_id", r.run_id}}.dump(2) + "\n");
+  say("result written to " + written.string() + (comparison.review ? " (speed-up above 10x: flagged for review)" : ""));
+  return true;
+}
+
+}  // namespace gi

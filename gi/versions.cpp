@@ -1,0 +1,53 @@
+#include "gi/versions.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+#include "fitness/cuda_devices.hpp"
+#include "fitness/nvrtc_compiler.hpp"
+
+#ifndef GI_GIT_COMMIT
+#define GI_GIT_COMMIT "unknown"
+#endif
+
+namespace gi {
+
+std::string gpu_slug(const std::string& gpu_name) {
+  std::string out;
+  for (char c : gpu_name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown-gpu" : out;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json versions_json(int device) {
+  const auto env = fitness::probe_cuda();
+  nlohmann::json j = {{"gi_commit", GI_GIT_COMMIT}, {"nvrtc", fitness::nvrtc_version()},
+                      {"driver", fitness::cuda_version_string(env.driver_version)},
+                      {"runtime", fitness::cuda_version_string(env.runtime_version)}, {"date", utc_now_iso8601()}};
+  if (device >= 0 && device < static_cast<int>(env.gpus.size())) {
+    const auto& g = env.gpus[device];
+    j["gpu"] = g.name;
+    j["gpu_slug"] = gpu_slug(g.name);
+    j["gpu_pci_bus_id"] = g.pci_bus_id;
+    j["sm_count"] = g.sm_count;
+  } else {
+    j["gpu"] = nullptr;
+    j["gpu_message"] = env.message;
+  }
+  return j;
+}
+
+}  // namespace gi

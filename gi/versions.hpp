@@ -1,0 +1,12 @@
+#pragma once
+// What a result was measured with: GPU, driver, NVRTC, gi commit, date.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gi {
+
+nlohmann::json versions_json(int device);
+std::string gpu_slug(const std::string& gpu_name);  // "NVIDIA H200" -> "nvidia-h200"
+std::string utc_now_iso8601();
+
+}  // namespace gi

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: doctor, GPU tests, benchmarks and (resumable)
+# evolution runs, with every log under $OUT. Binaries are built on the
+# development machine and carried in .carry/ (the GPU machine lacks CLI11):
+#   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
+#   device run: bash scripts/gpu_session.sh [--tests] [--evolve "SEED..."] [--minutes M] [--args "..."]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gi-out}
+mkdir -p "$OUT"
+GI=.carry/gi
+export PATH=/usr/local/cuda/bin:$PATH
+tests=0 evolve="" minutes=8 extra=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tests) tests=1 ;;
+    --evolve) evolve="$2"; shift ;;
+    --minutes) minutes="$2"; shift ;;
+    --args) extra="$2"; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+deadline=$(( $(date +%s) + minutes * 60 ))
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; $GI doctor; } > "$OUT/doctor.txt" 2>&1
+cat "$OUT/doctor.txt"
+if [ "$tests" = 1 ]; then
+  GI_TEST_WORKER=.carry/gi_test_worker .carry/gi_tests --gtest_filter='GpuRunner*:Worker*:Timing*:PlanIo*:Comparison*:Validation*' \
+    2>&1 | tee "$OUT/gpu_tests.log" | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran'
+fi
+mkdir -p runs
+[ -f .carry/runs.tar.gz ] && tar xzf .carry/runs.tar.gz
+for seed in $evolve; do
+  left=$(( deadline - $(date +%s) - 20 ))
+  [ "$left" -le 30 ] && { echo "no time left for $seed"; break; }
+  name=$(basename "$seed")
+  if [ -f "runs/$name/config.json" ]; then
+    args=(evolve --resume "runs/$name")
+  else
+    args=(evolve "$seed" --run-dir "runs/$name" --jobs 16 $extra)
+  fi
+  echo "== $name (${left}s left): ${args[*]}"
+  timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$OUT/evolve-$name.log" | tail -n 25
+done
+tar czf "$OUT/runs.tar.gz" runs
+ls -la "$OUT"

@@ -1,0 +1,37 @@
+#pragma once
+// Reading a generator's variables from spec.json with errors that name the
+// generator and the variable ("generator 'bspline_brain': variables.dim:
+// expected [x, y, z] ..."). Unknown variables are errors: a typo must not
+// silently fall back to a default.
+#include <array>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seeds/common/volume.hpp"
+
+namespace gi::seeds {
+
+class GeneratorArgs {
+ public:
+  GeneratorArgs(std::string generator, const nlohmann::json& variables, std::vector<std::string> allowed);
+
+  // [x, y, z] or one integer for a cube; each in 1..max_extent.
+  Dim3 dims(const std::string& key, Dim3 fallback, int max_extent = 1024) const;
+  double number(const std::string& key, double fallback, double lo, double hi) const;
+  int integer(const std::string& key, int fallback, int lo, int hi) const;
+  // A number or [x, y, z]; each in lo..hi.
+  std::array<double, 3> vec3(const std::string& key, std::array<double, 3> fallback, double lo, double hi) const;
+  std::string choice(const std::string& key, const std::string& fallback,
+                     const std::vector<std::string>& options) const;
+  bool has(const std::string& key) const { return variables_.contains(key); }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+
+ private:
+  std::string generator_;
+  const nlohmann::json& variables_;
+};
+
+}  // namespace gi::seeds

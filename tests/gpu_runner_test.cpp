@@ -1,0 +1,675 @@
+// Running variants on the GPU: output checks (NaN fill, guards, inputs),
+// error classification, timing, and process isolation through the worker.
+// The OutputCheck, WorkerProtocol and WorkerProcess tests need no GPU; the
+// GpuRunner* and Timing* GPU tests are SKIPPED ("no CUDA device: ...")
+// without one.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fitness/cuda_devices.hpp"
+#include "fitness/gpu_runner.hpp"
+#include "fitness/nvrtc_compiler.hpp"
+#include "fitness/output_check.hpp"
+#include "fitness/plan_io.hpp"
+#include "fitness/timing_statistics.hpp"
+#include "fitness/worker.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace gi::fitness;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+std::string test_worker_path() {
+  const char* env = std::getenv("GI_TEST_WORKER");
+  return env && *env ? env : GI_TEST_WORKER;
+}
+
+template <typename T>
+std::vector<std::byte> bytes_of(const std::vector<T>& values) {
+  std::vector<std::byte> b(values.size() * sizeof(T));
+  std::memcpy(b.data(), values.data(), b.size());
+  return b;
+}
+
+template <typename T>
+ScalarArg scalar(const std::string& name, T value) {
+  ScalarArg s{name, std::vector<std::byte>(sizeof(T))};
+  std::memcpy(s.bytes.data(), &value, sizeof(T));
+  return s;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// ---- OutputChecker (CPU) ----------------------------------------------------
+
+std::vector<std::byte> nan_filled(std::size_t bytes) {
+  std::vector<std::byte> b(bytes);
+  for (std::size_t i = 0; i < bytes; i += 4) std::memcpy(b.data() + i, &kNanFillWord, 4);
+  return b;
+}
+
+TEST(OutputCheck, WithinToleranceIsOkWithErrorStatistics) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F32, 3, {}};
+  const std::vector<float> got{1.0f, 2.0f, 3.0001f};
+  OutputChecker c(Tolerance{1e-5, 1e-4});
+  EXPECT_TRUE(c.check(out, bytes_of(got), ExpectedOutput{"out", {1, 2, 3}, std::nullopt, {}}));
+  const CheckReport r = c.report();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.values_checked, 3u);
+  EXPECT_NEAR(r.max_abs_error, 1e-4, 1e-6);
+  EXPECT_NEAR(r.max_rel_error, 1e-4 / 3, 1e-6);
+  EXPECT_NEAR(r.rms_error, 1e-4 / std::sqrt(3.0), 1e-6);
+}
+
+TEST(OutputCheck, WrongValueNamesBufferElementGotAndExpected) {
+  const BufferArg out{"field", ParamRole::Out, ElementType::F32x2, 2, {}};
+  const std::vector<float> got{1, 2, 3, 5};
+  OutputChecker c(Tolerance{});
+  EXPECT_FALSE(c.check(out, bytes_of(got), ExpectedOutput{"field", {1, 2, 3, 4}, std::nullopt, {}}));
+  const CheckReport r = c.report();
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "'field' element 1 component 1: got 5, expected 4")) << r.message;
+}
+
+TEST(OutputCheck, UnwrittenElementIsCaughtAsTheNanFill) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F32, 4, {}};
+  std::vector<std::byte> got = nan_filled(16);
+  const float v[3] = {1, 2, 4};
+  std::memcpy(got.data(), v, 8);
+  std::memcpy(got.data() + 12, v + 2, 4);  // element 2 left unwritten
+  OutputChecker c(Tolerance{});
+  c.check(out, got, ExpectedOutput{"out", {1, 2, 3, 4}, std::nullopt, {}});
+  const CheckReport r = c.report();
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "element 2")) << r.message;
+  EXPECT_TRUE(contains(r.message, "NaN fill")) << r.message;
+}
+
+TEST(OutputCheck, InfinityAndComputedNanFail) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F64, 2, {}};
+  const std::vector<double> got{std::numeric_limits<double>::infinity(), -std::nan("")};
+  OutputChecker c(Tolerance{1e9, 1e9});
+  c.check(out, bytes_of(got), ExpectedOutput{"out", {1, 2}, std::nullopt, {}});
+  const CheckReport r = c.report();
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "element 0: got inf")) << r.message;
+  EXPECT_TRUE(contains(r.message, "2 failures")) << r.message;
+}
+
+TEST(OutputCheck, ElementsOutsideWrittenSetMustKeepTheFill) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F32, 3, {}};
+  std::vector<std::byte> got = nan_filled(12);
+  const float one = 1;
+  std::memcpy(got.data(), &one, 4);
+  ExpectedOutput only_first{"out", {1, 0, 0}, std::vector<std::uint32_t>{0}, {}};
+  {
+    OutputChecker c(Tolerance{});
+    EXPECT_TRUE(c.check(out, got, only_first));
+    EXPECT_EQ(c.report().values_checked, 1u);
+  }
+  std::memcpy(got.data() + 8, &one, 4);  // writes element 2 as well
+  OutputChecker c(Tolerance{});
+  EXPECT_FALSE(c.check(out, got, only_first));
+  EXPECT_TRUE(contains(c.report().message, "element 2: written, but the reference leaves it"))
+      << c.report().message;
+}
+
+TEST(OutputCheck, UncheckedComponentsAreIgnored) {
+  const BufferArg out{"p", ParamRole::Out, ElementType::F32x4, 1, {}};
+  const std::vector<float> got{1, 2, 3, std::nanf("")};
+  OutputChecker c(Tolerance{});
+  EXPECT_TRUE(c.check(out, bytes_of(got), ExpectedOutput{"p", {1, 2, 3, 0}, std::nullopt, {0, 1, 2}}));
+  EXPECT_EQ(c.report().values_checked, 3u);
+}
+
+TEST(OutputCheck, ReferenceThatDoesNotFitThrows) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F32, 2, {}};
+  OutputChecker c(Tolerance{});
+  EXPECT_THROW(c.check(out, nan_filled(8), ExpectedOutput{"out", {1}, std::nullopt, {}}),
+               std::invalid_argument);
+  EXPECT_THROW(c.check(out, nan_filled(8), ExpectedOutput{"out", {1, 2}, std::vector<std::uint32_t>{5}, {}}),
+               std::invalid_argument);
+}
+
+// ---- worker protocol and parent (CPU) -----------------------------------------
+
+std::vector<json> serve(const std::string& requests) {
+  std::istringstream in(requests);
+  std::ostringstream out;
+  EXPECT_EQ(run_worker_loop(in, out, 0), 0);
+  std::vector<json> replies;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
+  return replies;
+}
+
+TEST(WorkerProtocol, AnswersEveryLineWithOneLine) {
+  const auto replies = serve(
+      "{\"cmd\":\"ping\"}\n"
+      "not json\n"
+      "[1,2]\n"
+      "{\"cmd\":\"dance\"}\n"
+      "{\"cmd\":\"eval\",\"cubin_file\":\"x\"}\n"
+      "{\"cmd\":\"load_plan\"}\n"
+      "{\"cmd\":\"quit\"}\n"
+      "{\"cmd\":\"ping\"}\n");
+  ASSERT_EQ(replies.size(), 7u);  // nothing after quit
+  EXPECT_EQ(replies[0]["status"], "ok");
+  EXPECT_TRUE(replies[0].contains("pid"));
+  EXPECT_EQ(replies[1]["status"], "error");
+  EXPECT_TRUE(contains(replies[1]["message"], "not JSON"));
+  EXPECT_EQ(replies[2]["status"], "error");
+  EXPECT_TRUE(contains(replies[3]["message"], "unknown cmd 'dance'"));
+  EXPECT_TRUE(contains(replies[4]["message"], "eval before load_plan"));
+  EXPECT_TRUE(contains(replies[5]["message"], "plan_file"));
+  EXPECT_EQ(replies[6]["status"], "ok");
+}
+
+TEST(WorkerProtocol, EvalRequestCarriesEveryField) {
+  EvalRequest r;
+  r.cubin_file = "/tmp/k.cubin";
+  r.entry = "k";
+  r.block = std::array<unsigned, 3>{128, 1, 1};
+  r.timing.min_samples = 12;
+  r.kernel_timeout = milliseconds(1500);
+  const json j = to_json(r);
+  EXPECT_EQ(j["cmd"], "eval");
+  EXPECT_EQ(j["cubin_file"], "/tmp/k.cubin");
+  EXPECT_EQ(j["block"], json({128, 1, 1}));
+  EXPECT_FALSE(j.contains("grid"));
+  EXPECT_EQ(j["timing"]["min_samples"], 12);
+  EXPECT_EQ(j["timeout_ms"], 1500);
+}
+
+TEST(WorkerProcess, PingsTheTestWorker) {
+  WorkerProcess w(test_worker_path(), {"0"});
+  const WorkerReply r = w.ping();
+  EXPECT_FALSE(r.request_failed) << r.message;
+  EXPECT_FALSE(r.worker_died) << r.message;
+  EXPECT_EQ(r.body["pid"], w.pid());
+  EXPECT_EQ(w.restarts(), 0);
+  w.stop();
+  EXPECT_FALSE(w.running());
+}
+
+TEST(WorkerProcess, MissingExecutableThrowsOnStart) {
+  WorkerProcess w("/nonexistent/gi-worker", {});
+  try {
+    w.start();
+    FAIL() << "started";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/gi-worker")) << e.what();
+  }
+}
+
+TEST(WorkerProcess, CrashWithoutReplyIsReportedAndTheNextCallRestarts) {
+  // A stand-in worker that dies of SIGSEGV on its first request.
+  WorkerProcess w("/bin/sh", {"-c", "read line; kill -SEGV $$"});
+  const WorkerReply r = w.ping(milliseconds(5000));
+  EXPECT_TRUE(r.worker_died);
+  EXPECT_EQ(r.status, RunStatus::Trap);
+  EXPECT_TRUE(contains(r.message, "worker died")) << r.message;
+  EXPECT_TRUE(contains(r.message, "signal 11")) << r.message;
+  EXPECT_FALSE(w.running());
+  const WorkerReply again = w.ping(milliseconds(5000));  // restarts, dies again
+  EXPECT_EQ(w.restarts(), 1);
+  EXPECT_TRUE(again.worker_died);
+}
+
+TEST(WorkerProcess, SilentWorkerTimesOutAndIsKilled) {
+  WorkerProcess w("/bin/sh", {"-c", "read line; sleep 60"});
+  const auto start = std::chrono::steady_clock::now();
+  const WorkerReply r = w.ping(milliseconds(300));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, RunStatus::Timeout);
+  EXPECT_TRUE(r.worker_died);
+  EXPECT_TRUE(contains(r.message, "did not answer within 300 ms")) << r.message;
+  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_FALSE(w.running());
+}
+
+TEST(WorkerProcess, LoadPlanWithoutGpuSaysNoCudaDevice) {
+  if (probe_cuda().driver_ok) GTEST_SKIP() << "a CUDA device is present";
+  WorkerProcess w(test_worker_path(), {"0"});
+  const WorkerReply r = w.load_plan("/nonexistent.plan");
+  EXPECT_TRUE(r.request_failed);
+  EXPECT_TRUE(contains(r.message, "no CUDA device")) << r.message;
+  EXPECT_FALSE(r.worker_died);
+}
+
+// ---- GPU ------------------------------------------------------------------------
+
+const char* kKernels = R"(
+extern "C" __global__ void scale(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+}
+extern "C" __global__ void scale_wrong(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i] + (i == 777 ? 0.5f : 0.0f);
+}
+extern "C" __global__ void scale_skips_one(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i != 4242) out[i] = a * in[i];
+}
+extern "C" __global__ void scale_modifies_input(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 5) const_cast<float*>(in)[5] = 0.0f;
+}
+extern "C" __global__ void scale_past_end(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 0) out[n] = 1.0f;
+}
+extern "C" __global__ void scale_before_start(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 0) out[-3] = 1.0f;
+}
+extern "C" __global__ void scale_forever(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 0) { while (clock64() >= 0) {} }
+}
+extern "C" __global__ void scale_far_away(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 0) out[(1ull << 36) + 17] = a;
+}
+extern "C" __global__ void scale_trap(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 100) __trap();
+}
+extern "C" __global__ void scale_in_place(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = a * x[i];
+}
+extern "C" __global__ void scale_evens(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i % 2 == 0) out[i] = a * in[i];
+}
+extern "C" __global__ void copy4(const float4* in, float4* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+extern "C" __global__ void copy4_half(const float4* in, float4* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n / 2) out[i] = in[i];
+}
+)";
+
+constexpr int kN = (1 << 20) + 3;  // not a multiple of the block
+constexpr float kScale = 2.5f;
+
+// The shared runner and the compiled kernels; skipped without a GPU.
+class GpuFixture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!gpu_available()) return;
+    runner_ = new GpuRunner(0);
+    Compiler compiler(std::nullopt);
+    CompileRequest request;
+    request.source = kKernels;
+    request.file_name = "planted.cu";
+    request.arch = runner_->arch();
+    const CompileResult compiled = compiler.compile(request);
+    if (!compiled.ok) {
+      compile_error_ = new std::string(compiled.error + "\n" + compiled.log);
+      return;
+    }
+    cubin_ = new std::vector<char>(compiled.cubin);
+  }
+  static void TearDownTestSuite() {
+    delete runner_;
+    runner_ = nullptr;
+    delete cubin_;
+    cubin_ = nullptr;
+  }
+  static bool gpu_available() {
+    static const CudaEnvironment env = probe_cuda();
+    return env.driver_ok && !env.gpus.empty();
+  }
+  void SetUp() override {
+    if (!gpu_available()) GTEST_SKIP() << probe_cuda().message;
+    ASSERT_EQ(compile_error_, nullptr) << *compile_error_;
+  }
+
+  LoadedKernel kernel(const std::string& entry) {
+    LoadResult r = runner_->load(*cubin_, entry);
+    EXPECT_TRUE(r.ok()) << r.message;
+    return std::move(*r.kernel);
+  }
+
+  static LaunchPlan scale_plan() {
+    std::vector<float> in(kN);
+    for (int i = 0; i < kN; ++i) in[i] = std::sin(0.001f * static_cast<float>(i)) + 1.5f;
+    LaunchPlan p;
+    p.entry = "scale";
+    p.buffers.push_back({"in", ParamRole::In, ElementType::F32, static_cast<std::size_t>(kN), bytes_of(in)});
+    p.buffers.push_back({"out", ParamRole::Out, ElementType::F32, static_cast<std::size_t>(kN), {}});
+    p.scalars.push_back(scalar("a", kScale));
+    p.scalars.push_back(scalar("n", kN));
+    p.params = {{true, 0}, {true, 1}, {false, 0}, {false, 1}};
+    p.block = {256, 1, 1};
+    p.grid = {(kN + 255) / 256, 1, 1};
+    return p;
+  }
+  static std::vector<ExpectedOutput> scale_reference(const LaunchPlan& p) {
+    ExpectedOutput e;
+    e.buffer = "out";
+    std::vector<float> in(kN);
+    std::memcpy(in.data(), p.buffers[0].initial.data(), in.size() * 4);
+    for (float x : in) e.values.push_back(static_cast<double>(kScale) * x);
+    return {e};
+  }
+
+  static inline GpuRunner* runner_ = nullptr;
+  static inline std::vector<char>* cubin_ = nullptr;
+  static inline std::string* compile_error_ = nullptr;
+};
+
+class GpuRunnerCheck : public GpuFixture {};
+
+TEST_F(GpuRunnerCheck, CorrectKernelIsOk) {
+  const LaunchPlan p = scale_plan();
+  const CheckReport r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.message;
+  EXPECT_EQ(r.values_checked, static_cast<std::size_t>(kN));
+  EXPECT_LT(r.max_rel_error, 1e-6);
+}
+
+TEST_F(GpuRunnerCheck, WrongAnswerIsWrongOutput) {
+  const LaunchPlan p = scale_plan();
+  const CheckReport r = runner_->run_checked(kernel("scale_wrong"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "buffer 'out' element 777: got")) << r.message;
+  EXPECT_NEAR(r.max_abs_error, 0.5, 1e-3);
+}
+
+TEST_F(GpuRunnerCheck, UnwrittenElementIsCaughtByTheNanFill) {
+  const LaunchPlan p = scale_plan();
+  // A correct run first: the NaN fill must be redone before every checked run.
+  EXPECT_TRUE(runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{}).ok());
+  const CheckReport r = runner_->run_checked(kernel("scale_skips_one"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "element 4242: got nan")) << r.message;
+  EXPECT_TRUE(contains(r.message, "NaN fill")) << r.message;
+}
+
+TEST_F(GpuRunnerCheck, ModifiedInputIsInputModified) {
+  const LaunchPlan p = scale_plan();
+  const CheckReport r = runner_->run_checked(kernel("scale_modifies_input"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::InputModified);
+  EXPECT_TRUE(contains(r.message, "'in'")) << r.message;
+  EXPECT_TRUE(contains(r.message, "element 5")) << r.message;
+  // The next run gets the pristine input again (re-uploaded).
+  const CheckReport ok = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_TRUE(ok.ok()) << ok.message;
+}
+
+TEST_F(GpuRunnerCheck, WriteJustPastTheEndIsGuardViolation) {
+  const LaunchPlan p = scale_plan();
+  CheckReport r = runner_->run_checked(kernel("scale_past_end"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::GuardViolation);
+  EXPECT_TRUE(contains(r.message, "after buffer 'out'")) << r.message;
+  EXPECT_TRUE(contains(r.message, "byte 0 bytes after")) << r.message;
+  // Reported as "before", not as the stale "after" of the previous variant.
+  r = runner_->run_checked(kernel("scale_before_start"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::GuardViolation);
+  EXPECT_TRUE(contains(r.message, "before buffer 'out'")) << r.message;
+  EXPECT_TRUE(contains(r.message, "12 bytes before")) << r.message;
+  // The guards are restored for the next variant.
+  r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_TRUE(r.ok()) << r.message;
+}
+
+TEST_F(GpuRunnerCheck, InOutIsRestoredBeforeEveryCheckedRun) {
+  std::vector<float> x(1000);
+  for (int i = 0; i < 1000; ++i) x[i] = static_cast<float>(i);
+  LaunchPlan p;
+  p.buffers.push_back({"x", ParamRole::InOut, ElementType::F32, 1000, bytes_of(x)});
+  p.scalars = {scalar("a", 3.0f), scalar("n", 1000)};
+  p.params = {{true, 0}, {false, 0}, {false, 1}};
+  p.block = {128, 1, 1};
+  p.grid = {8, 1, 1};
+  ExpectedOutput e{"x", {}, std::nullopt, {}};
+  for (float v : x) e.values.push_back(3.0 * v);
+  const LoadedKernel k = kernel("scale_in_place");
+  for (int run = 0; run < 2; ++run) {
+    const CheckReport r = runner_->run_checked(k, p, {e}, Tolerance{});
+    EXPECT_TRUE(r.ok()) << "run " << run << ": " << r.message;
+  }
+}
+
+TEST_F(GpuRunnerCheck, WrittenElementsMustBeExactlyTheSeeds) {
+  const LaunchPlan p = scale_plan();
+  std::vector<ExpectedOutput> evens = scale_reference(p);
+  evens[0].written_elements.emplace();
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(kN); i += 2) evens[0].written_elements->push_back(i);
+  const CheckReport ok = runner_->run_checked(kernel("scale_evens"), p, evens, Tolerance{});
+  EXPECT_TRUE(ok.ok()) << ok.message;
+  const CheckReport all = runner_->run_checked(kernel("scale"), p, evens, Tolerance{});
+  EXPECT_EQ(all.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(all.message, "element 1: written, but the reference leaves it untouched"))
+      << all.message;
+}
+
+TEST_F(GpuRunnerCheck, BadImageOrEntryIsLoadError) {
+  const std::vector<char> junk(1000, 'x');
+  LoadResult r = runner_->load(junk, "scale");
+  EXPECT_EQ(r.status, RunStatus::LoadError);
+  EXPECT_TRUE(contains(r.message, "cuModule")) << r.message;
+  r = runner_->load(*cubin_, "no_such_kernel");
+  EXPECT_EQ(r.status, RunStatus::LoadError);
+  EXPECT_TRUE(contains(r.message, "cuModuleGetFunction(no_such_kernel)")) << r.message;
+  EXPECT_TRUE(contains(r.message, "CUDA_ERROR_NOT_FOUND")) << r.message;
+}
+
+TEST_F(GpuRunnerCheck, BadLaunchIsLaunchErrorAndTheRunnerStaysUsable) {
+  LaunchPlan p = scale_plan();
+  p.block = {2048, 1, 1};  // above the limit of 1024 threads
+  CheckReport r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::LaunchError);
+  EXPECT_TRUE(contains(r.message, "cuLaunchKernel")) << r.message;
+
+  p = scale_plan();
+  p.params.pop_back();  // the kernel takes 4 parameters
+  r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::LaunchError);
+  EXPECT_TRUE(contains(r.message, "parameters")) << r.message;
+
+  p = scale_plan();
+  p.scalars[1] = scalar("n", static_cast<long long>(kN));  // 8 bytes for an int
+  r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::LaunchError);
+  EXPECT_TRUE(contains(r.message, "scalar 'n' is 8")) << r.message;
+
+  EXPECT_TRUE(runner_->usable());
+  p = scale_plan();
+  EXPECT_TRUE(runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{}).ok());
+}
+
+// ---- timing ---------------------------------------------------------------------
+
+class TimingGpu : public GpuFixture {
+ protected:
+  // 256 MB in, 256 MB out: memory-bound.
+  static LaunchPlan copy_plan() {
+    const int n = 16 << 20;  // float4 elements
+    std::vector<float> in(4 * static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 1000);
+    LaunchPlan p;
+    p.entry = "copy4";
+    p.buffers.push_back({"in", ParamRole::In, ElementType::F32x4, static_cast<std::size_t>(n), bytes_of(in)});
+    p.buffers.push_back({"out", ParamRole::Out, ElementType::F32x4, static_cast<std::size_t>(n), {}});
+    p.scalars.push_back(scalar("n", n));
+    p.params = {{true, 0}, {true, 1}, {false, 0}};
+    p.block = {256, 1, 1};
+    p.grid = {static_cast<unsigned>(n / 256), 1, 1};
+    p.min_bytes_moved = 2.0 * 16.0 * n;
+    return p;
+  }
+};
+
+TEST_F(TimingGpu, CopyOf256MBRunsAtAPlausibleBandwidth) {
+  const LaunchPlan p = copy_plan();
+  TimingConfig config;
+  const TimingResult t = runner_->time(kernel("copy4"), p, config);
+  const double tb_per_s = p.min_bytes_moved / (t.median_ms * 1e-3) / 1e12;
+  std::cout << "[ timing   ] " << runner_->device_name() << ": copy 2x256 MB median " << t.median_ms
+            << " ms (" << tb_per_s << " TB/s), spread " << 100 * t.relative_spread << "%, min "
+            << t.min_ms << ", max " << t.max_ms << ", " << t.samples_ms.size() << " samples"
+            << (t.converged ? ", converged" : "") << "\n";
+  RecordProperty("copy_tb_per_s", std::to_string(tb_per_s));
+  EXPECT_GE(static_cast<int>(t.samples_ms.size()), config.min_samples);
+  EXPECT_GT(tb_per_s, 1.0);
+  EXPECT_LT(tb_per_s, 5.0);
+  EXPECT_LE(t.min_ms, t.median_ms);
+  EXPECT_LE(t.median_ms, t.max_ms);
+  EXPECT_LT(t.relative_spread, 0.05);
+}
+
+TEST_F(TimingGpu, ShortKernelIsTimedBehindTheSpinKernel) {
+  LaunchPlan p = scale_plan();
+  p.scalars[1] = scalar("n", 1024);
+  p.grid = {4, 1, 1};
+  TimingConfig config;
+  const TimingResult t = runner_->time(kernel("scale"), p, config);
+  std::cout << "[ timing   ] tiny kernel (1024 threads) median " << 1000 * t.median_ms
+            << " us, spread " << 100 * t.relative_spread << "%, " << t.samples_ms.size()
+            << " samples\n";
+  EXPECT_GE(static_cast<int>(t.samples_ms.size()), config.min_samples);
+  // Launch latency (several us) would show without the spin kernel.
+  EXPECT_LT(t.median_ms, 0.02);
+  EXPECT_GT(t.median_ms, 0.0);
+}
+
+TEST_F(TimingGpu, InterleavedComparisonSeesHalfTheWorkAndNoDifferenceForTheSame) {
+  const LaunchPlan p = copy_plan();
+  const LoadedKernel full = kernel("copy4");
+  const LoadedKernel again = kernel("copy4");
+  const LoadedKernel half = kernel("copy4_half");
+  TimingConfig config;
+  const std::vector<PairedSample> same = runner_->time_interleaved(full, again, p, 20, config);
+  const std::vector<PairedSample> faster = runner_->time_interleaved(full, half, p, 20, config);
+  ASSERT_EQ(same.size(), 20u);
+  std::vector<double> a, b;
+  for (const auto& s : same) {
+    a.push_back(s.a_ms);
+    b.push_back(s.b_ms);
+  }
+  std::cout << "[ timing   ] same kernel A/B ratio " << speedup(a, b) << ", ci_low "
+            << speedup_ci_low(same) << "; half copy ratio ";
+  a.clear();
+  b.clear();
+  for (const auto& s : faster) {
+    a.push_back(s.a_ms);
+    b.push_back(s.b_ms);
+  }
+  std::cout << speedup(a, b) << ", ci_low " << speedup_ci_low(faster) << "\n";
+  EXPECT_LT(speedup_ci_low(same), 1.03);
+  // Half the bytes, but every block is still launched: about 1.5x on an H200.
+  EXPECT_GT(speedup_ci_low(faster), 1.3);
+  EXPECT_LT(speedup_ci_low(faster), speedup(a, b));
+}
+
+// ---- isolation through the worker ----------------------------------------------
+
+class GpuRunnerWorker : public GpuFixture {
+ protected:
+  void SetUp() override {
+    GpuFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("gi-worker-" + std::to_string(rd()));
+    fs::create_directories(dir_);
+    const LaunchPlan p = scale_plan();
+    save_plan(dir_ / "scale.plan", p, scale_reference(p), Tolerance{});
+    std::ofstream(dir_ / "planted.cubin", std::ios::binary)
+        .write(cubin_->data(), static_cast<std::streamsize>(cubin_->size()));
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  EvalRequest request(const std::string& entry) const {
+    EvalRequest r;
+    r.cubin_file = dir_ / "planted.cubin";
+    r.entry = entry;
+    r.kernel_timeout = milliseconds(2000);
+    r.timing.budget_seconds = 0.5;
+    return r;
+  }
+  fs::path dir_;
+};
+
+TEST_F(GpuRunnerWorker, FaultsKillTheWorkerWhichRestartsAndGoesOn) {
+  WorkerProcess w(test_worker_path(), {"0"});
+  WorkerReply r = w.load_plan(dir_ / "scale.plan");
+  ASSERT_FALSE(r.request_failed) << r.message;
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+
+  r = w.eval(request("scale"));
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.message;
+  ASSERT_TRUE(r.timing().has_value()) << r.body.dump();
+  EXPECT_GE(r.timing()->samples_ms.size(), 10u);
+  EXPECT_GT(r.timing()->median_ms, 0);
+  EXPECT_EQ(r.check_report().values_checked, static_cast<std::size_t>(kN));
+
+  r = w.eval(request("scale_wrong"));
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_FALSE(r.worker_died);
+  EXPECT_FALSE(r.timing().has_value());
+
+  struct Fault {
+    const char* entry;
+    RunStatus status;
+  };
+  const Fault faults[] = {{"scale_forever", RunStatus::Timeout},
+                          {"scale_far_away", RunStatus::IllegalAddress},
+                          {"scale_trap", RunStatus::Trap}};
+  int restarts = 0;
+  for (const Fault& f : faults) {
+    const auto start = std::chrono::steady_clock::now();
+    r = w.eval(request(f.entry));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "[ worker   ] " << f.entry << ": " << to_string(r.status) << " in " << seconds
+              << " s: " << r.message << "\n";
+    EXPECT_EQ(r.status, f.status) << f.entry << ": " << r.message;
+    EXPECT_TRUE(r.worker_died) << f.entry;
+    EXPECT_FALSE(w.running());
+    // The next evaluation restarts the worker, reloads the plan and goes on.
+    r = w.eval(request("scale"));
+    EXPECT_EQ(r.status, RunStatus::Ok) << "after " << f.entry << ": " << r.message;
+    EXPECT_EQ(w.restarts(), ++restarts);
+  }
+  w.stop();
+}
+
+TEST_F(GpuRunnerWorker, LoadErrorIsReportedWithoutLosingTheWorker) {
+  WorkerProcess w(test_worker_path(), {"0"});
+  ASSERT_EQ(w.load_plan(dir_ / "scale.plan").status, RunStatus::Ok);
+  const WorkerReply r = w.eval(request("missing_entry"));
+  EXPECT_EQ(r.status, RunStatus::LoadError);
+  EXPECT_FALSE(r.worker_died);
+  EXPECT_TRUE(w.running());
+}
+
+}  // namespace

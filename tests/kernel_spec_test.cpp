@@ -1,0 +1,492 @@
+// Kernel specs: the seeds' specs load and match their kernels; malformed
+// specs give errors naming the file and the JSON path; launch plans and
+// expected outputs are built as the spec says.
+#include "fitness/kernel_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "fitness/reference_registry.hpp"
+#include "fitness/workload_plan.hpp"
+#include "grammar/grammar.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace gi::fitness;
+using nlohmann::json;
+
+const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char* kSeedDirs[] = {"bspline/deformation_field", "resampling/trilinear", "tools/convolution_x"};
+
+TEST(KernelSpec, EverySeedSpecLoadsAndMatchesItsKernel) {
+  for (const char* dir : kSeedDirs) {
+    SCOPED_TRACE(dir);
+    const KernelSpec spec = load_kernel_spec(kSeeds / dir);
+    const std::string source = read(kSeeds / dir / "kernel.cu");
+    const auto g = gi::grammar::Grammar::from_source(source, "kernel.cu");
+    const gi::grammar::Function* f = nullptr;
+    for (const auto& fn : g.parsed().functions)
+      if (fn.is_kernel && fn.name == spec.entry) f = &fn;
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(f->params.size(), spec.parameters.size());
+    for (std::size_t i = 0; i < spec.parameters.size(); ++i) {
+      EXPECT_EQ(spec.parameters[i].name, f->params[i].name);
+      EXPECT_EQ(spec.parameters[i].is_buffer(), f->params[i].pointer);
+    }
+    EXPECT_GE(spec.validate.size(), 5u);
+    EXPECT_FALSE(spec.tolerance_note.empty());
+    EXPECT_GT(spec.tolerance.abs + spec.tolerance.rel, 0);
+    EXPECT_NE(std::find(spec.block_sizes.begin(), spec.block_sizes.end(), spec.default_block_size),
+              spec.block_sizes.end());
+    EXPECT_TRUE(has_generator(spec.train.generator));
+    EXPECT_TRUE(has_reference(spec.entry));
+  }
+}
+
+TEST(KernelSpec, BsplineSpecFields) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field/spec.json");
+  EXPECT_EQ(spec.entry, "bspline_deformation_field");
+  EXPECT_EQ(spec.family, "bspline");
+  const ParamSpec* grid = spec.find_parameter("controlPointGrid");
+  ASSERT_NE(grid, nullptr);
+  EXPECT_EQ(grid->type, ElementType::F32x4);
+  EXPECT_EQ(grid->role, ParamRole::In);
+  const ParamSpec* out = spec.find_parameter("deformationField");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->role, ParamRole::Out);
+  EXPECT_TRUE(out->written_all);
+  EXPECT_EQ(out->checked_components, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(spec.find_parameter("spacingX")->type, ElementType::F32);
+  EXPECT_EQ(spec.find_parameter("activeVoxelNumber")->role, ParamRole::Scalar);
+  EXPECT_EQ(&spec.workload("train"), &spec.train);
+  EXPECT_EQ(&spec.workload("validate:1"), &spec.validate[1]);
+  EXPECT_EQ(spec.validate[0].seed, 1001u);
+  EXPECT_EQ(spec.kernel_path().filename(), "kernel.cu");
+}
+
+TEST(KernelSpec, TrilinearOutputIsWrittenAtActiveVoxelsOnly) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "resampling/trilinear");
+  const ParamSpec* out = spec.find_parameter("warpedImage");
+  ASSERT_NE(out, nullptr);
+  EXPECT_FALSE(out->written_all);
+  EXPECT_EQ(out->written_indices, "activeVoxels");
+  EXPECT_EQ(out->checked_components, (std::vector<int>{0}));
+}
+
+TEST(KernelSpec, UnknownWorkloadNames) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "tools/convolution_x");
+  for (const char* bad : {"validate:99", "validate:", "validate:x", "training", "validate:-1"}) {
+    try {
+      spec.workload(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("spec.json: no workload '" + std::string(bad) + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Malformed specs, as edits of the B-spline seed's spec, checked in memory.
+class MalformedSpec : public ::testing::Test {
+ protected:
+  json spec = json::parse(read(kSeeds / "bspline/deformation_field/spec.json"));
+  std::string kernel = read(kSeeds / "bspline/deformation_field/kernel.cu");
+
+  // The error message, or "" (with a test failure) if it loaded.
+  std::string error(const json& j) const {
+    try {
+      parse_kernel_spec(j, "seeds/x/y/spec.json", kernel, "kernel.cu");
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "loaded without error";
+    return "";
+  }
+  void expect_error(const json& j, const std::string& starts_with, const std::string& contains = "") const {
+    const std::string m = error(j);
+    EXPECT_EQ(m.rfind(starts_with, 0), 0u) << m;
+    EXPECT_NE(m.find(contains), std::string::npos) << m;
+  }
+};
+
+TEST_F(MalformedSpec, TheUnchangedSpecLoads) {
+  EXPECT_NO_THROW(parse_kernel_spec(spec, "seeds/x/y/spec.json", kernel, "kernel.cu"));
+}
+
+TEST_F(MalformedSpec, MissingEntry) {
+  spec.erase("entry");
+  expect_error(spec, "seeds/x/y/spec.json: entry: missing required field");
+}
+
+TEST_F(MalformedSpec, EntryThatIsNoKernel) {
+  spec["entry"] = "bspline_basis";
+  expect_error(spec, "seeds/x/y/spec.json: entry: no __global__ function 'bspline_basis' in kernel.cu",
+               "kernels there: bspline_deformation_field");
+}
+
+TEST_F(MalformedSpec, BadRole) {
+  spec["parameters"][3]["role"] = "output";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[3].role: expected one of in, out, inout, scalar",
+               "found 'output'");
+}
+
+TEST_F(MalformedSpec, BadType) {
+  spec["parameters"][0]["type"] = "float3";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[0].type: expected one of int, unsigned, float");
+}
+
+TEST_F(MalformedSpec, TypeDiffersFromTheKernel) {
+  spec["parameters"][9]["type"] = "double";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[9].type: 'double' does not match the type 'float'");
+}
+
+TEST_F(MalformedSpec, VectorScalar) {
+  spec["parameters"][2]["type"] = "int4";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[2].type: a scalar must be int, unsigned, float or double");
+}
+
+TEST_F(MalformedSpec, BadCountExpression) {
+  spec["parameters"][0]["count"] = "controlPointDimX * * 2";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[0].count: expression 'controlPointDimX * * 2' at position 20");
+}
+
+TEST_F(MalformedSpec, CountOfWrongJsonType) {
+  spec["parameters"][1]["count"] = json::array({1});
+  expect_error(spec, "seeds/x/y/spec.json: parameters[1].count: expected an expression");
+}
+
+TEST_F(MalformedSpec, ScalarWithoutValue) {
+  spec["parameters"][4].erase("value");
+  expect_error(spec, "seeds/x/y/spec.json: parameters[4].value: missing required field");
+}
+
+TEST_F(MalformedSpec, ParameterOrderMismatchNamesBoth) {
+  std::swap(spec["parameters"][0], spec["parameters"][1]);
+  expect_error(spec, "seeds/x/y/spec.json: parameters[0].name: 'activeVoxels' does not match kernel.cu parameter 1",
+               "'controlPointGrid'");
+}
+
+TEST_F(MalformedSpec, MissingAndExtraParameters) {
+  json fewer = spec;
+  fewer["parameters"].erase(fewer["parameters"].end() - 1);
+  expect_error(fewer, "seeds/x/y/spec.json: parameters: lists 12 parameters but bspline_deformation_field",
+               "missing 'deformationField'");
+  json more = spec;
+  more["parameters"].push_back({{"name", "extra"}, {"type", "int"}, {"role", "scalar"}, {"value", 1}});
+  expect_error(more, "seeds/x/y/spec.json: parameters[13]: 'extra' is not a parameter of bspline_deformation_field");
+}
+
+TEST_F(MalformedSpec, PointerDeclaredScalar) {
+  spec["parameters"][1] = {{"name", "activeVoxels"}, {"type", "int"}, {"role", "scalar"}, {"value", 0}};
+  expect_error(spec, "seeds/x/y/spec.json: parameters[1].role: 'scalar' does not match", "which is a pointer");
+}
+
+TEST_F(MalformedSpec, OutputThroughConstPointer) {
+  spec["parameters"][0]["role"] = "out";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[0].role: 'out' but kernel.cu parameter 1", "points to const");
+}
+
+TEST_F(MalformedSpec, DuplicateParameterName) {
+  spec["parameters"][4]["name"] = "imageDimX";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[4].name: duplicate parameter name 'imageDimX'");
+}
+
+TEST_F(MalformedSpec, CheckedComponentOutOfRange) {
+  spec["parameters"][12]["checked_components"] = json::array({0, 4});
+  expect_error(spec, "seeds/x/y/spec.json: parameters[12].checked_components[1]: expected an integer in 0..3");
+}
+
+TEST_F(MalformedSpec, WrittenMustBeKnown) {
+  spec["parameters"][12]["written"] = "some";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[12].written: expected one of all, active_voxels");
+}
+
+TEST_F(MalformedSpec, WrittenIndicesMustNameAnIntInput) {
+  spec["parameters"][12]["written"] = "active_voxels";
+  spec["parameters"][12]["written_indices"] = "voxelList";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[12].written_indices: no parameter named 'voxelList'");
+  spec["parameters"][12]["written_indices"] = "controlPointGrid";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[12].written_indices: 'controlPointGrid' must be an int");
+}
+
+TEST_F(MalformedSpec, UnknownGenerator) {
+  spec["workloads"]["validate"][2]["generator"] = "no_such_generator";
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate[2].generator: unknown generator 'no_such_generator'",
+               "bspline_brain");
+}
+
+TEST_F(MalformedSpec, UnknownGeneratorPassesWhenTheRegistryIsNotChecked) {
+  spec["workloads"]["train"]["generator"] = "no_such_generator";
+  EXPECT_NO_THROW(parse_kernel_spec(spec, "s.json", kernel, "kernel.cu", SpecCheck{false}));
+}
+
+TEST_F(MalformedSpec, TooFewValidationWorkloads) {
+  spec["workloads"]["validate"].erase(spec["workloads"]["validate"].begin() + 4,
+                                      spec["workloads"]["validate"].end());
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate: expected at least 5 held-out workloads, found 4");
+}
+
+TEST_F(MalformedSpec, BadSeed) {
+  spec["workloads"]["validate"][0]["seed"] = -3;
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate[0].seed: expected an integer in 0..");
+  json train = json::parse(read(kSeeds / "bspline/deformation_field/spec.json"));
+  train["workloads"]["train"]["seed"] = 3;  // the training seed is the run's, per generation
+  expect_error(train, "seeds/x/y/spec.json: workloads.train.seed: unknown field");
+}
+
+TEST_F(MalformedSpec, DebugOptionIsNoTunable) {
+  spec["tunables"]["options"].push_back(json::array({"-G"}));
+  expect_error(spec, "seeds/x/y/spec.json: tunables.options[5][0]: '-G' is not a performance option");
+}
+
+TEST_F(MalformedSpec, BlockSizesMustBeWholeWarps) {
+  spec["tunables"]["block_sizes"][1] = 100;
+  expect_error(spec, "seeds/x/y/spec.json: tunables.block_sizes[1]: expected a multiple of 32");
+  spec["tunables"]["block_sizes"][1] = 2048;
+  expect_error(spec, "seeds/x/y/spec.json: tunables.block_sizes[1]: expected an integer in 32..1024");
+}
+
+TEST_F(MalformedSpec, LaunchNeedsThreeDimensions) {
+  spec["launch"]["grid"] = json::array({"ceil_div(activeVoxelNumber, B)", 1});
+  expect_error(spec, "seeds/x/y/spec.json: launch.grid: expected an array of 3 expressions, found an array of 2");
+}
+
+TEST_F(MalformedSpec, NegativeTolerance) {
+  spec["tolerance"]["rel"] = -1e-6;
+  expect_error(spec, "seeds/x/y/spec.json: tolerance.rel: expected a number >= 0");
+}
+
+TEST_F(MalformedSpec, MissingToleranceNote) {
+  spec.erase("tolerance_note");
+  expect_error(spec, "seeds/x/y/spec.json: tolerance_note: missing required field");
+}
+
+TEST_F(MalformedSpec, TypoedFieldIsAnErrorButUnderscoreFieldsAreComments) {
+  spec["parameters"][0]["cuont"] = "1";
+  expect_error(spec, "seeds/x/y/spec.json: parameters[0].cuont: unknown field");
+  spec["parameters"][0].erase("cuont");
+  spec["_why"] = "a comment";
+  EXPECT_NO_THROW(parse_kernel_spec(spec, "s.json", kernel, "kernel.cu"));
+}
+
+TEST_F(MalformedSpec, NotAnObject) {
+  expect_error(json::array(), "seeds/x/y/spec.json: expected an object, found an array");
+}
+
+// Spec files on disk: a temporary seed folder.
+class SpecFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("gi-spec-" + std::to_string(std::random_device{}()));
+    dir_ = root_ / "bspline" / "deformation_field";
+    fs::create_directories(dir_);
+    fs::copy_file(kSeeds / "bspline/deformation_field/kernel.cu", dir_ / "kernel.cu");
+    fs::copy_file(kSeeds / "bspline/deformation_field/spec.json", dir_ / "spec.json");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write_spec(const std::string& text) { std::ofstream(dir_ / "spec.json", std::ios::trunc) << text; }
+  std::string error() const {
+    try {
+      load_kernel_spec(dir_);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "loaded without error";
+    return "";
+  }
+  fs::path root_, dir_;
+};
+
+TEST_F(SpecFolder, LoadsFromFolderOrFile) {
+  EXPECT_EQ(load_kernel_spec(dir_).entry, "bspline_deformation_field");
+  EXPECT_EQ(load_kernel_spec(dir_ / "spec.json").dir, dir_);
+}
+
+TEST_F(SpecFolder, MalformedJsonNamesTheFile) {
+  write_spec("{\"entry\": ");
+  const std::string m = error();
+  EXPECT_NE(m.find("spec.json: malformed JSON"), std::string::npos) << m;
+}
+
+TEST_F(SpecFolder, FamilyMustMatchTheFolder) {
+  fs::rename(root_ / "bspline", root_ / "warping");
+  dir_ = root_ / "warping" / "deformation_field";
+  const std::string m = error();
+  EXPECT_NE(m.find("spec.json: family: 'bspline' does not match the seed's family folder 'warping'"),
+            std::string::npos)
+      << m;
+}
+
+TEST_F(SpecFolder, MissingKernel) {
+  fs::remove(dir_ / "kernel.cu");
+  EXPECT_NE(error().find("spec.json: entry: no kernel.cu beside the spec"), std::string::npos);
+}
+
+TEST_F(SpecFolder, MissingSpec) {
+  fs::remove(dir_ / "spec.json");
+  EXPECT_NE(error().find("spec.json: no such file"), std::string::npos);
+}
+
+// Launch plans from a small generated workload.
+TEST(WorkloadPlan, BsplinePlanFollowsTheSpec) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field");
+  WorkloadSpec small = spec.train;
+  small.variables = {{"dim", {23, 19, 17}}, {"spacing", 5}, {"mask", "full"}};
+  const Workload w = generate_workload(spec, small, 7);
+  const LaunchPlan plan = build_launch_plan(spec, w, 64);
+  EXPECT_EQ(plan.entry, "bspline_deformation_field");
+  ASSERT_EQ(plan.params.size(), spec.parameters.size());
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  ASSERT_EQ(plan.scalars.size(), 10u);
+  const std::size_t active = 23 * 19 * 17;
+  EXPECT_EQ(w.variables.at("activeVoxelNumber"), active);
+  // Order: buffer 0, buffer 1, then scalars, then the output buffer.
+  EXPECT_EQ(plan.params[0], (std::pair<bool, std::size_t>{true, 0}));
+  EXPECT_EQ(plan.params[2], (std::pair<bool, std::size_t>{false, 0}));
+  EXPECT_EQ(plan.params[12], (std::pair<bool, std::size_t>{true, 2}));
+  EXPECT_EQ(plan.buffers[0].name, "controlPointGrid");
+  // floor((23-1)/5)+4 = 8, floor(18/5)+4 = 7, floor(16/5)+4 = 7
+  EXPECT_EQ(plan.buffers[0].count, 8u * 7u * 7u);
+  EXPECT_EQ(plan.buffers[0].initial.size(), 8u * 7u * 7u * 16u);
+  EXPECT_EQ(plan.buffers[2].name, "deformationField");
+  EXPECT_EQ(plan.buffers[2].role, ParamRole::Out);
+  EXPECT_EQ(plan.buffers[2].count, active);
+  EXPECT_TRUE(plan.buffers[2].initial.empty());
+  std::int32_t n;
+  std::memcpy(&n, plan.scalars[0].bytes.data(), 4);
+  EXPECT_EQ(plan.scalars[0].name, "activeVoxelNumber");
+  EXPECT_EQ(static_cast<std::size_t>(n), active);
+  float spacing;
+  ASSERT_EQ(plan.scalars[7].bytes.size(), 4u);
+  std::memcpy(&spacing, plan.scalars[7].bytes.data(), 4);
+  EXPECT_EQ(spacing, 5.0f);
+  EXPECT_EQ(plan.block, (std::array<unsigned, 3>{64, 1, 1}));
+  EXPECT_EQ(plan.grid, (std::array<unsigned, 3>{static_cast<unsigned>((active + 63) / 64), 1, 1}));
+  EXPECT_EQ(plan.min_bytes_moved, 16.0 * 8 * 7 * 7 + 20.0 * active);
+
+  LaunchPlan other = plan;
+  set_launch_geometry(other, spec, w.variables, 1024);
+  EXPECT_EQ(other.block[0], 1024u);
+  EXPECT_EQ(other.grid[0], static_cast<unsigned>((active + 1023) / 1024));
+  set_launch_geometry(other, spec, w.variables, 0);  // the spec's default
+  EXPECT_EQ(other.block[0], spec.default_block_size);
+}
+
+TEST(WorkloadPlan, WrongInputSizeNamesTheParameter) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field");
+  WorkloadSpec small = spec.train;
+  small.variables = {{"dim", 12}, {"mask", "full"}};
+  Workload w = generate_workload(spec, small, 1);
+  w.inputs["activeVoxels"].resize(8);
+  try {
+    build_launch_plan(spec, w, 128);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("spec.json: parameters[1]: the generator gave 8 bytes for 'activeVoxels', "
+                                         "expected 6912"),
+              std::string::npos)
+        << e.what();
+  }
+  w.inputs.erase("activeVoxels");
+  EXPECT_THROW(build_launch_plan(spec, w, 128), std::runtime_error);
+  w.variables.erase("imageDimX");
+  try {
+    build_launch_plan(spec, w, 128);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters[1]: the generator gave no input bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(WorkloadPlan, UnknownVariableInACountNamesTheField) {
+  json j = json::parse(read(kSeeds / "bspline/deformation_field/spec.json"));
+  j["parameters"][1]["count"] = "activeVoxelCount";
+  const KernelSpec spec = parse_kernel_spec(j, "seeds/x/y/spec.json", read(kSeeds / "bspline/deformation_field/kernel.cu"),
+                                            "kernel.cu");
+  WorkloadSpec small = spec.train;
+  small.variables = {{"dim", 12}};
+  const Workload w = generate_workload(spec, small, 1);
+  try {
+    build_launch_plan(spec, w, 128);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("seeds/x/y/spec.json: parameters[1].count: expression 'activeVoxelCount' "
+                                         "at position 1: unknown variable 'activeVoxelCount'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(WorkloadPlan, GeneratorErrorsNameTheWorkloadAndVariable) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field");
+  WorkloadSpec bad = spec.validate[0];
+  bad.variables["dimm"] = 3;
+  try {
+    generate_workload(spec, bad, 0);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("spec.json: workloads.validate[0].variables: generator 'bspline_brain': "
+                                         "variables.dimm: unknown variable"),
+              std::string::npos)
+        << e.what();
+  }
+  bad = spec.train;
+  bad.variables["spacing"] = 0;
+  EXPECT_THROW(generate_workload(spec, bad, 0), std::runtime_error);
+  bad.variables["spacing"] = json::array({5, 5});
+  EXPECT_THROW(generate_workload(spec, bad, 0), std::runtime_error);
+  bad = spec.train;
+  bad.variables["mask"] = "torus";
+  EXPECT_THROW(generate_workload(spec, bad, 0), std::runtime_error);
+}
+
+TEST(WorkloadPlan, TrilinearExpectedOutputsListTheActiveVoxels) {
+  const KernelSpec spec = load_kernel_spec(kSeeds / "resampling/trilinear");
+  WorkloadSpec small = spec.train;
+  small.variables = {{"dim", {31, 29, 27}}, {"mask", "brain"}};
+  const Workload w = generate_workload(spec, small, 3);
+  const ReferenceOutputs ref = find_reference(spec.entry)(w);
+  const std::vector<ExpectedOutput> expected = expected_outputs(spec, w, ref);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].buffer, "warpedImage");
+  ASSERT_TRUE(expected[0].written_elements.has_value());
+  const auto& written = *expected[0].written_elements;
+  EXPECT_EQ(written.size(), static_cast<std::size_t>(w.variables.at("activeVoxelNumber")));
+  EXPECT_GT(written.size(), 0u);
+  EXPECT_LT(written.size(), 31u * 29u * 27u);
+  EXPECT_EQ(expected[0].values.size(), 31u * 29u * 27u);
+  std::size_t finite = 0;
+  for (double v : expected[0].values) finite += std::isfinite(v) ? 1 : 0;
+  EXPECT_EQ(finite, written.size());  // unwritten elements are NaN
+  for (std::uint32_t i : written) EXPECT_TRUE(std::isfinite(expected[0].values[i]));
+  const LaunchPlan plan = build_launch_plan(spec, w, 128);
+  EXPECT_EQ(checked_values(plan, expected), written.size());
+
+  ReferenceOutputs short_ref = ref;
+  short_ref["warpedImage"].pop_back();
+  EXPECT_THROW(expected_outputs(spec, w, short_ref), std::runtime_error);
+  ReferenceOutputs stray = ref;
+  stray["floatingImage"] = {};
+  EXPECT_THROW(expected_outputs(spec, w, stray), std::runtime_error);
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// The post-evolution stages on a run directory. CPU: a missing earlier
+// stage is named; a persisted failed validation is not re-run and nothing
+// is published. PostEvolutionGpu.* runs every stage for a synthetic run of
+// the convolution seed (validation, sanitizers when compute-sanitizer is
+// there, comparison, results folder) and is SKIPPED ("no CUDA device: ...")
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "fitness/cuda_devices.hpp"
+#include "fitness/kernel_spec.hpp"
+#include "gi/post_evolution.hpp"
+#include "gi/validation.hpp"
+#include "gi/versions.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class PostEvolution : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_ = fs::temp_directory_path() / ("gi-post-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(std::random_device{}()));
+    fs::create_directories(tmp_);
+    seed_dir_ = gi::test::source_dir() / "seeds/tools/convolution_x";
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  // The files gi/evolution_run.cpp leaves after minimisation.
+  gi::RunDirectory synthetic_run(const std::string& patch) {
+    gi::RunDirectory run = gi::RunDirectory::create(tmp_ / "run", {{"seed_dir", seed_dir_.string()}},
+                                                    gi::versions_json(0));
+    run.write_text("tuning_seed.json", R"({"best": {"block_size": 128, "options": []}, "best_median_ms": 0.3})");
+    run.write_text("tuning_best.json", R"({"best": {"block_size": 256, "options": []}, "best_median_ms": 0.29})");
+    run.write_text("minimised.gi", patch + "\n");
+    run.write_text("minimised.json", nlohmann::json{{"patch", patch},
+                                                    {"median_ms", 0.29},
+                                                    {"dropped", nlohmann::json::array()},
+                                                    {"edits", {{{"edit", "ldg:<_kernel.cu_36>"},
+                                                                {"time_without_ms", 0.3},
+                                                                {"contribution", 0.034},
+                                                                {"cumulative_ms", 0.29}}}}}
+                                                        .dump(2));
+    return run;
+  }
+
+  fs::path tmp_, seed_dir_;
+};
+
+TEST_F(PostEvolution, MissingMinimisedPatchIsNamed) {
+  gi::RunDirectory run = gi::RunDirectory::create(tmp_ / "run", nlohmann::json::object(), nlohmann::json::object());
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  try {
+    gi::post_evolve(run, seed, spec, tmp_ / "evolved");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("minimised.gi: missing"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PostEvolution, PersistedFailedValidationIsNotRerunAndNothingIsPublished) {
+  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+  gi::ValidationResult failed;
+  for (int i = 0; i < 6; ++i) {
+    gi::fitness::CheckReport c;
+    c.values_checked = 4'000'000;
+    c.output_digest = "0123456789abcdef";
+    gi::fitness::CheckReport d = c;
+    d.output_digest = i == 2 ? "fedcba9876543210" : c.output_digest;
+    failed.workloads.push_back(gi::judge_workload("validate:" + std::to_string(i), c, d));
+  }
+  gi::summarize_validation(failed);
+  run.write_text("validation.json", failed.to_json().dump(2));
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  std::vector<std::string> said;
+  gi::PostEvolveOptions o;
+  o.say = [&](const std::string& s) { said.push_back(s); };
+  // No GPU is needed: the stage is read back, not run again.
+  EXPECT_FALSE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));
+  EXPECT_FALSE(fs::exists(tmp_ / "run/comparison.json"));
+  EXPECT_FALSE(fs::exists(tmp_ / "evolved"));
+  bool named = false;
+  for (const auto& s : said) named = named || s.find("validate:2") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+bool gpu_available() {
+  static const auto env = gi::fitness::probe_cuda();
+  return env.driver_ok && !env.gpus.empty();
+}
+
+TEST_F(PostEvolution, GpuEveryStageForASyntheticRun) {
+  if (!gpu_available()) GTEST_SKIP() << "no CUDA device: " << gi::fitness::probe_cuda().message;
+  gi::RunDirectory run = synthetic_run("restrict:input ldg:<_kernel.cu_36>");
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  gi::PostEvolveOptions o;
+  o.gi_binary = std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY;
+  o.cache_dir = fs::temp_directory_path() / "gi-gpu-test-cache";
+  o.train_data_seed = 11;
+  o.sanitizer_timeout = std::chrono::seconds(60);
+  o.say = [](const std::string& s) { std::cout << s << std::endl; };
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));
+  for (const char* stage : {"validation.json", "comparison.json", "results.json"})
+    EXPECT_TRUE(fs::exists(tmp_ / "run" / stage)) << stage;
+  const auto slug = gi::versions_json(0).at("gpu_slug").get<std::string>();
+  const fs::path dir = tmp_ / "evolved" / slug / "tools-convolution_x";
+  for (const char* file : {"kernel.cu", "patch.gi", "kernel.diff", "result.json"})
+    EXPECT_TRUE(fs::exists(dir / file)) << file;
+  const auto result = nlohmann::json::parse(gi::read_text_file(dir / "result.json"));
+  std::cout << result.dump(2) << std::endl;
+  EXPECT_TRUE(result["validation"]["passed"].get<bool>());
+  EXPECT_GE(result["validation"]["output_values"].get<std::size_t>(), gi::kMinValidationValues);
+  EXPECT_EQ(result["tuning"]["evolved"]["block_size"], 256);
+  EXPECT_GT(result["speedup"].get<double>(), 0.5);
+  EXPECT_GT(result["bandwidth_tb_s"].get<double>(), 0.1);
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    const std::string status = result["sanitizer"][tool]["status"];
+    EXPECT_TRUE(status == "passed" || (status == "skipped" && !gi::find_compute_sanitizer())) << tool << ": " << status;
+  }
+  EXPECT_TRUE(fs::exists(tmp_ / "evolved" / slug / "README.md"));
+  // Every stage is persisted: a second call does no work and changes nothing.
+  const std::string comparison = gi::read_text_file(tmp_ / "run/comparison.json");
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));
+  EXPECT_EQ(gi::read_text_file(tmp_ / "run/comparison.json"), comparison);
+}
+
+}  // namespace
