@@ -113,16 +113,20 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
   };
   const bool is_float = element_is_float(buffer.type);
   auto check_range = [&](std::size_t begin, std::size_t end, Slice& out) {
-    auto fail_here = [&](const std::string& message) {
-      if (out.failures++ == 0) out.first_failure = message;
+    // Takes a message *maker*: a wrong variant fails millions of values, and
+    // only the first one's message is kept, so only it is built.
+    auto fail_here = [&](auto&& make_message) {
+      if (out.failures++ == 0) out.first_failure = make_message();
     };
     for (std::size_t e = begin; e < end; ++e) {
       const std::byte* element = got.data() + e * bytes;
       if (!written[e]) {
         // A variant writes only where the seed writes.
         if (!is_nan_fill(element, bytes))
-          fail_here(where + " element " + std::to_string(e) + ": written, but the reference leaves it untouched (got " +
-                    number(component_value(buffer.type, element, 0)) + ")");
+          fail_here([&] {
+            return where + " element " + std::to_string(e) + ": written, but the reference leaves it untouched (got " +
+                   number(component_value(buffer.type, element, 0)) + ")";
+          });
         continue;
       }
       for (std::size_t c : compared) {
@@ -133,10 +137,12 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
           return where + " element " + std::to_string(e) + (components > 1 ? " component " + std::to_string(c) : "");
         };
         if (is_float && !std::isfinite(value)) {
-          fail_here(at() + ": got " + number(value) + ", expected " + number(reference) +
-                    (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
-                         ? " (never written: still the NaN fill)"
-                         : " (not finite)"));
+          fail_here([&] {
+            return at() + ": got " + number(value) + ", expected " + number(reference) +
+                   (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
+                        ? " (never written: still the NaN fill)"
+                        : " (not finite)");
+          });
           continue;
         }
         const double diff = std::abs(value - reference);
@@ -147,8 +153,10 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
         out.sum_squares += diff * diff;
         const double allowed = tolerance_.abs + tolerance_.rel * std::abs(reference);
         if (!(diff <= allowed))
-          fail_here(at() + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) +
-                    " > " + number(allowed) + ")");
+          fail_here([&] {
+            return at() + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) +
+                   " > " + number(allowed) + ")";
+          });
       }
     }
   };

@@ -1,5 +1,7 @@
 #include "fitness/worker.hpp"
 
+#include <chrono>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -154,7 +156,14 @@ class WorkerState {
     }
 
     json reply = {{"status", "ok"}, {"fatal", false}};
+    // Where an evaluation's time goes, for the engine benchmark.
+    const auto phase_start = std::chrono::steady_clock::now();
+    auto ms_since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    json phases = json::object();
     LoadResult loaded = runner().load(image, plan.entry);
+    phases["load_ms"] = ms_since(phase_start);
     if (!loaded.ok()) {
       reply["status"] = to_string(loaded.status);
       reply["message"] = loaded.message;
@@ -163,6 +172,7 @@ class WorkerState {
     RunStatus status = RunStatus::Ok;
     try {
       if (request.value("check", true)) {
+        const auto check_start = std::chrono::steady_clock::now();
         const CheckReport check =
             runner().run_checked(*loaded.kernel, plan, bundle_->expected, bundle_->tolerance);
         status = check.status;
@@ -171,11 +181,14 @@ class WorkerState {
         reply["max_rel"] = finite_or_null(check.max_rel_error);
         reply["rms"] = finite_or_null(check.rms_error);
         reply["values_checked"] = check.values_checked;
+        phases["check_ms"] = ms_since(check_start);
         reply["output_digest"] = check.output_digest;
       }
       // A wrong variant is not worth timing.
       if (status == RunStatus::Ok && request.value("time", true)) {
+        const auto time_start = std::chrono::steady_clock::now();
         const TimingResult t = runner().time(*loaded.kernel, plan, config);
+        phases["time_ms"] = ms_since(time_start);
         reply["median_ms"] = t.median_ms;
         reply["relative_spread"] = finite_or_null(t.relative_spread);
         reply["min_ms"] = t.min_ms;
@@ -191,6 +204,7 @@ class WorkerState {
       status = RunStatus::Trap;
       reply["message"] = e.what();
     }
+    reply["phases"] = phases;
     reply["status"] = to_string(status);
     const bool fatal = is_fatal(status) || !runner().usable();
     reply["fatal"] = fatal;

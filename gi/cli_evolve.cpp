@@ -26,6 +26,7 @@ void register_evolve(CLI::App& app) {
   cmd->add_option("--max-generations-this-call", o->max_generations_this_call,
                   "stop (resumably) after this many generations")->capture_default_str();
   cmd->add_option("--timing-budget", o->timing_budget_seconds, "seconds of timing per candidate")->capture_default_str();
+  cmd->add_option("--evolved-dir", o->evolved_root, "where results for developers go")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o, resume] {
     EvolveOptions opts = *o;

@@ -6,6 +6,7 @@
 
 #include "gi/minimise.hpp"
 #include "gi/mutant_survey.hpp"
+#include "gi/post_evolution.hpp"
 #include "gi/versions.hpp"
 
 namespace gi {
@@ -17,9 +18,10 @@ std::string progress_line(const nlohmann::json& g, int generations) {
   char buf[256];
   const double eta = g.value("eta_seconds", 0.0);
   std::snprintf(buf, sizeof buf,
-                "gen %3d/%d  best %.4f ms  %.3fx seed  valid %3.0f%%  compiled %3.0f%%  cached %3.0f%%  %.1f eval/s  "
-                "left %dm%02ds",
-                g["generation"].get<int>() + 1, generations, g["best_ms"].get<double>(), g["speedup"].get<double>(),
+                "gen %3d/%d  best %.3fx seed (this gen: %.4f)  seed %.4f ms  valid %3.0f%%  compiled %3.0f%%  "
+                "cached %3.0f%%  %.1f eval/s  left %dm%02ds",
+                g["generation"].get<int>() + 1, generations, g["speedup"].get<double>(),
+                g.value("generation_best_ratio", 0.0), g["seed_ms"].get<double>(),
                 100 * g["valid_fraction"].get<double>(), 100 * g["compiled_fraction"].get<double>(),
                 100 * g["cached_fraction"].get<double>(), g["evaluations_per_second"].get<double>(),
                 static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
@@ -50,7 +52,7 @@ TuningSpace tuning_space(const fitness::KernelSpec& spec) {
 bool evolve(const EvolveOptions& o) {
   // Resuming takes the run's own configuration; only how far to go this call is new.
   RunDirectory run = o.resume ? RunDirectory::open(o.run_dir) : [&] {
-    const nlohmann::json config = {{"seed_dir", fs::absolute(o.seed_dir).lexically_normal().string()},
+    const nlohmann::json config = {{"seed_dir", o.seed_dir.lexically_normal().string()},
                                    {"search", to_json(o.search)}, {"families", o.families}, {"jobs", o.jobs},
                                    {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds}};
     return RunDirectory::create(o.run_dir, config, versions_json(o.device));
@@ -66,6 +68,12 @@ bool evolve(const EvolveOptions& o) {
   operators.constants = mutant_constants_for_spec(seed, spec);
   const EditOperators ops(seed.grammar, operators);
 
+  auto say = [&](const std::string& s) {
+    if (!o.quiet) std::cerr << s << std::endl;
+  };
+  // The evaluator (and its worker, holding GPU memory) lives through the
+  // search stages only; validation and comparison start their own processes.
+  {
   GpuEvaluatorConfig ec;
   ec.worker_executable = fs::read_symlink("/proc/self/exe");
   ec.device = config.at("device").get<int>();
@@ -73,9 +81,6 @@ bool evolve(const EvolveOptions& o) {
   ec.cache_dir = fs::absolute(o.cache_dir);
   ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
   GpuEvaluator evaluator(seed, spec, ec);
-  auto say = [&](const std::string& s) {
-    if (!o.quiet) std::cerr << s << std::endl;
-  };
 
   // Stage 1: the tuned seed is the baseline.
   auto seed_tuning = read_stage(run, "tuning_seed.json");
@@ -127,7 +132,16 @@ bool evolve(const EvolveOptions& o) {
     run.write_text("minimised.gi", grammar::to_string(m.patch) + "\n");
   }
   run.write_text("evaluator_stats.json", evaluator.stats().to_json().dump(2) + "\n");
-  return true;
+  }
+
+  // Stages 5-7: held-out validation and sanitizers, the interleaved
+  // seed-versus-evolved measurement, and the results for developers.
+  PostEvolveOptions post;
+  post.device = config.at("device").get<int>();
+  post.cache_dir = fs::absolute(o.cache_dir);
+  post.train_data_seed = tuning_data_seed(search.seed);
+  post.say = say;
+  return post_evolve(run, seed, spec, o.evolved_root, post);
 }
 
 }  // namespace gi

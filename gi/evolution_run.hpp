@@ -24,6 +24,7 @@ struct EvolveOptions {
   int max_generations_this_call = -1;
   bool quiet = false;
   double timing_budget_seconds = 0.5;  // per candidate during the search
+  std::filesystem::path evolved_root = "evolved";  // relative to where gi runs (the repo root)
 };
 
 // Runs (or resumes) the stages; returns true when every stage is complete.

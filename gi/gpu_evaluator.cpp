@@ -39,6 +39,7 @@ nlohmann::json EvaluatorStats::to_json() const {
   return {{"compile_seconds", compile_seconds}, {"compile_wait_seconds", compile_wait_seconds},
           {"gpu_seconds", gpu_seconds}, {"overhead_seconds", overhead}, {"total_seconds", total_seconds},
           {"prepare_seconds", prepare_seconds},
+          {"worker_phases_seconds", {{"load", load_ms / 1000}, {"check", check_ms / 1000}, {"timing", time_ms / 1000}}},
           {"evaluations_per_second", total_seconds > 0 ? static_cast<double>(evaluations) / total_seconds : 0.0},
           {"evaluations", evaluations}, {"measured", measured}, {"compiled", compiled},
           {"compile_cache_hits", compile_cache_hits}, {"worker_restarts", worker_restarts}};
@@ -123,6 +124,12 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
     e.status = EvalStatus::WorkerDied;
     e.message = "worker refused the request: " + reply.message;
     return e;
+  }
+  if (reply.body.is_object() && reply.body.contains("phases")) {
+    const auto& ph = reply.body["phases"];
+    stats_.load_ms += ph.value("load_ms", 0.0);
+    stats_.check_ms += ph.value("check_ms", 0.0);
+    stats_.time_ms += ph.value("time_ms", 0.0);
   }
   const auto check = reply.check_report();
   e.status = eval_status_of(reply.status);

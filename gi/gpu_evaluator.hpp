@@ -34,6 +34,7 @@ struct EvaluatorStats {
   double compile_wait_seconds = 0;  // time evaluate() waited for compiles
   double gpu_seconds = 0;           // time evaluate() waited for the worker
   double total_seconds = 0;         // time in evaluate()
+  double load_ms = 0, check_ms = 0, time_ms = 0;  // inside the worker: module load, checked run, timing
   double prepare_seconds = 0;  // generating workloads and loading them
   long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
   nlohmann::json to_json() const;

@@ -35,7 +35,7 @@ nlohmann::json to_json(const SearchState& s) {
   nlohmann::json pop = nlohmann::json::array();
   for (const auto& i : s.population) pop.push_back(to_json(i));
   return {{"next_generation", s.next_generation}, {"population", pop},
-          {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)}, {"seed_median_ms", s.seed_median_ms},
+          {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)}, {"seed_median_ms", s.seed_median_ms}, {"best_relative", s.best_relative},
           {"noise_margin", s.noise_margin}, {"evaluations", s.evaluations}, {"rng", s.rng}};
 }
 
@@ -45,6 +45,7 @@ SearchState search_state_from_json(const nlohmann::json& j) {
   for (const auto& i : j.at("population")) s.population.push_back(individual_from_json(i));
   if (!j.at("best").is_null()) s.best = individual_from_json(j.at("best"));
   s.seed_median_ms = j.at("seed_median_ms").get<double>();
+  s.best_relative = j.value("best_relative", 1.0);
   s.noise_margin = j.at("noise_margin").get<double>();
   s.evaluations = j.at("evaluations").get<std::uint64_t>();
   s.rng = j.at("rng").get<std::string>();

@@ -35,6 +35,10 @@ struct SearchState {
   int next_generation = 0;
   std::vector<Individual> population;  // the last generation, evaluated
   std::optional<Individual> best;      // best valid variant so far (the seed at first)
+  // best's time over the seed's time on the same generation's data: each
+  // generation has fresh inputs (a 217^3 mask of 2.0-2.2 M voxels), so times
+  // from different generations are compared through this ratio only.
+  double best_relative = 1.0;
   double seed_median_ms = 0;           // the seed measured in the latest generation
   double noise_margin = 0;             // in force for this run
   std::uint64_t evaluations = 0;

@@ -1,6 +1,8 @@
 #include "gi/search_driver.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -32,13 +34,15 @@ std::string save_rng(const std::mt19937_64& rng) {
   return out.str();
 }
 
-// Index of the individual that should become the new best, if any.
-std::optional<std::size_t> improvement(const std::vector<Individual>& evaluated, const Individual& best, double margin,
-                                       bool first) {
+// Index of the individual that should become the new best, if any: valid,
+// and faster relative to this generation's seed than the best was relative
+// to its own generation's seed, by more than the noise margin.
+std::optional<std::size_t> improvement(const std::vector<Individual>& evaluated, double seed_ms, double best_relative,
+                                       double margin, bool first) {
   std::optional<std::size_t> pick;
   for (std::size_t i = 0; i < evaluated.size(); ++i) {
     const Evaluation& e = evaluated[i].eval;
-    if (!e.valid() || !(e.median_ms < best.eval.median_ms * (1.0 - margin))) continue;
+    if (!e.valid() || !(e.median_ms / seed_ms < best_relative * (1.0 - margin))) continue;
     if (first) return i;
     if (!pick || e.median_ms < evaluated[*pick].eval.median_ms) pick = i;
   }
@@ -88,8 +92,14 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
       cached += evals[i].cached;
       evaluated.push_back({batch[i], evals[i]});
     }
-    if (auto pick = improvement(evaluated, *state.best, state.noise_margin, algorithm->first_improvement()))
+    if (auto pick = improvement(evaluated, seed_eval.median_ms, state.best_relative, state.noise_margin,
+                                algorithm->first_improvement())) {
       state.best = evaluated[*pick];
+      state.best_relative = state.best->eval.median_ms / seed_eval.median_ms;
+    }
+    double generation_best = std::numeric_limits<double>::infinity();
+    for (const auto& ind : evaluated)
+      if (ind.eval.valid()) generation_best = std::min(generation_best, ind.eval.median_ms);
     algorithm->accept(state, std::move(evaluated));
     state.evaluations += evals.size();
     evaluations_this_call += evals.size();
@@ -105,7 +115,8 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
         {"seed_ms", seed_eval.median_ms},
         {"best_ms", state.best->eval.median_ms},
         {"best_patch", grammar::to_string(state.best->patch)},
-        {"speedup", seed_eval.median_ms / state.best->eval.median_ms},
+        {"speedup", 1.0 / state.best_relative},
+        {"generation_best_ratio", std::isfinite(generation_best) ? generation_best / seed_eval.median_ms : 0.0},
         {"valid_fraction", n > 0 ? valid / n : 0.0},
         {"compiled_fraction", n > 0 ? compiled / n : 0.0},
         {"cached_fraction", n > 0 ? cached / n : 0.0},

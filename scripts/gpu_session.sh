@@ -25,7 +25,8 @@ deadline=$(( $(date +%s) + minutes * 60 ))
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; $GI doctor; } > "$OUT/doctor.txt" 2>&1
 cat "$OUT/doctor.txt"
 if [ "$tests" = 1 ]; then
-  GI_TEST_WORKER=.carry/gi_test_worker .carry/gi_tests --gtest_filter='GpuRunner*:Worker*:Timing*:PlanIo*:Comparison*:Validation*' \
+  GI_TEST_SOURCE_DIR=$PWD GI_TEST_BINARY=$PWD/$GI GI_TEST_WORKER=$PWD/.carry/gi_test_worker \
+    .carry/gi_tests --gtest_filter='GpuRunner*:TimingGpu*:ComparisonGpu*:ValidationGpu*:PostEvolution.Gpu*' \
     2>&1 | tee "$OUT/gpu_tests.log" | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran'
 fi
 mkdir -p runs
@@ -42,5 +43,5 @@ for seed in $evolve; do
   echo "== $name (${left}s left): ${args[*]}"
   timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$OUT/evolve-$name.log" | tail -n 25
 done
-tar czf "$OUT/runs.tar.gz" runs
+tar czf "$OUT/runs.tar.gz" runs evolved
 ls -la "$OUT"
