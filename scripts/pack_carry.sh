@@ -3,6 +3,8 @@
 # machine, if given) into .carry/ for scripts/gpu_session.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Re-configure so the recorded gi commit (git describe --dirty) is current.
+cmake -S . -B build > /dev/null
 cmake --build build -j2 --target gi gi_tests gi_test_worker
 mkdir -p .carry
 for b in build/gi/gi build/tests/gi_tests build/tests/gi_test_worker; do
