@@ -1,5 +1,7 @@
 #include "fitness/compile_cache.hpp"
 
+#include "fitness/atomic_file.hpp"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -33,38 +35,6 @@ bool read_file(const fs::path& path, std::string& out) {
   if (!in) return false;
   out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return !in.bad();
-}
-
-// Unique within the host: pid for other processes, a counter for our threads.
-fs::path temp_name(const fs::path& target) {
-  static std::atomic<unsigned long> counter{0};
-  std::ostringstream name;
-  name << target.filename().string() << ".tmp." << ::getpid() << "." << counter++;
-  return target.parent_path() / name.str();
-}
-
-bool write_atomically(const fs::path& target, const char* data, std::size_t size,
-                      std::string& error) {
-  const fs::path tmp = temp_name(target);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(data, static_cast<std::streamsize>(size));
-    out.close();
-    if (!out) {
-      error = "cannot write " + tmp.string();
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    error = "cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message();
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -143,7 +113,7 @@ bool CompileCache::put(const std::string& key, const CompileRequest& request,
     if (ec) return fail("cannot create " + json_path(key).parent_path().string() + ": " + ec.message());
 
     const std::string_view binary(result.cubin.data(), result.ok ? result.cubin.size() : 0);
-    if (result.ok && !write_atomically(binary_path(key), binary.data(), binary.size(), why)) {
+    if (result.ok && !write_file_atomically(binary_path(key), std::string_view(binary.data(), binary.size()), why)) {
       return fail(why);
     }
     const nlohmann::json meta = {
@@ -166,7 +136,7 @@ bool CompileCache::put(const std::string& key, const CompileRequest& request,
     };
     // The log may hold arbitrary bytes; replace invalid UTF-8 rather than throw.
     const std::string text = meta.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (!write_atomically(json_path(key), text.data(), text.size(), why)) return fail(why);
+    if (!write_file_atomically(json_path(key), text, why)) return fail(why);
   } catch (const std::exception& e) {
     return fail(std::string("cannot write cache entry ") + key + ": " + e.what());
   }

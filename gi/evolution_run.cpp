@@ -30,16 +30,6 @@ std::string progress_line(const nlohmann::json& g, int generations) {
 
 namespace {
 
-std::optional<nlohmann::json> read_stage(const RunDirectory& run, const std::string& name) {
-  const fs::path file = run.path() / name;
-  if (!fs::exists(file)) return std::nullopt;
-  try {
-    return nlohmann::json::parse(read_text_file(file));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": corrupt stage result: " + e.what());
-  }
-}
-
 TuningSpace tuning_space(const fitness::KernelSpec& spec) {
   TuningSpace space;
   if (!spec.block_sizes.empty()) space.block_sizes = spec.block_sizes;
@@ -83,7 +73,7 @@ bool evolve(const EvolveOptions& o) {
   GpuEvaluator evaluator(seed, spec, ec);
 
   // Stage 1: the tuned seed is the baseline.
-  auto seed_tuning = read_stage(run, "tuning_seed.json");
+  auto seed_tuning = run.read_json("tuning_seed.json");
   if (!seed_tuning) {
     say("tuning the seed (block size x compile options)...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
@@ -115,7 +105,7 @@ bool evolve(const EvolveOptions& o) {
   run.write_text("best.gi", grammar::to_string(best) + "\n");
 
   // Stage 3: retune the winner (the search ran with the seed's tuning).
-  auto best_tuning = read_stage(run, "tuning_best.json");
+  auto best_tuning = run.read_json("tuning_best.json");
   if (!best_tuning) {
     say("tuning the best variant...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
@@ -123,7 +113,7 @@ bool evolve(const EvolveOptions& o) {
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }
   // Stage 4: minimise under the winner's tuning.
-  if (!read_stage(run, "minimised.json")) {
+  if (!run.read_json("minimised.json")) {
     say("minimising the best patch...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
     evaluator.set_tuning(tuning_from_json(best_tuning->at("best")));

@@ -87,15 +87,17 @@ std::string GpuEvaluator::source_of(const grammar::Patch& patch) const {
   return grammar::apply_patch(seed_.grammar, patch);
 }
 
-fitness::CompileResult GpuEvaluator::compile(const grammar::Patch& patch) {
+fitness::CompileRequest GpuEvaluator::request_for(const grammar::Patch& patch) const {
   fitness::CompileRequest r;
   r.source = source_of(patch);
   r.file_name = seed_.grammar.file_name();
   r.options = config_.base_options;
   r.options.insert(r.options.end(), tuning_.options.begin(), tuning_.options.end());
   r.arch = config_.arch;
-  return compiler_.compile(r);
+  return r;
 }
+
+fitness::CompileResult GpuEvaluator::compile(const grammar::Patch& patch) { return compiler_.compile(request_for(patch)); }
 
 Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
   Evaluation e;
@@ -156,12 +158,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
   std::vector<std::string> keys;
   requests.reserve(patches.size());
   for (const auto& p : patches) {
-    fitness::CompileRequest r;
-    r.source = source_of(p);
-    r.file_name = seed_.grammar.file_name();
-    r.options = config_.base_options;
-    r.options.insert(r.options.end(), tuning_.options.begin(), tuning_.options.end());
-    r.arch = config_.arch;
+    fitness::CompileRequest r = request_for(p);
     keys.push_back(fitness::compile_key(r) + "/b" + std::to_string(tuning_.block_size));
     requests.push_back(std::move(r));
   }

@@ -60,6 +60,7 @@ class GpuEvaluator : public Evaluator {
   // Source and compiled cubin of a patch under the current tuning; throws on compile errors.
   std::string source_of(const grammar::Patch& patch) const;
   fitness::CompileResult compile(const grammar::Patch& patch);
+  fitness::CompileRequest request_for(const grammar::Patch& patch) const;
 
  private:
   Evaluation measure(const fitness::CompileResult& compiled);

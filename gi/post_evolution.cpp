@@ -14,18 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<nlohmann::json> read_json(const RunDirectory& run, const std::string& name) {
-  const fs::path file = run.path() / name;
-  if (!fs::exists(file)) return std::nullopt;
-  try {
-    return nlohmann::json::parse(read_text_file(file));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": corrupt stage result: " + e.what());
-  }
-}
-
 nlohmann::json require_json(const RunDirectory& run, const std::string& name) {
-  auto j = read_json(run, name);
+  auto j = run.read_json(name);
   if (!j) throw std::runtime_error((run.path() / name).string() + ": missing: the evolution stages must finish first");
   return *j;
 }
@@ -58,7 +48,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   const fs::path cache_dir = fs::absolute(options.cache_dir);
 
   // Stage 5: held-out validation and the sanitizers.
-  std::optional<nlohmann::json> validation_json = read_json(run, "validation.json");
+  std::optional<nlohmann::json> validation_json = run.read_json("validation.json");
   if (!validation_json) {
     say("validating on " + std::to_string(spec.validate.size()) + " held-out workloads (twice each)...");
     ValidationOptions vo;
@@ -88,7 +78,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   }
 
   // Stage 6: the interleaved comparison.
-  std::optional<nlohmann::json> comparison_json = read_json(run, "comparison.json");
+  std::optional<nlohmann::json> comparison_json = run.read_json("comparison.json");
   if (!comparison_json) {
     say("measuring seed vs evolved interleaved (" + std::to_string(options.rounds) + " rounds)...");
     ComparisonOptions co;
@@ -105,13 +95,13 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   const ComparisonResult comparison = ComparisonResult::from_json(*comparison_json);
 
   // Stage 7: the results folder.
-  if (read_json(run, "results.json")) return true;
+  if (run.read_json("results.json")) return true;
   ResultRecord r;
   r.family = spec.family;
   r.kernel = seed.dir.filename().string();
   r.run_id = run.path().filename().string();
   r.date = comparison_json->value("date", utc_now_iso8601());
-  r.versions = read_json(run, "versions.json").value_or(versions_json(options.device));
+  r.versions = run.read_json("versions.json").value_or(versions_json(options.device));
   r.seed_source = seed.source;
   r.evolved_source = grammar::apply_patch(seed.grammar, patch);
   r.patch_text = grammar::to_string(patch);

@@ -46,15 +46,7 @@ void RunDirectory::write_checkpoint(const nlohmann::json& checkpoint) {
   fitness::write_file_atomically(dir_ / "checkpoint.json", checkpoint.dump() + "\n");
 }
 
-std::optional<nlohmann::json> RunDirectory::read_checkpoint() const {
-  const fs::path file = dir_ / "checkpoint.json";
-  if (!fs::exists(file)) return std::nullopt;
-  try {
-    return nlohmann::json::parse(read_text_file(file));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": corrupt checkpoint: " + e.what());
-  }
-}
+std::optional<nlohmann::json> RunDirectory::read_checkpoint() const { return read_json("checkpoint.json"); }
 
 void RunDirectory::truncate_logs(int next_generation) {
   for (const char* name : {"evaluations.jsonl", "generations.jsonl"}) {
@@ -71,6 +63,16 @@ void RunDirectory::truncate_logs(int next_generation) {
       }
     }
     fitness::write_file_atomically(file, kept);
+  }
+}
+
+std::optional<nlohmann::json> RunDirectory::read_json(const std::string& name) const {
+  const fs::path file = dir_ / name;
+  if (!fs::exists(file)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(read_text_file(file));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": corrupt: " + e.what());
   }
 }
 

@@ -35,6 +35,9 @@ class RunDirectory {
   void truncate_logs(int next_generation);
 
   void write_text(const std::string& name, const std::string& text);
+  // A stage's JSON result in the run directory; nullopt when the stage has not
+  // written it yet; throws naming the file when it is corrupt.
+  std::optional<nlohmann::json> read_json(const std::string& name) const;
 
  private:
   explicit RunDirectory(std::filesystem::path dir) : dir_(std::move(dir)) {}
