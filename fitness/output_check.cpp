@@ -60,11 +60,6 @@ std::string number(double v) {
 
 }  // namespace
 
-void OutputChecker::fail(const std::string& message) {
-  if (failures_ == 0) first_failure_ = message;
-  ++failures_;
-}
-
 bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> got,
                           const ExpectedOutput& expected) {
   const std::size_t bytes = element_bytes(buffer.type);

@@ -32,8 +32,6 @@ class OutputChecker {
   CheckReport report() const;
 
  private:
-  void fail(const std::string& message);
-
   Tolerance tolerance_;
   double max_abs_ = 0, max_rel_ = 0, sum_squares_ = 0;
   std::size_t values_checked_ = 0;
