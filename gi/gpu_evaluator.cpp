@@ -7,7 +7,7 @@
 
 #include "fitness/atomic_file.hpp"
 #include "fitness/plan_io.hpp"
-#include "grammar/patch_apply.hpp"
+#include "gi/variant_build.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -83,22 +83,6 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
   stats_.prepare_seconds += seconds_since(start);
 }
 
-std::string GpuEvaluator::source_of(const grammar::Patch& patch) const {
-  return grammar::apply_patch(seed_.grammar, patch);
-}
-
-fitness::CompileRequest GpuEvaluator::request_for(const grammar::Patch& patch) const {
-  fitness::CompileRequest r;
-  r.source = source_of(patch);
-  r.file_name = seed_.grammar.file_name();
-  r.options = config_.base_options;
-  r.options.insert(r.options.end(), tuning_.options.begin(), tuning_.options.end());
-  r.arch = config_.arch;
-  return r;
-}
-
-fitness::CompileResult GpuEvaluator::compile(const grammar::Patch& patch) { return compiler_.compile(request_for(patch)); }
-
 Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
   Evaluation e;
   e.compiled = true;
@@ -158,7 +142,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
   std::vector<std::string> keys;
   requests.reserve(patches.size());
   for (const auto& p : patches) {
-    fitness::CompileRequest r = request_for(p);
+    fitness::CompileRequest r = variant_request(seed_, p, tuning_, config_.arch);
     keys.push_back(fitness::compile_key(r) + "/b" + std::to_string(tuning_.block_size));
     requests.push_back(std::move(r));
   }

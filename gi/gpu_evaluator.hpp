@@ -22,7 +22,6 @@ struct GpuEvaluatorConfig {
   int jobs = 16;                            // parallel NVRTC compiles
   std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
   std::string arch = "sm_90";
-  std::vector<std::string> base_options{"--std=c++17"};
   fitness::TimingConfig timing;
   // A launch longer than this multiple of the seed's time is a time-out.
   double timeout_factor = 50;
@@ -56,11 +55,6 @@ class GpuEvaluator : public Evaluator {
   // The seed's median on the current data sets the time-out of later launches.
   void set_seed_time(double ms) { seed_ms_ = ms; }
   const EvaluatorStats& stats() const { return stats_; }
-
-  // Source and compiled cubin of a patch under the current tuning; throws on compile errors.
-  std::string source_of(const grammar::Patch& patch) const;
-  fitness::CompileResult compile(const grammar::Patch& patch);
-  fitness::CompileRequest request_for(const grammar::Patch& patch) const;
 
  private:
   Evaluation measure(const fitness::CompileResult& compiled);

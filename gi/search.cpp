@@ -101,7 +101,6 @@ class GeneticProgramming : public SearchAlgorithm {
     return out;
   }
 
-  void accept(SearchState& state, std::vector<Individual> evaluated) override { state.population = std::move(evaluated); }
 
  private:
   SearchConfig config_;
@@ -123,7 +122,6 @@ class RandomSearch : public SearchAlgorithm {
     return out;
   }
 
-  void accept(SearchState& state, std::vector<Individual> evaluated) override { state.population = std::move(evaluated); }
 
  private:
   SearchConfig config_;
@@ -154,7 +152,6 @@ class LocalSearch : public SearchAlgorithm {
     return out;
   }
 
-  void accept(SearchState& state, std::vector<Individual> evaluated) override { state.population = std::move(evaluated); }
   bool first_improvement() const override { return true; }
 
  private:

@@ -52,8 +52,9 @@ class SearchAlgorithm {
  public:
   virtual ~SearchAlgorithm() = default;
   virtual std::vector<grammar::Patch> propose(const SearchState& state, std::mt19937_64& rng) = 0;
-  // `evaluated` holds the proposals with their evaluations, in proposal order.
-  virtual void accept(SearchState& state, std::vector<Individual> evaluated) = 0;
+  // `evaluated` holds the proposals with their evaluations, in proposal order;
+  // every algorithm here keeps the last generation as its population.
+  virtual void accept(SearchState& state, std::vector<Individual> evaluated) { state.population = std::move(evaluated); }
   // Local search moves to the first improving neighbour; the others to the fittest.
   virtual bool first_improvement() const { return false; }
 };

@@ -16,15 +16,21 @@ std::string device_arch(int device) {
   return "sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor);
 }
 
-fitness::CompileResult compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
-                                       const std::string& arch,
-                                       const std::optional<std::filesystem::path>& cache_dir) {
+fitness::CompileRequest variant_request(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                                        const std::string& arch) {
   fitness::CompileRequest request;
   request.source = grammar::apply_patch(seed.grammar, patch);
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
   request.arch = arch;
+  return request;
+}
+
+fitness::CompileResult compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                                       const std::string& arch,
+                                       const std::optional<std::filesystem::path>& cache_dir) {
+  const fitness::CompileRequest request = variant_request(seed, patch, tuning, arch);
   fitness::Compiler compiler(cache_dir ? std::optional<std::filesystem::path>(*cache_dir / "compile") : std::nullopt);
   return compiler.compile(request);
 }

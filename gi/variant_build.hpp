@@ -12,8 +12,7 @@
 
 namespace gi {
 
-// The options every variant is compiled with before a tuning's own (as in
-// GpuEvaluatorConfig::base_options).
+// The options every variant is compiled with before a tuning's own.
 inline const std::vector<std::string>& base_compile_options() {
   static const std::vector<std::string> options{"--std=c++17"};
   return options;
@@ -22,6 +21,11 @@ inline const std::vector<std::string>& base_compile_options() {
 // "sm_90" for a compute capability 9.0 device; throws "no CUDA device: ..."
 // when `device` is not there.
 std::string device_arch(int device);
+
+// The compile request of a patched variant: the seed with `patch` applied
+// (throws grammar::PatchError naming the edit), base options then the tuning's.
+fitness::CompileRequest variant_request(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                                        const std::string& arch);
 
 // Applies `patch` (throws grammar::PatchError naming the edit) and compiles
 // the result for `arch`; the compile cache is used when `cache_dir` is given.

@@ -98,4 +98,11 @@ std::string GeneratorArgs::choice(const std::string& key, const std::string& fal
   return it->get<std::string>();
 }
 
+int workload_int(const fitness::Workload& w, const char* name, const char* who) {
+  const auto it = w.variables.find(name);
+  if (it == w.variables.end())
+    throw std::runtime_error(std::string(who) + " reference: no variable '" + name + "'");
+  return static_cast<int>(it->second);
+}
+
 }  // namespace gi::seeds

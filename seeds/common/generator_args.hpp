@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fitness/reference_registry.hpp"
 #include "seeds/common/volume.hpp"
 
 namespace gi::seeds {
@@ -33,5 +34,9 @@ class GeneratorArgs {
   std::string generator_;
   const nlohmann::json& variables_;
 };
+
+// An integer variable of a generated workload, for a reference; throws naming
+// the reference (`who`) and the missing variable.
+int workload_int(const fitness::Workload& w, const char* name, const char* who);
 
 }  // namespace gi::seeds

@@ -52,12 +52,7 @@ gi::fitness::Workload generate_bspline_brain(const nlohmann::json& variables, st
   return w;
 }
 
-int var(const Workload& w, const char* name) {
-  const auto it = w.variables.find(name);
-  if (it == w.variables.end())
-    throw std::runtime_error(std::string("bspline_deformation_field reference: no variable '") + name + "'");
-  return static_cast<int>(it->second);
-}
+int var(const Workload& w, const char* name) { return workload_int(w, name, "bspline_deformation_field"); }
 
 ReferenceOutputs bspline_reference(const Workload& w) {
   const Dim3 image{var(w, "imageDimX"), var(w, "imageDimY"), var(w, "imageDimZ")};

@@ -88,12 +88,7 @@ Workload generate_trilinear_brain(const nlohmann::json& variables, std::uint64_t
   return w;
 }
 
-int var(const Workload& w, const char* name) {
-  const auto it = w.variables.find(name);
-  if (it == w.variables.end())
-    throw std::runtime_error(std::string("trilinear_resample reference: no variable '") + name + "'");
-  return static_cast<int>(it->second);
-}
+int var(const Workload& w, const char* name) { return workload_int(w, name, "trilinear_resample"); }
 
 // Each of the 8 corners outside the floating image contributes the padding
 // value with its trilinear weight; non-active voxels are not written (NaN).

@@ -91,12 +91,7 @@ Workload generate_convolution_field(const nlohmann::json& variables, std::uint64
   return w;
 }
 
-int var(const Workload& w, const char* name) {
-  const auto it = w.variables.find(name);
-  if (it == w.variables.end())
-    throw std::runtime_error(std::string("convolution_x reference: no variable '") + name + "'");
-  return static_cast<int>(it->second);
-}
+int var(const Workload& w, const char* name) { return workload_int(w, name, "convolution_x"); }
 
 // Taps outside the image are dropped and the sum renormalised by the weights
 // actually used; a zero weight sum gives 0. Output w is 0.
