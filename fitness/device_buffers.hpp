@@ -15,6 +15,8 @@
 
 namespace gi::fitness {
 
+class DeviceCheck;
+
 inline constexpr std::size_t kGuardBytes = 64 * 1024;
 inline constexpr unsigned char kGuardByte = 0xA5;
 
@@ -42,10 +44,14 @@ class DeviceBuffers {
 
   // After a run (stream synchronised): nullopt when every guard still holds
   // kGuardByte, else which buffer, which side and the first changed offset.
-  std::optional<std::string> check_guards(cudaStream_t stream) const;
+  // With `device`, the comparison runs on the GPU and the host reads guards
+  // back only to describe a damaged one.
+  std::optional<std::string> check_guards(cudaStream_t stream, DeviceCheck* device = nullptr) const;
   // nullopt when every In buffer is bit for bit what `plan` uploaded, else
   // which buffer and the first changed element.
-  std::optional<std::string> check_inputs(const LaunchPlan& plan, cudaStream_t stream) const;
+  // With `device`, compared with a pristine copy on the GPU.
+  std::optional<std::string> check_inputs(const LaunchPlan& plan, cudaStream_t stream,
+                                          DeviceCheck* device = nullptr) const;
   // The data bytes of buffer `index`.
   std::vector<std::byte> download(std::size_t index, cudaStream_t stream) const;
 
@@ -56,7 +62,7 @@ class DeviceBuffers {
     std::size_t bytes = 0;
     void* allocation = nullptr;  // guard | data | guard
     CUdeviceptr data = 0;
-    void* pristine = nullptr;    // InOut: the initial bytes
+    void* pristine = nullptr;    // In and InOut: the initial bytes
   };
   void release();
 

@@ -1,14 +1,17 @@
 #include "fitness/gpu_runner.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <thread>
 #include <utility>
 
+#include "fitness/clock_instrument.hpp"
 #include "fitness/cuda_driver.hpp"
 #include "fitness/cuda_error.hpp"
 #include "fitness/cuda_timer.hpp"
 #include "fitness/device_buffers.hpp"
+#include "fitness/device_check.hpp"
 #include "fitness/l2_flush.hpp"
 #include "fitness/output_check.hpp"
 #include "fitness/output_digest.hpp"
@@ -54,6 +57,21 @@ std::string plan_signature(const LaunchPlan& plan) {
     hash ^= n;
   }
   return s + std::to_string(hash);
+}
+
+// Identity of the references kept on the device, sampled like plan_signature
+// (hashing 70 MB of doubles per evaluation would cost more than checking).
+std::string reference_signature(const ExpectedOutput& e) {
+  std::uint64_t hash = 0x9E3779B97F4A7C15ull;
+  const std::size_t n = e.values.size();
+  const std::size_t step = std::max<std::size_t>(1, n / 512);
+  for (std::size_t i = 0; i < n; i += step) hash = (hash ^ std::bit_cast<std::uint64_t>(e.values[i])) * 0x100000001B3ull;
+  if (n > 0) hash = (hash ^ std::bit_cast<std::uint64_t>(e.values[n - 1])) * 0x100000001B3ull;
+  std::string s = e.buffer + '\x1f' + std::to_string(n) + '\x1f' +
+                  std::to_string(reinterpret_cast<std::uintptr_t>(e.values.data())) + '\x1f' + std::to_string(hash);
+  s += '\x1f' + (e.written_elements ? std::to_string(e.written_elements->size()) : std::string("all"));
+  for (int c : e.checked_components) s += ',' + std::to_string(c);
+  return s + '\x1e';
 }
 
 std::string param_name(const LaunchPlan& plan, std::size_t i) {
@@ -123,12 +141,15 @@ GpuRunner::~GpuRunner() {
     (void)buffers_.release();
     (void)l2_flush_.release();
     (void)spin_.release();
+    (void)device_check_.release();
     (void)timer_.release();
     return;
   }
   buffers_.reset();
   l2_flush_.reset();
   spin_.reset();
+  device_check_.reset();
+  if (clock_counters_) cudaFree(reinterpret_cast<void*>(clock_counters_));
   timer_.reset();
   if (stream_) cudaStreamDestroy(stream_);
 }
@@ -206,10 +227,16 @@ RunFailure GpuRunner::failure_from(const std::exception& error, const char* what
   return RunFailure(RunStatus::LaunchError, std::string(what) + ": " + error.what());
 }
 
-void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan) {
+void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, std::optional<CUdeviceptr> extra) {
   const DriverApi& api = driver_api();
-  std::vector<CUdeviceptr> pointers(plan.params.size());
-  std::vector<void*> args(plan.params.size());
+  // The clock-tick instrumentation takes one pointer after the plan's parameters.
+  const std::size_t param_count = plan.params.size() + (extra ? 1 : 0);
+  std::vector<CUdeviceptr> pointers(param_count);
+  std::vector<void*> args(param_count);
+  if (extra) {
+    pointers.back() = *extra;
+    args.back() = &pointers.back();
+  }
   for (std::size_t i = 0; i < plan.params.size(); ++i) {
     const auto& [is_buffer, index] = plan.params[i];
     std::size_t bytes = 0;
@@ -246,11 +273,10 @@ void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan) {
   }
   if (api.func_get_param_info) {
     std::size_t offset = 0, size = 0;
-    if (api.func_get_param_info(kernel.function(), plan.params.size(), &offset, &size) ==
-        CUDA_SUCCESS)
+    if (api.func_get_param_info(kernel.function(), param_count, &offset, &size) == CUDA_SUCCESS)
       throw RunFailure(RunStatus::LaunchError, "kernel '" + kernel.entry() +
                                                    "' takes more than the plan's " +
-                                                   std::to_string(plan.params.size()) +
+                                                   std::to_string(param_count) +
                                                    " parameters");
   }
   if (plan.dynamic_shared_bytes > kDefaultDynamicSharedLimit) {
@@ -307,6 +333,58 @@ void GpuRunner::wait(const char* what) {
   }
 }
 
+void GpuRunner::ensure_references(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
+                                  const std::vector<std::size_t>& indices) {
+  if (!device_check_) device_check_ = std::make_unique<DeviceCheck>(arch_);
+  std::string signature;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (indices[j] == indices[i])
+        throw std::invalid_argument("two references for buffer '" + expected[i].buffer + "'");
+    signature += reference_signature(expected[i]);
+  }
+  if (signature == uploaded_references_) return;
+  uploaded_references_.clear();
+  device_check_->clear_references();
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    device_check_->upload_reference(plan.buffers[indices[i]], expected[i], stream_);
+  uploaded_references_ = signature;
+}
+
+void GpuRunner::check_on_device(const LaunchPlan& plan, std::size_t b, const std::vector<ExpectedOutput>& expected,
+                                const std::vector<std::size_t>& indices, const Tolerance& tolerance,
+                                OutputChecker& checker, OutputDigest& digest) {
+  const BufferArg& buffer = plan.buffers[b];
+  const std::size_t bytes = buffer.count * element_bytes(buffer.type);
+  const auto it = std::find(indices.begin(), indices.end(), b);
+  if (it == indices.end()) {
+    digest.add_sum(device_check_->digest_sum(buffers_->data(b), bytes, digest.next_ordinal(), stream_), bytes);
+    return;
+  }
+  const ExpectedOutput& reference = expected[static_cast<std::size_t>(it - indices.begin())];
+  std::uint64_t sum = 0;
+  const BufferCheck result =
+      device_check_->check(buffer, buffers_->data(b), tolerance, digest.next_ordinal(), sum, stream_);
+  digest.add_sum(sum, bytes);
+  std::string message;
+  if (result.failures > 0) {
+    // Only the first failing element comes back, to name what is wrong.
+    const std::size_t e = result.first_failing_element;
+    const std::size_t eb = element_bytes(buffer.type);
+    std::vector<std::byte> element(eb);
+    check_runtime(cudaMemcpyAsync(element.data(), reinterpret_cast<void*>(buffers_->data(b) + e * eb), eb,
+                                  cudaMemcpyDeviceToHost, stream_),
+                  "cudaMemcpyAsync(first failing element)");
+    check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(first failing element)");
+    const bool written =
+        !reference.written_elements ||
+        std::find(reference.written_elements->begin(), reference.written_elements->end(), e) !=
+            reference.written_elements->end();
+    message = describe_element_failure(buffer, element.data(), e, reference, written, tolerance);
+  }
+  checker.add(result, message);
+}
+
 CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
                                    const std::vector<ExpectedOutput>& expected,
                                    const Tolerance& tolerance) {
@@ -326,18 +404,21 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
   try {
     cudaSetDevice(device_);
     ensure_prepared(plan);
+    const bool on_device = !check_on_host_;
+    if (on_device) ensure_references(plan, expected, indices);
+    DeviceCheck* device = on_device ? device_check_.get() : nullptr;
     buffers_->reset_outputs(stream_);
     launch(kernel, plan);
     wait("checked run");
     // Damaged guards or inputs would fail the next variant too: upload anew
     // before the next run.
-    if (auto guard = buffers_->check_guards(stream_)) {
+    if (auto guard = buffers_->check_guards(stream_, device)) {
       prepared_signature_.clear();
       report.status = RunStatus::GuardViolation;
       report.message = *guard;
       return report;
     }
-    if (auto input = buffers_->check_inputs(plan, stream_)) {
+    if (auto input = buffers_->check_inputs(plan, stream_, device)) {
       prepared_signature_.clear();
       report.status = RunStatus::InputModified;
       report.message = *input;
@@ -348,6 +429,10 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
     for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
       const ParamRole role = plan.buffers[b].role;
       if (role != ParamRole::Out && role != ParamRole::InOut) continue;
+      if (on_device) {
+        check_on_device(plan, b, expected, indices, tolerance, checker, digest);
+        continue;
+      }
       const std::vector<std::byte> got = buffers_->download(b, stream_);
       digest.add(got);
       for (std::size_t i = 0; i < expected.size(); ++i)
@@ -422,6 +507,60 @@ TimingResult GpuRunner::time(const LoadedKernel& kernel, const LaunchPlan& plan,
   } catch (const std::exception& e) {
     throw failure_from(e, "timing");
   }
+}
+
+std::vector<std::byte> GpuRunner::buffer_bytes(const LaunchPlan& plan, const std::string& name) {
+  require_usable();
+  ensure_prepared(plan);
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b)
+    if (plan.buffers[b].name == name) return buffers_->download(b, stream_);
+  throw std::invalid_argument("no buffer '" + name + "' in the plan");
+}
+
+ClockTicks GpuRunner::clock_ticks(const LoadedKernel& instrumented, const LaunchPlan& plan,
+                                  const TimingConfig& config) {
+  require_usable();
+  if (config.min_samples < 1) throw std::invalid_argument("clock ticks need min_samples >= 1");
+  cudaSetDevice(device_);
+  ensure_prepared(plan);
+  if (!clock_counters_) {
+    void* p = nullptr;
+    check_runtime(cudaMalloc(&p, kClockCounters * sizeof(std::uint64_t)), "cudaMalloc(clock counters)");
+    clock_counters_ = reinterpret_cast<CUdeviceptr>(p);
+  }
+  std::vector<double> ticks, span_ms, mhz;
+  // One warm-up launch (module loading, caches), then min_samples samples
+  // prepared like the event samples (inputs restored, L2 flushed).
+  for (int i = -1; i < config.min_samples; ++i) {
+    buffers_->restore_inouts(stream_);
+    if (config.flush_l2) {
+      if (!l2_flush_) l2_flush_ = std::make_unique<L2Flush>(device_);
+      l2_flush_->flush(stream_);
+    }
+    const std::uint64_t initial[kClockCounters] = {0, 0, ~0ull, 0, 0};
+    check_runtime(cudaMemcpyAsync(reinterpret_cast<void*>(clock_counters_), initial, sizeof initial,
+                                  cudaMemcpyHostToDevice, stream_),
+                  "cudaMemcpyAsync(clock counters)");
+    launch(instrumented, plan, clock_counters_);
+    wait("clock-tick run");
+    std::uint64_t c[kClockCounters] = {};
+    check_runtime(cudaMemcpyAsync(c, reinterpret_cast<void*>(clock_counters_), sizeof c, cudaMemcpyDeviceToHost,
+                                  stream_),
+                  "cudaMemcpyAsync(clock counters)");
+    check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(clock counters)");
+    if (i < 0 || c[4] == 0) continue;
+    ticks.push_back(static_cast<double>(c[0]));
+    span_ms.push_back(static_cast<double>(c[3] - c[2]) * 1e-6);
+    if (c[1] > 0) mhz.push_back(static_cast<double>(c[0]) / static_cast<double>(c[1]) * 1e3);
+  }
+  ClockTicks result;
+  result.samples = ticks;
+  if (!ticks.empty()) {
+    result.median_ticks = median(ticks);
+    result.median_span_ms = median(span_ms);
+  }
+  if (!mhz.empty()) result.sm_mhz = median(mhz);
+  return result;
 }
 
 std::vector<PairedSample> GpuRunner::time_interleaved(const LoadedKernel& a, const LoadedKernel& b,

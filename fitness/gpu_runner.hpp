@@ -25,6 +25,9 @@ class CudaTimer;
 class DeviceBuffers;
 class L2Flush;
 class SpinKernel;
+class DeviceCheck;
+class OutputChecker;
+class OutputDigest;
 
 // A failed launch inside time() or time_interleaved(): the status and why.
 class RunFailure : public std::runtime_error {
@@ -86,6 +89,11 @@ class GpuRunner {
   void set_kernel_timeout(std::chrono::milliseconds timeout) { kernel_timeout_ = timeout; }
   std::chrono::milliseconds kernel_timeout() const { return kernel_timeout_; }
 
+  // Checked runs compare outputs on the GPU (fitness/device_check) unless
+  // this is set: then every output and input is read back and compared by
+  // fitness/output_check on the host (slower; kept to test one against the other).
+  void set_check_on_host(bool on_host) { check_on_host_ = on_host; }
+
   // False after a Timeout or a fault that lost the CUDA context: every later
   // call throws; replace the process.
   bool usable() const { return usable_; }
@@ -108,9 +116,19 @@ class GpuRunner {
   CheckReport run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
                           const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance);
 
+  // The bytes buffer `name` of `plan` holds now (after run_checked: what the
+  // kernel left there). For measuring run-to-run spread.
+  std::vector<std::byte> buffer_bytes(const LaunchPlan& plan, const std::string& name);
+
   // Adaptive timing (see TimingConfig). Throws RunFailure when a launch fails
   // or times out.
   TimingResult time(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
+
+  // The second measure: `instrumented` is the variant built by
+  // instrument_clock_ticks (fitness/clock_instrument.hpp); one warm-up and
+  // config.min_samples launches, each prepared like a timed sample. Throws
+  // RunFailure when a launch fails or times out.
+  ClockTicks clock_ticks(const LoadedKernel& instrumented, const LaunchPlan& plan, const TimingConfig& config);
 
   // `rounds` rounds of A then B, each sample prepared alike (L2 flush, spin
   // kernel when either is short), for an interleaved seed-versus-variant ratio.
@@ -123,7 +141,7 @@ class GpuRunner {
   void ensure_prepared(const LaunchPlan& plan);
   // Queues one launch; throws RunFailure(LaunchError) for a plan that does
   // not fit the kernel or a refused launch.
-  void launch(const LoadedKernel& kernel, const LaunchPlan& plan);
+  void launch(const LoadedKernel& kernel, const LaunchPlan& plan, std::optional<CUdeviceptr> extra = std::nullopt);
   // Polls the stream until it is idle or the time-out passes; throws
   // RunFailure (Timeout, IllegalAddress, Trap, LaunchError) otherwise.
   void wait(const char* what);
@@ -132,6 +150,13 @@ class GpuRunner {
                 bool spin);
   bool decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
   RunFailure failure_from(const std::exception& error, const char* what);
+  // Uploads the references to the device unless the same ones are there.
+  void ensure_references(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
+                         const std::vector<std::size_t>& indices);
+  // Output buffer `b` checked (or only digested, without a reference) on the GPU.
+  void check_on_device(const LaunchPlan& plan, std::size_t b, const std::vector<ExpectedOutput>& expected,
+                       const std::vector<std::size_t>& indices, const Tolerance& tolerance,
+                       OutputChecker& checker, OutputDigest& digest);
 
   int device_ = 0;
   std::string device_name_;
@@ -144,6 +169,10 @@ class GpuRunner {
   std::unique_ptr<CudaTimer> timer_;
   std::unique_ptr<L2Flush> l2_flush_;
   std::unique_ptr<SpinKernel> spin_;
+  std::unique_ptr<DeviceCheck> device_check_;
+  std::string uploaded_references_;
+  bool check_on_host_ = false;
+  CUdeviceptr clock_counters_ = 0;
 };
 
 }  // namespace gi::fitness

@@ -95,6 +95,15 @@ struct TimingConfig {
   bool clock_ticks = false;              // also read in-kernel clock64/globaltimer spans (if instrumented)
 };
 
+// In-kernel clock ticks of an instrumented variant (fitness/clock_instrument.hpp),
+// medians over the samples.
+struct ClockTicks {
+  std::vector<double> samples;  // sum over blocks of each block's clock64 span
+  double median_ticks = 0;
+  double median_span_ms = 0;    // latest block end - earliest block start (%globaltimer)
+  double sm_mhz = 0;            // SM clock: block ticks / block nanoseconds
+};
+
 struct TimingResult {
   std::vector<double> samples_ms;
   double median_ms = 0;

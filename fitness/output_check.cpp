@@ -60,15 +60,9 @@ std::string number(double v) {
 
 }  // namespace
 
-bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> got,
-                          const ExpectedOutput& expected) {
-  const std::size_t bytes = element_bytes(buffer.type);
+std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected) {
   const std::size_t components = element_components(buffer.type);
   const std::string where = "buffer '" + buffer.name + "'";
-  if (got.size() != buffer.count * bytes)
-    throw std::invalid_argument(where + ": " + std::to_string(got.size()) +
-                                " bytes came back, expected " +
-                                std::to_string(buffer.count * bytes));
   if (expected.values.size() != buffer.count * components)
     throw std::invalid_argument(where + ": the reference has " +
                                 std::to_string(expected.values.size()) + " values, expected " +
@@ -87,77 +81,104 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
       compared.push_back(static_cast<std::size_t>(c));
     }
   }
-  std::vector<bool> written(buffer.count, !expected.written_elements.has_value());
+  return compared;
+}
+
+std::vector<unsigned char> written_flags(const BufferArg& buffer, const ExpectedOutput& expected) {
+  std::vector<unsigned char> written(buffer.count, expected.written_elements ? 0 : 1);
   if (expected.written_elements) {
     for (std::uint32_t e : *expected.written_elements) {
       if (e >= buffer.count)
-        throw std::invalid_argument(where + ": written element " + std::to_string(e) +
+        throw std::invalid_argument("buffer '" + buffer.name + "': written element " + std::to_string(e) +
                                     " out of range (count " + std::to_string(buffer.count) + ")");
-      written[e] = true;
+      written[e] = 1;
     }
   }
+  return written;
+}
+
+namespace {
+
+// Does value `value` against `reference` pass? (NaN and Inf never do for floats.)
+bool value_passes(bool is_float, double value, double reference, const Tolerance& tolerance) {
+  if (is_float && !std::isfinite(value)) return false;
+  return std::abs(value - reference) <= tolerance.abs + tolerance.rel * std::abs(reference);
+}
+
+}  // namespace
+
+std::string describe_element_failure(const BufferArg& buffer, const std::byte* element, std::size_t e,
+                                     const ExpectedOutput& expected, bool written, const Tolerance& tolerance) {
+  const std::size_t bytes = element_bytes(buffer.type);
+  const std::size_t components = element_components(buffer.type);
+  const std::string where = "buffer '" + buffer.name + "' element " + std::to_string(e);
+  if (!written)
+    return where + ": written, but the reference leaves it untouched (got " +
+           number(component_value(buffer.type, element, 0)) + ")";
+  const bool is_float = element_is_float(buffer.type);
+  for (std::size_t c : compared_components(buffer, expected)) {
+    const double value = component_value(buffer.type, element, c);
+    const double reference = expected.values[e * components + c];
+    if (value_passes(is_float, value, reference, tolerance)) continue;
+    const std::string at = where + (components > 1 ? " component " + std::to_string(c) : "");
+    if (is_float && !std::isfinite(value))
+      return at + ": got " + number(value) + ", expected " + number(reference) +
+             (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
+                  ? " (never written: still the NaN fill)"
+                  : " (not finite)");
+    const double diff = std::abs(value - reference);
+    return at + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) + " > " +
+           number(tolerance.abs + tolerance.rel * std::abs(reference)) + ")";
+  }
+  return where + ": passes";  // not reached for a failing element
+}
+
+bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> got,
+                          const ExpectedOutput& expected) {
+  const std::size_t bytes = element_bytes(buffer.type);
+  const std::size_t components = element_components(buffer.type);
+  if (got.size() != buffer.count * bytes)
+    throw std::invalid_argument("buffer '" + buffer.name + "': " + std::to_string(got.size()) +
+                                " bytes came back, expected " + std::to_string(buffer.count * bytes));
+  const std::vector<std::size_t> compared = compared_components(buffer, expected);
+  const std::vector<unsigned char> written = written_flags(buffer, expected);
 
   // Elements are checked in parallel slices (a 217^3 float4 field holds
-  // 41 M values); each slice keeps its own sums and its first failure, and
-  // the slices are merged in element order so the report names the same
-  // first failure as a serial pass. Messages are built only on failure.
-  struct Slice {
-    double max_abs = 0, max_rel = 0, sum_squares = 0;
-    std::size_t checked = 0, failures = 0;
-    std::string first_failure;
-  };
+  // 41 M values); each slice keeps its own sums and its first failing
+  // element, merged in element order, so the report names the same first
+  // failure as a serial pass. Only that failure's message is built.
   const bool is_float = element_is_float(buffer.type);
-  auto check_range = [&](std::size_t begin, std::size_t end, Slice& out) {
-    // Takes a message *maker*: a wrong variant fails millions of values, and
-    // only the first one's message is kept, so only it is built.
-    auto fail_here = [&](auto&& make_message) {
-      if (out.failures++ == 0) out.first_failure = make_message();
+  auto check_range = [&](std::size_t begin, std::size_t end, BufferCheck& out) {
+    auto fail_at = [&](std::size_t e) {
+      if (out.failures++ == 0) out.first_failing_element = e;
     };
     for (std::size_t e = begin; e < end; ++e) {
       const std::byte* element = got.data() + e * bytes;
       if (!written[e]) {
         // A variant writes only where the seed writes.
-        if (!is_nan_fill(element, bytes))
-          fail_here([&] {
-            return where + " element " + std::to_string(e) + ": written, but the reference leaves it untouched (got " +
-                   number(component_value(buffer.type, element, 0)) + ")";
-          });
+        if (!is_nan_fill(element, bytes)) fail_at(e);
         continue;
       }
       for (std::size_t c : compared) {
         const double value = component_value(buffer.type, element, c);
         const double reference = expected.values[e * components + c];
         ++out.checked;
-        auto at = [&] {
-          return where + " element " + std::to_string(e) + (components > 1 ? " component " + std::to_string(c) : "");
-        };
         if (is_float && !std::isfinite(value)) {
-          fail_here([&] {
-            return at() + ": got " + number(value) + ", expected " + number(reference) +
-                   (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
-                        ? " (never written: still the NaN fill)"
-                        : " (not finite)");
-          });
+          fail_at(e);
           continue;
         }
         const double diff = std::abs(value - reference);
         // A zero reference has no relative error; the absolute bound decides.
-        const double rel = reference != 0 ? diff / std::abs(reference) : 0;
         out.max_abs = std::max(out.max_abs, diff);
-        out.max_rel = std::max(out.max_rel, rel);
+        out.max_rel = std::max(out.max_rel, reference != 0 ? diff / std::abs(reference) : 0);
         out.sum_squares += diff * diff;
-        const double allowed = tolerance_.abs + tolerance_.rel * std::abs(reference);
-        if (!(diff <= allowed))
-          fail_here([&] {
-            return at() + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) +
-                   " > " + number(allowed) + ")";
-          });
+        if (!value_passes(is_float, value, reference, tolerance_)) fail_at(e);
       }
     }
   };
   const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t slices = std::min<std::size_t>(std::min<std::size_t>(hardware, 16), std::max<std::size_t>(1, buffer.count / 65536));
-  std::vector<Slice> results(slices);
+  std::vector<BufferCheck> results(slices);
   std::vector<std::thread> threads;
   const std::size_t per = (buffer.count + slices - 1) / slices;
   for (std::size_t k = 1; k < slices; ++k)
@@ -166,18 +187,31 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
   check_range(0, std::min(buffer.count, per), results[0]);
   for (auto& t : threads) t.join();
 
-  const std::size_t failures_before = failures_;
-  for (const Slice& r : results) {
-    max_abs_ = std::max(max_abs_, r.max_abs);
-    max_rel_ = std::max(max_rel_, r.max_rel);
-    sum_squares_ += r.sum_squares;
-    values_checked_ += r.checked;
-    if (r.failures > 0) {
-      if (failures_ == 0) first_failure_ = r.first_failure;
-      failures_ += r.failures;
-    }
+  BufferCheck total;
+  for (const BufferCheck& r : results) {
+    total.max_abs = std::max(total.max_abs, r.max_abs);
+    total.max_rel = std::max(total.max_rel, r.max_rel);
+    total.sum_squares += r.sum_squares;
+    total.checked += r.checked;
+    if (r.failures > 0 && total.failures == 0) total.first_failing_element = r.first_failing_element;
+    total.failures += r.failures;
   }
-  return failures_ == failures_before;
+  std::string message;
+  if (total.failures > 0) {
+    const std::size_t e = total.first_failing_element;
+    message = describe_element_failure(buffer, got.data() + e * bytes, e, expected, written[e] != 0, tolerance_);
+  }
+  return add(total, message);
+}
+
+bool OutputChecker::add(const BufferCheck& r, const std::string& first_failure) {
+  max_abs_ = std::max(max_abs_, r.max_abs);
+  max_rel_ = std::max(max_rel_, r.max_rel);
+  sum_squares_ += r.sum_squares;
+  values_checked_ += r.checked;
+  if (r.failures > 0 && failures_ == 0) first_failure_ = first_failure;
+  failures_ += r.failures;
+  return r.failures == 0;
 }
 
 CheckReport OutputChecker::report() const {

@@ -1,11 +1,14 @@
 #pragma once
-// Compares what a kernel left in its output buffers (bytes copied back from
-// the GPU) with the reference. CPU only, so every rule is unit-tested without
-// a GPU.
+// Compares what a kernel left in its output buffers with the reference. The
+// rules live here, on the CPU, so each is unit-tested without a GPU; the GPU
+// runner normally applies the same rules on the device (fitness/device_check)
+// and hands this class the per-buffer results, so the report is built in one
+// place whichever side did the comparing.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "fitness/launch_plan.hpp"
 
@@ -15,6 +18,26 @@ namespace gi::fitness {
 // run: an element the kernel does not write is caught as NaN, and an element
 // it must not write is caught by a changed bit pattern.
 inline constexpr std::uint32_t kNanFillWord = 0x7FC00000u;
+
+// What one buffer's comparison found.
+struct BufferCheck {
+  double max_abs = 0, max_rel = 0, sum_squares = 0;
+  std::size_t checked = 0;   // values compared
+  std::size_t failures = 0;  // values (or untouched elements) that failed
+  std::size_t first_failing_element = 0;  // valid when failures > 0
+};
+
+// The components of each element to compare, after checking that the
+// reference fits the buffer; throws std::invalid_argument naming the buffer
+// (wrong value count, component or written element out of range).
+std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected);
+// One flag per element: must the kernel write it (else it must stay the NaN fill)?
+std::vector<unsigned char> written_flags(const BufferArg& buffer, const ExpectedOutput& expected);
+
+// The message for element `e` (its bytes at `element`): which component
+// fails and how, got versus expected. Used for the first failure only.
+std::string describe_element_failure(const BufferArg& buffer, const std::byte* element, std::size_t e,
+                                     const ExpectedOutput& expected, bool written, const Tolerance& tolerance);
 
 class OutputChecker {
  public:
@@ -26,6 +49,9 @@ class OutputChecker {
   // Returns false when the buffer fails (the first failure is kept).
   bool check(const BufferArg& buffer, std::span<const std::byte> got,
              const ExpectedOutput& expected);
+  // Adds a buffer compared elsewhere (on the GPU); `first_failure` is its
+  // describe_element_failure message when result.failures > 0.
+  bool add(const BufferCheck& result, const std::string& first_failure);
 
   // Ok, or WrongOutput with a message naming buffer, element, component, got
   // and expected of the first failure and how many values failed.

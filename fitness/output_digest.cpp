@@ -1,32 +1,26 @@
 #include "fitness/output_digest.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gi::fitness {
 
-namespace {
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
+std::uint64_t digest_buffer_sum(std::uint64_t ordinal, std::span<const std::byte> bytes) {
+  std::uint64_t sum = 0;
+  const std::size_t words = (bytes.size() + 3) / 4;
+  for (std::size_t i = 0; i < words; ++i) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, bytes.data() + 4 * i, std::min<std::size_t>(4, bytes.size() - 4 * i));
+    sum += digest_word(ordinal, i, w);
+  }
+  return sum;
 }
 
-void OutputDigest::add(std::span<const std::byte> bytes) {
-  // Each buffer is padded to whole words on its own: the digest of a list of
-  // buffers does not depend on how a caller splits a buffer, only on the
-  // buffers themselves, and a buffer boundary is part of the identity.
-  const std::size_t words = bytes.size() / 8;
-  const std::byte* p = bytes.data();
-  for (std::size_t i = 0; i < words; ++i) {
-    std::uint64_t w;
-    std::memcpy(&w, p + 8 * i, 8);
-    state_ = (state_ ^ w) * kFnvPrime;
-  }
-  const std::size_t tail = bytes.size() % 8;
-  if (tail != 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p + 8 * words, tail);
-    state_ = (state_ ^ w) * kFnvPrime;
-  }
-  state_ = (state_ ^ bytes.size()) * kFnvPrime;
-  bytes_ += bytes.size();
+void OutputDigest::add(std::span<const std::byte> bytes) { add_sum(digest_buffer_sum(buffers_, bytes), bytes.size()); }
+
+void OutputDigest::add_sum(std::uint64_t buffer_sum, std::uint64_t bytes) {
+  state_ = digest_mix(state_ ^ buffer_sum) ^ digest_mix(bytes + 0x51afd7ed558ccd00ull);
+  ++buffers_;
 }
 
 std::string OutputDigest::hex() const {

@@ -195,6 +195,11 @@ class WorkerState {
         reply["max_ms"] = t.max_ms;
         reply["converged"] = t.converged;
         reply["samples"] = t.samples_ms;
+        if (config.clock_ticks && request.contains("clock_cubin_file")) {
+          const auto clock_start = std::chrono::steady_clock::now();
+          reply["clock_ticks"] = clock_ticks(request["clock_cubin_file"].get<std::string>(), plan, config);
+          phases["clock_ms"] = ms_since(clock_start);
+        }
       }
     } catch (const RunFailure& f) {
       status = f.status();
@@ -214,6 +219,18 @@ class WorkerState {
       (void)new LoadedKernel(std::move(*loaded.kernel));
     }
     return reply;
+  }
+
+  // The second measure, from the instrumented build of the same variant. A
+  // build that does not load is reported, not held against the variant.
+  json clock_ticks(const std::string& cubin_file, const LaunchPlan& plan, const TimingConfig& config) {
+    std::vector<char> image = read_file(cubin_file);
+    image.push_back('\0');
+    LoadResult loaded = runner().load(image, plan.entry);
+    if (!loaded.ok()) return {{"error", loaded.message}};
+    const ClockTicks c = runner().clock_ticks(*loaded.kernel, plan, config);
+    return {{"median_ticks", c.median_ticks}, {"median_span_ms", c.median_span_ms}, {"sm_mhz", c.sm_mhz},
+            {"samples", c.samples}};
   }
 
   int device_;
@@ -309,6 +326,7 @@ json to_json(const EvalRequest& r) {
             {"timeout_ms", static_cast<long>(r.kernel_timeout.count())}};
   if (r.block) j["block"] = *r.block;
   if (r.grid) j["grid"] = *r.grid;
+  if (!r.clock_cubin_file.empty()) j["clock_cubin_file"] = r.clock_cubin_file.string();
   return j;
 }
 
@@ -346,6 +364,18 @@ CheckReport WorkerReply::check_report() const {
     if (digest != body.end() && digest->is_string()) r.output_digest = digest->get<std::string>();
   }
   return r;
+}
+
+std::optional<ClockTicks> WorkerReply::clock_ticks() const {
+  if (!body.is_object() || !body.contains("clock_ticks") || !body["clock_ticks"].contains("median_ticks"))
+    return std::nullopt;
+  const json& c = body["clock_ticks"];
+  ClockTicks t;
+  t.median_ticks = number_or(c, "median_ticks", 0);
+  t.median_span_ms = number_or(c, "median_span_ms", 0);
+  t.sm_mhz = number_or(c, "sm_mhz", 0);
+  if (c.contains("samples") && c["samples"].is_array()) t.samples = c["samples"].get<std::vector<double>>();
+  return t;
 }
 
 std::optional<TimingResult> WorkerReply::timing() const {

@@ -12,6 +12,8 @@
 //        -> {"status":"ok"|"wrong_output"|... (to_string(RunStatus)),
 //            "message","max_abs","max_rel","rms","values_checked",
 //            "median_ms","relative_spread","min_ms","max_ms","converged","samples":[...],
+//            "clock_ticks":{"median_ticks","median_span_ms","sm_mhz","samples"} (with
+//              "clock_cubin_file":F, the instrumented build, and timing.clock_ticks),
 //            "fatal":bool}
 //   {"cmd":"quit"}                        -> {"status":"ok"}, then the loop returns 0
 // A request that cannot be carried out (bad JSON, no plan loaded, unreadable
@@ -48,6 +50,9 @@ int run_worker_stdio(int device);
 
 struct EvalRequest {
   std::filesystem::path cubin_file;
+  // The instrumented build (fitness/clock_instrument.hpp), timed for clock
+  // ticks after the plain one when timing.clock_ticks is set; empty: none.
+  std::filesystem::path clock_cubin_file;
   std::string entry;
   std::optional<std::array<unsigned, 3>> block, grid;  // nullopt: the plan's
   bool check = true;
@@ -72,6 +77,8 @@ struct WorkerReply {
   CheckReport check_report() const;
   // The timing part of an eval reply, when it holds one.
   std::optional<TimingResult> timing() const;
+  // The clock-tick part, when the worker measured it.
+  std::optional<ClockTicks> clock_ticks() const;
 };
 
 class WorkerProcess {

@@ -12,4 +12,6 @@ void register_worker(CLI::App& app);
 void register_evolve(CLI::App& app);
 void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_list(CLI::App& app);
+void register_verify(CLI::App& app);
 }  // namespace gi::cli

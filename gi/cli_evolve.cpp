@@ -27,6 +27,11 @@ void register_evolve(CLI::App& app) {
                   "stop (resumably) after this many generations")->capture_default_str();
   cmd->add_option("--timing-budget", o->timing_budget_seconds, "seconds of timing per candidate")->capture_default_str();
   cmd->add_option("--evolved-dir", o->evolved_root, "where results for developers go")->capture_default_str();
+  cmd->add_flag("--clock-ticks", o->clock_ticks,
+                "also build every variant with in-kernel clock64/%globaltimer counters and log its clock ticks");
+  cmd->add_option("--rank-by", o->rank_by, "what ranks variants: events (CUDA event time) or clock_ticks")
+      ->check(CLI::IsMember({"events", "clock_ticks"}))
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o, resume] {
     EvolveOptions opts = *o;

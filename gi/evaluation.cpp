@@ -37,15 +37,19 @@ EvalStatus eval_status_from_string(const std::string& s) {
 
 bool fitter(const Evaluation& a, const Evaluation& b) {
   if (a.valid() != b.valid()) return a.valid();
-  return a.median_ms < b.median_ms;
+  return a.score() < b.score();
 }
 
 nlohmann::json to_json(const Evaluation& e) {
-  return {{"status", to_string(e.status)}, {"cached", e.cached}, {"compiled", e.compiled},
+  nlohmann::json j = {{"status", to_string(e.status)}, {"cached", e.cached}, {"compiled", e.compiled},
           {"median_ms", number_or_null(e.median_ms)}, {"relative_spread", e.relative_spread},
           {"max_abs_error", e.max_abs_error}, {"max_rel_error", e.max_rel_error}, {"rms_error", e.rms_error},
           {"compile_seconds", e.compile_seconds}, {"measure_seconds", e.measure_seconds}, {"registers", e.registers}, {"message", e.message},
           {"key", e.key}};
+  if (e.rank_by_ticks || std::isfinite(e.clock_ticks))
+    j["clock_ticks"] = {{"median_ticks", number_or_null(e.clock_ticks)}, {"span_ms", e.clock_span_ms},
+                        {"sm_mhz", e.sm_mhz}, {"ranks", e.rank_by_ticks}};
+  return j;
 }
 
 Evaluation evaluation_from_json(const nlohmann::json& j) {
@@ -63,6 +67,14 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.registers = j.value("registers", -1);
   e.message = j.value("message", "");
   e.key = j.value("key", "");
+  if (j.contains("clock_ticks")) {
+    const auto& c = j.at("clock_ticks");
+    e.clock_ticks = c.at("median_ticks").is_null() ? std::numeric_limits<double>::infinity()
+                                                   : c.at("median_ticks").get<double>();
+    e.clock_span_ms = c.value("span_ms", 0.0);
+    e.sm_mhz = c.value("sm_mhz", 0.0);
+    e.rank_by_ticks = c.value("ranks", false);
+  }
   return e;
 }
 

@@ -39,13 +39,21 @@ struct Evaluation {
   double compile_seconds = 0;
   double measure_seconds = 0;  // wall time of the worker's check and timing
   int registers = -1;
+  // The second measure (fitness/clock_instrument.hpp), when the run asks for
+  // it: median over samples of the summed per-block clock64 spans, the
+  // kernel's %globaltimer span and the SM clock.
+  double clock_ticks = std::numeric_limits<double>::infinity();
+  double clock_span_ms = 0, sm_mhz = 0;
+  bool rank_by_ticks = false;  // the run's choice: rank by clock ticks instead of event time
   std::string message;     // why it failed, for the log
   std::string key;         // canonical variant key (source hash + options + launch)
 
   bool valid() const { return status == EvalStatus::Ok; }
+  // What ranks variants: the event median (default) or the clock ticks.
+  double score() const { return rank_by_ticks ? clock_ticks : median_ms; }
 };
 
-// Fitness order: a valid variant beats an invalid one; then the faster median.
+// Fitness order: a valid variant beats an invalid one; then the lower score().
 bool fitter(const Evaluation& a, const Evaluation& b);
 
 nlohmann::json to_json(const Evaluation& e);

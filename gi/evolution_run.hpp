@@ -24,6 +24,8 @@ struct EvolveOptions {
   int max_generations_this_call = -1;
   bool quiet = false;
   double timing_budget_seconds = 0.5;  // per candidate during the search
+  bool clock_ticks = false;            // also build every variant instrumented and log its clock ticks
+  std::string rank_by = "events";      // what ranks variants: events or clock_ticks (implies clock_ticks)
   std::filesystem::path evolved_root = "evolved";  // relative to where gi runs (the repo root)
 };
 

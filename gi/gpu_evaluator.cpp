@@ -1,5 +1,7 @@
 #include "gi/gpu_evaluator.hpp"
 
+#include "fitness/clock_instrument.hpp"
+
 #include <unistd.h>
 
 #include <future>
@@ -39,7 +41,7 @@ nlohmann::json EvaluatorStats::to_json() const {
   return {{"compile_seconds", compile_seconds}, {"compile_wait_seconds", compile_wait_seconds},
           {"gpu_seconds", gpu_seconds}, {"overhead_seconds", overhead}, {"total_seconds", total_seconds},
           {"prepare_seconds", prepare_seconds},
-          {"worker_phases_seconds", {{"load", load_ms / 1000}, {"check", check_ms / 1000}, {"timing", time_ms / 1000}}},
+          {"worker_phases_seconds", {{"load", load_ms / 1000}, {"check", check_ms / 1000}, {"timing", time_ms / 1000}, {"clock_ticks", clock_ms / 1000}}},
           {"evaluations_per_second", total_seconds > 0 ? static_cast<double>(evaluations) / total_seconds : 0.0},
           {"evaluations", evaluations}, {"measured", measured}, {"compiled", compiled},
           {"compile_cache_hits", compile_cache_hits}, {"worker_restarts", worker_restarts}};
@@ -83,7 +85,7 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
   stats_.prepare_seconds += seconds_since(start);
 }
 
-Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
+Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock) {
   Evaluation e;
   e.compiled = true;
   e.compile_seconds = compiled.compile_seconds;
@@ -98,6 +100,13 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
   request.block = geometry.block;
   request.grid = geometry.grid;
   request.timing = config_.timing;
+  fs::path clock_cubin;
+  if (clock != nullptr && clock->ok) {
+    clock_cubin = scratch_ / (clock->key + ".cubin");
+    if (!fs::exists(clock_cubin))
+      fitness::write_file_atomically(clock_cubin, std::string_view(clock->cubin.data(), clock->cubin.size()));
+    request.clock_cubin_file = clock_cubin;
+  }
   request.kernel_timeout = std::max(config_.min_kernel_timeout,
                                     std::chrono::milliseconds(static_cast<long>(seed_ms_ * config_.timeout_factor)));
   const int restarts_before = worker_.restarts();
@@ -106,6 +115,7 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
   e.measure_seconds = seconds_since(eval_start);
   stats_.worker_restarts += worker_.restarts() - restarts_before;
   fs::remove(cubin);
+  if (!clock_cubin.empty()) fs::remove(clock_cubin);
   if (reply.request_failed) {
     e.status = EvalStatus::WorkerDied;
     e.message = "worker refused the request: " + reply.message;
@@ -116,6 +126,7 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
     stats_.load_ms += ph.value("load_ms", 0.0);
     stats_.check_ms += ph.value("check_ms", 0.0);
     stats_.time_ms += ph.value("time_ms", 0.0);
+    stats_.clock_ms += ph.value("clock_ms", 0.0);
   }
   const auto check = reply.check_report();
   e.status = eval_status_of(reply.status);
@@ -127,12 +138,29 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled) {
     if (const auto t = reply.timing()) {
       e.median_ms = t->median_ms;
       e.relative_spread = t->relative_spread;
+      if (const auto c = reply.clock_ticks()) {
+        e.clock_ticks = c->median_ticks;
+        e.clock_span_ms = c->median_span_ms;
+        e.sm_mhz = c->sm_mhz;
+      }
+      e.rank_by_ticks = config_.rank_by_clock_ticks;
     } else {
       e.status = EvalStatus::WorkerDied;
       e.message = "worker reply holds no timing";
     }
   }
   return e;
+}
+
+fitness::CompileRequest GpuEvaluator::clock_request(const fitness::CompileRequest& plain) const {
+  fitness::CompileRequest r = plain;
+  try {
+    r.source = fitness::instrument_clock_ticks(plain.source, spec_.entry, plain.file_name);
+  } catch (const std::exception&) {
+    // Compiles to an error result: the variant is still measured by events.
+    r.source = "#error clock-tick instrumentation failed\n";
+  }
+  return r;
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>& patches) {
@@ -146,6 +174,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
     keys.push_back(fitness::compile_key(r) + "/b" + std::to_string(tuning_.block_size));
     requests.push_back(std::move(r));
   }
+  const bool ticks = config_.timing.clock_ticks;
   // Distinct variants in first-seen order; the rest are measured once ("cached").
   std::vector<std::size_t> distinct;
   std::map<std::string, std::size_t> first_of;
@@ -157,7 +186,10 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
   const std::size_t chunk = std::max<std::size_t>(16, 2 * static_cast<std::size_t>(config_.jobs));
   auto compile_chunk = [&](std::size_t begin) {
     std::vector<fitness::CompileRequest> batch;
-    for (std::size_t i = begin; i < std::min(distinct.size(), begin + chunk); ++i) batch.push_back(requests[distinct[i]]);
+    const std::size_t end = std::min(distinct.size(), begin + chunk);
+    for (std::size_t i = begin; i < end; ++i) batch.push_back(requests[distinct[i]]);
+    // The instrumented builds follow the plain ones in the same batch.
+    for (std::size_t i = begin; ticks && i < end; ++i) batch.push_back(clock_request(requests[distinct[i]]));
     const auto t = Clock::now();
     auto results = compiler_.compile_all(batch, config_.jobs);
     return std::make_pair(std::move(results), seconds_since(t));
@@ -172,7 +204,8 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
     stats_.compile_seconds += compile_wall;
     if (begin + chunk < distinct.size()) next = std::async(std::launch::async, compile_chunk, begin + chunk);
     const auto gpu_start = Clock::now();
-    for (std::size_t j = 0; j < compiled.size(); ++j) {
+    const std::size_t plain = ticks ? compiled.size() / 2 : compiled.size();
+    for (std::size_t j = 0; j < plain; ++j) {
       const auto& c = compiled[j];
       const std::string& key = keys[distinct[begin + j]];
       stats_.compile_cache_hits += c.cache_hit;
@@ -183,7 +216,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
         e.compile_seconds = c.compile_seconds;
       } else {
         ++stats_.compiled;
-        e = measure(c);
+        e = measure(c, ticks ? &compiled[plain + j] : nullptr);
         ++stats_.measured;
       }
       e.key = key;

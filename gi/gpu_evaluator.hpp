@@ -26,6 +26,9 @@ struct GpuEvaluatorConfig {
   // A launch longer than this multiple of the seed's time is a time-out.
   double timeout_factor = 50;
   std::chrono::milliseconds min_kernel_timeout{2000};
+  // With timing.clock_ticks every variant is also built instrumented and its
+  // clock ticks logged; this makes them, not the event time, rank variants.
+  bool rank_by_clock_ticks = false;
 };
 
 struct EvaluatorStats {
@@ -33,7 +36,7 @@ struct EvaluatorStats {
   double compile_wait_seconds = 0;  // time evaluate() waited for compiles
   double gpu_seconds = 0;           // time evaluate() waited for the worker
   double total_seconds = 0;         // time in evaluate()
-  double load_ms = 0, check_ms = 0, time_ms = 0;  // inside the worker: module load, checked run, timing
+  double load_ms = 0, check_ms = 0, time_ms = 0, clock_ms = 0;  // inside the worker: module load, checked run, timing, clock ticks
   double prepare_seconds = 0;  // generating workloads and loading them
   long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
   nlohmann::json to_json() const;
@@ -57,7 +60,9 @@ class GpuEvaluator : public Evaluator {
   const EvaluatorStats& stats() const { return stats_; }
 
  private:
-  Evaluation measure(const fitness::CompileResult& compiled);
+  Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock);
+  // The clock-tick build of a plain request (fitness/clock_instrument.hpp).
+  fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
 
   const Seed& seed_;
   const fitness::KernelSpec& spec_;

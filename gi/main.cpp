@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   gi::cli::register_evolve(app);
   gi::cli::register_check(app);
   gi::cli::register_bench(app);
+  gi::cli::register_list(app);
+  gi::cli::register_verify(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

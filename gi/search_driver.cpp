@@ -42,9 +42,9 @@ std::optional<std::size_t> improvement(const std::vector<Individual>& evaluated,
   std::optional<std::size_t> pick;
   for (std::size_t i = 0; i < evaluated.size(); ++i) {
     const Evaluation& e = evaluated[i].eval;
-    if (!e.valid() || !(e.median_ms / seed_ms < best_relative * (1.0 - margin))) continue;
+    if (!e.valid() || !(e.score() / seed_ms < best_relative * (1.0 - margin))) continue;
     if (first) return i;
-    if (!pick || e.median_ms < evaluated[*pick].eval.median_ms) pick = i;
+    if (!pick || e.score() < evaluated[*pick].eval.score()) pick = i;
   }
   return pick;
 }
@@ -92,14 +92,14 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
       cached += evals[i].cached;
       evaluated.push_back({batch[i], evals[i]});
     }
-    if (auto pick = improvement(evaluated, seed_eval.median_ms, state.best_relative, state.noise_margin,
+    if (auto pick = improvement(evaluated, seed_eval.score(), state.best_relative, state.noise_margin,
                                 algorithm->first_improvement())) {
       state.best = evaluated[*pick];
-      state.best_relative = state.best->eval.median_ms / seed_eval.median_ms;
+      state.best_relative = state.best->eval.score() / seed_eval.score();
     }
     double generation_best = std::numeric_limits<double>::infinity();
     for (const auto& ind : evaluated)
-      if (ind.eval.valid()) generation_best = std::min(generation_best, ind.eval.median_ms);
+      if (ind.eval.valid()) generation_best = std::min(generation_best, ind.eval.score());
     algorithm->accept(state, std::move(evaluated));
     state.evaluations += evals.size();
     evaluations_this_call += evals.size();
@@ -116,7 +116,7 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
         {"best_ms", state.best->eval.median_ms},
         {"best_patch", grammar::to_string(state.best->patch)},
         {"speedup", 1.0 / state.best_relative},
-        {"generation_best_ratio", std::isfinite(generation_best) ? generation_best / seed_eval.median_ms : 0.0},
+        {"generation_best_ratio", std::isfinite(generation_best) ? generation_best / seed_eval.score() : 0.0},
         {"valid_fraction", n > 0 ? valid / n : 0.0},
         {"compiled_fraction", n > 0 ? compiled / n : 0.0},
         {"cached_fraction", n > 0 ? cached / n : 0.0},

@@ -3,17 +3,20 @@
 # evolution runs, with every log under $OUT. Binaries are built on the
 # development machine and carried in .carry/ (the GPU machine lacks CLI11):
 #   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
-#   device run: bash scripts/gpu_session.sh [--tests] [--evolve "SEED..."] [--minutes M] [--args "..."]
+#   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--evolve "SEED..."] [--minutes M] [--args "..."]
+# --verify runs `gi verify` over every seed (resumable: results kept in
+# seeds/verification/<gpu>/, carried back in runs.tar.gz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gi-out}
 mkdir -p "$OUT"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-tests=0 evolve="" minutes=8 extra=""
+tests=0 verify=0 evolve="" minutes=8 extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
+    --verify) verify=1 ;;
     --evolve) evolve="$2"; shift ;;
     --minutes) minutes="$2"; shift ;;
     --args) extra="$2"; shift ;;
@@ -31,6 +34,10 @@ if [ "$tests" = 1 ]; then
 fi
 mkdir -p runs
 [ -f .carry/runs.tar.gz ] && tar xzf .carry/runs.tar.gz
+if [ "$verify" = 1 ]; then
+  left=$(( deadline - $(date +%s) - 20 ))
+  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache 2>&1 | tee -a "$OUT/verify.log" | tail -n 50
+fi
 for seed in $evolve; do
   left=$(( deadline - $(date +%s) - 20 ))
   [ "$left" -le 30 ] && { echo "no time left for $seed"; break; }
@@ -43,5 +50,6 @@ for seed in $evolve; do
   echo "== $name (${left}s left): ${args[*]}"
   timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$OUT/evolve-$name.log" | tail -n 25
 done
-tar czf "$OUT/runs.tar.gz" runs evolved
+mkdir -p seeds/verification
+tar czf "$OUT/runs.tar.gz" runs evolved seeds/verification
 ls -la "$OUT"

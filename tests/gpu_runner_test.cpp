@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "fitness/clock_instrument.hpp"
 #include "fitness/cuda_devices.hpp"
 #include "fitness/gpu_runner.hpp"
 #include "fitness/nvrtc_compiler.hpp"
@@ -470,6 +471,65 @@ TEST_F(GpuRunnerCheck, WrittenElementsMustBeExactlyTheSeeds) {
   EXPECT_EQ(all.status, RunStatus::WrongOutput);
   EXPECT_TRUE(contains(all.message, "element 1: written, but the reference leaves it untouched"))
       << all.message;
+}
+
+// The device check (default) and the host check apply the same rules: same
+// status, same first failure, same counts, maxima and digest.
+TEST_F(GpuRunnerCheck, DeviceCheckAgreesWithTheHostCheck) {
+  const LaunchPlan p = scale_plan();
+  std::vector<ExpectedOutput> evens = scale_reference(p);
+  evens[0].written_elements.emplace();
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(kN); i += 2) evens[0].written_elements->push_back(i);
+  const std::vector<ExpectedOutput> all = scale_reference(p);
+  const std::pair<const char*, const std::vector<ExpectedOutput>*> cases[] = {
+      {"scale", &all}, {"scale_wrong", &all}, {"scale_skips_one", &all}, {"scale_evens", &evens}, {"scale", &evens}};
+  for (const auto& [entry, reference] : cases) {
+    const LoadedKernel k = kernel(entry);
+    runner_->set_check_on_host(true);
+    const CheckReport host = runner_->run_checked(k, p, *reference, Tolerance{});
+    runner_->set_check_on_host(false);
+    const CheckReport device = runner_->run_checked(k, p, *reference, Tolerance{});
+    SCOPED_TRACE(std::string(entry) + (reference == &evens ? " (evens written)" : ""));
+    EXPECT_EQ(device.status, host.status);
+    EXPECT_EQ(device.message, host.message);
+    EXPECT_EQ(device.values_checked, host.values_checked);
+    EXPECT_EQ(device.max_abs_error, host.max_abs_error);
+    EXPECT_EQ(device.max_rel_error, host.max_rel_error);
+    EXPECT_NEAR(device.rms_error, host.rms_error, 1e-12 + 1e-9 * host.rms_error);
+    EXPECT_EQ(device.output_digest, host.output_digest);
+    EXPECT_EQ(device.output_digest.size(), 16u);
+  }
+  // A different output gives a different digest.
+  const CheckReport right = runner_->run_checked(kernel("scale"), p, all, Tolerance{});
+  const CheckReport wrong = runner_->run_checked(kernel("scale_wrong"), p, all, Tolerance{});
+  EXPECT_NE(right.output_digest, wrong.output_digest);
+}
+
+TEST_F(GpuRunnerCheck, ClockTicksOfAnInstrumentedKernel) {
+  Compiler compiler(std::nullopt);
+  CompileRequest request;
+  request.source = instrument_clock_ticks(kKernels, "scale", "planted.cu");
+  request.file_name = "planted.cu";
+  request.arch = runner_->arch();
+  const CompileResult compiled = compiler.compile(request);
+  ASSERT_TRUE(compiled.ok) << compiled.error << "\n" << compiled.log;
+  LoadResult loaded = runner_->load(compiled.cubin, "scale");
+  ASSERT_TRUE(loaded.ok()) << loaded.message;
+  const LaunchPlan p = scale_plan();
+  TimingConfig config;
+  config.min_samples = 5;
+  const ClockTicks t = runner_->clock_ticks(*loaded.kernel, p, config);
+  std::cout << "[ clock    ] " << t.median_ticks << " ticks over " << p.grid[0] << " blocks, span "
+            << t.median_span_ms << " ms, SM clock " << t.sm_mhz << " MHz\n";
+  ASSERT_EQ(t.samples.size(), 5u);
+  EXPECT_GT(t.median_ticks, static_cast<double>(p.grid[0]));  // every block takes some ticks
+  EXPECT_GT(t.median_span_ms, 0.0);
+  EXPECT_LT(t.median_span_ms, 100.0);
+  EXPECT_GT(t.sm_mhz, 300.0);
+  EXPECT_LT(t.sm_mhz, 4000.0);
+  // The instrumented kernel still computes the right answer... through the
+  // plain kernel's check: the plain one is what is checked and shipped.
+  EXPECT_TRUE(runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{}).ok());
 }
 
 TEST_F(GpuRunnerCheck, BadImageOrEntryIsLoadError) {

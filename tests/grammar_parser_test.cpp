@@ -154,7 +154,9 @@ TEST(GrammarParser, SeedsParse) {
     EXPECT_EQ(seed.grammar.source(), seed.source);
     int statements = 0;
     for (const auto& r : seed.grammar.rules()) statements += r.kind == RuleKind::Statement;
-    EXPECT_GT(statements, 10);
+    // A seed is a real kernel with editable statements (the point kernels
+    // of the library have a handful, the B-spline ones dozens).
+    EXPECT_GE(statements, 3);
   }
 }
 

@@ -1,0 +1,164 @@
+#include "gi/seed_verification.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "fitness/kernel_spec.hpp"
+#include "fitness/workload_plan.hpp"
+#include "gi/seed.hpp"
+#include "gi/variant_build.hpp"
+
+namespace gi {
+
+namespace {
+
+// Largest |a - b| over the float components of two downloads of one buffer
+// (ints: 0 when equal, else infinity: integer outputs must not vary).
+double max_difference(const fitness::BufferArg& buffer, const std::vector<std::byte>& a,
+                      const std::vector<std::byte>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  switch (buffer.type) {
+    case fitness::ElementType::F32:
+    case fitness::ElementType::F32x2:
+    case fitness::ElementType::F32x4:
+      for (std::size_t i = 0; i + 4 <= a.size(); i += 4) {
+        float x, y;
+        std::memcpy(&x, a.data() + i, 4);
+        std::memcpy(&y, b.data() + i, 4);
+        if (std::memcmp(&x, &y, 4) != 0) worst = std::max(worst, std::isfinite(x - y) ? std::abs(double(x) - y) : INFINITY);
+      }
+      return worst;
+    case fitness::ElementType::F64:
+      for (std::size_t i = 0; i + 8 <= a.size(); i += 8) {
+        double x, y;
+        std::memcpy(&x, a.data() + i, 8);
+        std::memcpy(&y, b.data() + i, 8);
+        if (std::memcmp(&x, &y, 8) != 0) worst = std::max(worst, std::isfinite(x - y) ? std::abs(x - y) : INFINITY);
+      }
+      return worst;
+    default:
+      return a == b ? 0.0 : INFINITY;
+  }
+}
+
+nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::path& dir, const VerifyOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Seed seed = load_seed(dir);
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
+  const Tuning tuning{spec.default_block_size, {}};
+  nlohmann::json result = {{"kernel", dir.parent_path().filename().string() + "/" + dir.filename().string()},
+                           {"entry", spec.entry},
+                           {"tolerance", {{"abs", spec.tolerance.abs}, {"rel", spec.tolerance.rel}}},
+                           {"block_size", tuning.block_size}};
+  runner.set_kernel_timeout(std::chrono::milliseconds(o.timeout_ms));
+  const fitness::CompileResult binary = compile_variant(seed, grammar::Patch{}, tuning, runner.arch(), o.cache);
+  if (!binary.ok) {
+    result["passed"] = false;
+    result["error"] = "does not compile: " + binary.error;
+    return result;
+  }
+  fitness::LoadResult loaded = runner.load(binary.cubin, spec.entry);
+  if (!loaded.ok()) {
+    result["passed"] = false;
+    result["error"] = loaded.message;
+    return result;
+  }
+  std::vector<std::string> workloads = {"train"};
+  for (std::size_t i = 0; i < spec.validate.size(); ++i) workloads.push_back("validate:" + std::to_string(i));
+  bool passed = true;
+  double max_abs = 0, max_rel = 0, values = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const std::string& which : workloads) {
+    const std::optional<std::filesystem::path> refs =
+        o.cache ? std::optional<std::filesystem::path>(*o.cache / "reference") : std::nullopt;
+    const fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, 0, refs, tuning.block_size);
+    const fitness::CheckReport r = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
+    nlohmann::json row = {{"workload", which},
+                          {"status", fitness::to_string(r.status)},
+                          {"values_checked", r.values_checked},
+                          {"max_abs_error", finite(r.max_abs_error)},
+                          {"max_rel_error", finite(r.max_rel_error)},
+                          {"output_digest", r.output_digest}};
+    if (!r.ok()) row["message"] = r.message;
+    passed = passed && r.ok();
+    max_abs = std::max(max_abs, r.max_abs_error);
+    max_rel = std::max(max_rel, r.max_rel_error);
+    values += static_cast<double>(r.values_checked);
+    if (which == "train" && r.ok() && o.runs > 1) {
+      // Run-to-run spread: the outputs of repeated runs against the first.
+      std::vector<std::vector<std::byte>> first;
+      for (const auto& b : work.plan.buffers)
+        if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
+          first.push_back(runner.buffer_bytes(work.plan, b.name));
+      double spread = 0;
+      int identical = 0;
+      for (int run = 1; run < o.runs; ++run) {
+        const fitness::CheckReport again = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
+        passed = passed && again.ok();
+        identical += again.output_digest == r.output_digest;
+        std::size_t k = 0;
+        for (const auto& b : work.plan.buffers)
+          if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
+            spread = std::max(spread, max_difference(b, first[k++], runner.buffer_bytes(work.plan, b.name)));
+      }
+      row["runs"] = o.runs;
+      row["runs_identical_to_first"] = identical;
+      row["run_to_run_max_abs"] = finite(spread);
+      result["run_to_run_max_abs"] = finite(spread);
+    }
+    rows.push_back(row);
+  }
+  result["workloads"] = rows;
+  result["passed"] = passed;
+  result["max_abs_error"] = max_abs;
+  result["max_rel_error"] = max_rel;
+  result["values_checked"] = values;
+  result["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string verification_readme(const nlohmann::json& versions, const std::vector<nlohmann::json>& results) {
+  std::ostringstream out;
+  int passed = 0;
+  for (const auto& r : results) passed += r.value("passed", false);
+  out << "# Seed verification on " << versions.value("gpu", std::string("?")) << "\n\n"
+      << "Every seed kernel, as written, run on the GPU and checked against its double-precision CPU reference on "
+         "the training workload and every held-out workload (`gi verify`; generator seed 0). Driver "
+      << versions.value("driver", std::string("?")) << ", " << versions.value("date", std::string("?"))
+      << ", gi " << versions.value("gi_commit", std::string("?")) << ".\n\n"
+      << passed << " of " << results.size() << " kernels passed on every workload.\n\n"
+      << "| kernel | workloads passed | values checked | max abs error | max rel error | tolerance abs / rel | "
+         "run-to-run max abs (5 runs) |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results) {
+    int ok = 0, n = 0;
+    if (r.contains("workloads"))
+      for (const auto& w : r["workloads"]) {
+        ++n;
+        ok += w.value("status", std::string()) == "ok";
+      }
+    auto num = [](const nlohmann::json& v) {
+      if (!v.is_number()) return std::string("-");
+      std::ostringstream s;
+      s.precision(3);
+      s << v.get<double>();
+      return s.str();
+    };
+    out << "| " << r.value("kernel", std::string("?")) << " | " << ok << "/" << n
+        << (r.contains("error") ? " (" + r["error"].get<std::string>() + ")" : "") << " | "
+        << num(r.value("values_checked", nlohmann::json())) << " | " << num(r.value("max_abs_error", nlohmann::json()))
+        << " | " << num(r.value("max_rel_error", nlohmann::json())) << " | "
+        << num(r["tolerance"].value("abs", nlohmann::json())) << " / " << num(r["tolerance"].value("rel", nlohmann::json()))
+        << " | " << num(r.value("run_to_run_max_abs", nlohmann::json())) << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace gi
