@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "fitness/kernel_spec.hpp"
+#include "fitness/output_check.hpp"
 #include "fitness/workload_plan.hpp"
 #include "gi/seed.hpp"
 #include "gi/variant_build.hpp"
@@ -45,6 +46,35 @@ double max_difference(const fitness::BufferArg& buffer, const std::vector<std::b
   }
 }
 
+// The worst |got - ref| / (abs + rel |ref|) over the checked values of one
+// output: 1 is the edge of the tolerance, so 1 / worst is the margin left.
+double worst_tolerance_ratio(const fitness::BufferArg& buffer, const std::vector<std::byte>& got,
+                             const fitness::ExpectedOutput& expected, const fitness::Tolerance& tolerance) {
+  const std::vector<std::size_t> compared = fitness::compared_components(buffer, expected);
+  const std::vector<unsigned char> written = fitness::written_flags(buffer, expected);
+  const std::size_t eb = fitness::element_bytes(buffer.type), components = fitness::element_components(buffer.type);
+  double worst = 0;
+  for (std::size_t e = 0; e < buffer.count; ++e) {
+    if (!written[e]) continue;
+    for (std::size_t c : compared) {
+      double v = 0;
+      const std::byte* p = got.data() + e * eb;
+      switch (buffer.type) {
+        case fitness::ElementType::F64: std::memcpy(&v, p, 8); break;
+        case fitness::ElementType::I32:
+        case fitness::ElementType::I32x4: { std::int32_t i; std::memcpy(&i, p + 4 * c, 4); v = i; break; }
+        case fitness::ElementType::U32: { std::uint32_t u; std::memcpy(&u, p, 4); v = u; break; }
+        default: { float f; std::memcpy(&f, p + 4 * c, 4); v = f; }
+      }
+      const double ref = expected.values[e * components + c];
+      const double allowed = tolerance.abs + tolerance.rel * std::abs(ref);
+      const double diff = std::abs(v - ref);
+      worst = std::max(worst, allowed > 0 ? diff / allowed : (diff > 0 ? INFINITY : 0.0));
+    }
+  }
+  return worst;
+}
+
 nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace
@@ -74,7 +104,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   std::vector<std::string> workloads = {"train"};
   for (std::size_t i = 0; i < spec.validate.size(); ++i) workloads.push_back("validate:" + std::to_string(i));
   bool passed = true;
-  double max_abs = 0, max_rel = 0, values = 0;
+  double max_abs = 0, max_rel = 0, values = 0, worst_ratio = 0;
   nlohmann::json rows = nlohmann::json::array();
   for (const std::string& which : workloads) {
     const std::optional<std::filesystem::path> refs =
@@ -88,11 +118,20 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
                           {"max_rel_error", finite(r.max_rel_error)},
                           {"output_digest", r.output_digest}};
     if (!r.ok()) row["message"] = r.message;
+    if (r.status == fitness::RunStatus::Ok || r.status == fitness::RunStatus::WrongOutput) {
+      double worst = 0;
+      for (const auto& e : work.expected)
+        for (const auto& b : work.plan.buffers)
+          if (b.name == e.buffer)
+            worst = std::max(worst, worst_tolerance_ratio(b, runner.buffer_bytes(work.plan, b.name), e, work.tolerance));
+      row["worst_tolerance_ratio"] = finite(worst);
+      worst_ratio = std::max(worst_ratio, worst);
+    }
     passed = passed && r.ok();
     max_abs = std::max(max_abs, r.max_abs_error);
     max_rel = std::max(max_rel, r.max_rel_error);
     values += static_cast<double>(r.values_checked);
-    if (which == "train" && r.ok() && o.runs > 1) {
+    if (which == "train" && (r.ok() || r.status == fitness::RunStatus::WrongOutput) && o.runs > 1) {
       // Run-to-run spread: the outputs of repeated runs against the first.
       std::vector<std::vector<std::byte>> first;
       for (const auto& b : work.plan.buffers)
@@ -102,7 +141,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
       int identical = 0;
       for (int run = 1; run < o.runs; ++run) {
         const fitness::CheckReport again = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
-        passed = passed && again.ok();
+        passed = passed && again.ok() && r.ok();
         identical += again.output_digest == r.output_digest;
         std::size_t k = 0;
         for (const auto& b : work.plan.buffers)
@@ -121,6 +160,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   result["max_abs_error"] = max_abs;
   result["max_rel_error"] = max_rel;
   result["values_checked"] = values;
+  result["worst_tolerance_ratio"] = finite(worst_ratio);
   result["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -135,8 +175,10 @@ std::string verification_readme(const nlohmann::json& versions, const std::vecto
       << versions.value("driver", std::string("?")) << ", " << versions.value("date", std::string("?"))
       << ", gi " << versions.value("gi_commit", std::string("?")) << ".\n\n"
       << passed << " of " << results.size() << " kernels passed on every workload.\n\n"
-      << "| kernel | workloads passed | values checked | max abs error | max rel error | tolerance abs / rel | "
-         "run-to-run max abs (5 runs) |\n|---|---|---|---|---|---|---|\n";
+      << "Margin: the tolerance divided by the worst error, i.e. 1 / max over all values of "
+         "|got - ref| / (abs + rel |ref|) (above 1 passes).\n\n"
+      << "| kernel | workloads passed | values checked | max abs error | max rel error | tolerance abs / rel | margin | "
+         "run-to-run max abs (5 runs) |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : results) {
     int ok = 0, n = 0;
     if (r.contains("workloads"))
@@ -156,6 +198,10 @@ std::string verification_readme(const nlohmann::json& versions, const std::vecto
         << num(r.value("values_checked", nlohmann::json())) << " | " << num(r.value("max_abs_error", nlohmann::json()))
         << " | " << num(r.value("max_rel_error", nlohmann::json())) << " | "
         << num(r["tolerance"].value("abs", nlohmann::json())) << " / " << num(r["tolerance"].value("rel", nlohmann::json()))
+        << " | "
+        << (r.value("worst_tolerance_ratio", nlohmann::json()).is_number() && r["worst_tolerance_ratio"].get<double>() > 0
+                ? num(1.0 / r["worst_tolerance_ratio"].get<double>()) + "x"
+                : std::string("-"))
         << " | " << num(r.value("run_to_run_max_abs", nlohmann::json())) << " |\n";
   }
   return out.str();

@@ -12,11 +12,12 @@ OUT=${OUT:-/tmp/gi-out}
 mkdir -p "$OUT"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-tests=0 verify=0 evolve="" minutes=8 extra=""
+verify_args="" tests=0 verify=0 evolve="" minutes=8 extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
     --verify) verify=1 ;;
+    --verify-args) verify_args="$2"; shift ;;
     --evolve) evolve="$2"; shift ;;
     --minutes) minutes="$2"; shift ;;
     --args) extra="$2"; shift ;;
@@ -36,7 +37,7 @@ mkdir -p runs
 [ -f .carry/runs.tar.gz ] && tar xzf .carry/runs.tar.gz
 if [ "$verify" = 1 ]; then
   left=$(( deadline - $(date +%s) - 20 ))
-  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache 2>&1 | tee -a "$OUT/verify.log" | tail -n 50
+  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$OUT/verify.log" | tail -n 50
 fi
 for seed in $evolve; do
   left=$(( deadline - $(date +%s) - 20 ))
