@@ -560,7 +560,8 @@ Workload block_matching_workload(Dim3 dims, const std::vector<float>& reference,
                  {"voxelNumber", static_cast<double>(dims.voxels())}, {"blockDimX", blocks.x},
                  {"blockDimY", blocks.y}, {"blockDimZ", blocks.z},
                  {"blockNumber", static_cast<double>(blocks.voxels())}, {"minimumVoxelNumber", min_voxels},
-                 {"searchRadius", radius}, {"usedBlockNumber", 0}, {"usedBlockVoxelNumber", 0}};
+                 {"searchRadius", radius}, {"usedBlockNumber", 0}, {"usedBlockVoxelNumber", 0},
+                 {"nearTieBlockNumber", 0}};
   w.inputs["referenceImage"] = to_bytes(reference);
   w.inputs["warpedImage"] = to_bytes(warped);
   w.inputs["mask"] = to_bytes(mask);
@@ -689,6 +690,7 @@ TEST(SeedsResamplingBlockMatching, GeneratorGivesMeaningfulWellSeparatedMatches)
   EXPECT_EQ(static_cast<double>(used), a.variables.at("usedBlockNumber"));
   EXPECT_EQ(used_voxels, a.variables.at("usedBlockVoxelNumber"));
   EXPECT_GT(used, 100u);
+  EXPECT_LT(a.variables.at("nearTieBlockNumber"), 0.02 * static_cast<double>(used));  // rare
   EXPECT_GT(good, used * 6 / 10);  // the warped image is the reference moved: strong matches
   EXPECT_GT(moved, used / 2);      // ... by a displacement of about 2 voxels
   // W(x) = R(x + u(x)), so block v matches at d = -u(v) up to rounding. The
@@ -842,7 +844,8 @@ TEST(SeedsResamplingFloat, DISABLED_MeasureTrainingWorkloadErrors) {
       std::cout << "[ info ]   generate " << std::chrono::duration<double>(t1 - t0).count() << " s, reference "
                 << std::chrono::duration<double>(t2 - t1).count() << " s";
       if (spec.entry == "ncc_block_matching")
-        std::cout << ", used blocks " << w.variables.at("usedBlockNumber") << " of " << w.variables.at("blockNumber");
+        std::cout << ", used blocks " << w.variables.at("usedBlockNumber") << " of " << w.variables.at("blockNumber")
+                  << ", near ties taken out " << w.variables.at("nearTieBlockNumber");
       std::cout << "\n";
     }
   }

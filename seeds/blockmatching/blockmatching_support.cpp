@@ -55,7 +55,7 @@ namespace {
 BlockMatch match_block(const std::vector<float>& reference, const std::vector<float>& warped,
                        const std::vector<std::int32_t>& mask, Dim3 dims, Dim3 block, int min_voxels, int radius) {
   constexpr int kMax = kMatchBlockSize * kMatchBlockSize * kMatchBlockSize;
-  int voxel[kMax][3];
+  std::ptrdiff_t offset[kMax];  // linear index of each voxel of the block
   double centred[kMax];
   int n = 0;
   int lo[3] = {dims.x, dims.y, dims.z}, hi[3] = {-1, -1, -1};
@@ -68,10 +68,10 @@ BlockMatch match_block(const std::vector<float>& reference, const std::vector<fl
         const std::size_t index = dims.index(v[0], v[1], v[2]);
         if (mask[index] == 0) continue;
         for (int i = 0; i < 3; ++i) {
-          voxel[n][i] = v[i];
           lo[i] = std::min(lo[i], v[i]);
           hi[i] = std::max(hi[i], v[i]);
         }
+        offset[n] = static_cast<std::ptrdiff_t>(index);
         centred[n] = reference[index];
         mean += centred[n];
         ++n;
@@ -88,7 +88,7 @@ BlockMatch match_block(const std::vector<float>& reference, const std::vector<fl
   if (!(reference_variance > 0)) return m;
   m.used = true;
   const int extent[3] = {dims.x, dims.y, dims.z};
-  double values[kMax];
+  const auto row = static_cast<std::ptrdiff_t>(dims.x), slice = row * static_cast<std::ptrdiff_t>(dims.y);
   for (int dz = -radius; dz <= radius; ++dz)
     for (int dy = -radius; dy <= radius; ++dy)
       for (int dx = -radius; dx <= radius; ++dx) {
@@ -96,19 +96,19 @@ BlockMatch match_block(const std::vector<float>& reference, const std::vector<fl
         bool inside = true;
         for (int i = 0; i < 3; ++i) inside = inside && lo[i] + d[i] >= 0 && hi[i] + d[i] < extent[i];
         if (!inside) continue;
-        double warped_mean = 0;
+        // One pass: with the reference centred, sum r (w - mean w) = sum r w,
+        // and sum (w - mean w)^2 = sum w^2 - n mean w^2 (exact enough in
+        // double for intensities of a few hundred over 64 voxels).
+        const std::ptrdiff_t shift = dz * slice + dy * row + dx;
+        double sum = 0, sum_squares = 0, covariance = 0;
         for (int i = 0; i < n; ++i) {
-          values[i] = warped[dims.index(voxel[i][0] + dx, voxel[i][1] + dy, voxel[i][2] + dz)];
-          warped_mean += values[i];
-        }
-        warped_mean /= n;
-        double covariance = 0, warped_variance = 0;
-        for (int i = 0; i < n; ++i) {
-          const double w = values[i] - warped_mean;
+          const double w = warped[static_cast<std::size_t>(offset[i] + shift)];
+          sum += w;
+          sum_squares += w * w;
           covariance += centred[i] * w;
-          warped_variance += w * w;
         }
-        if (!(warped_variance > 0)) continue;
+        const double warped_variance = sum_squares - sum * sum / n;
+        if (!(warped_variance > 1e-12 * sum_squares)) continue;  // zero up to rounding
         const double ncc = covariance / std::sqrt(reference_variance * warped_variance);
         if (ncc > m.ncc) {
           m.runner_up = m.ncc;

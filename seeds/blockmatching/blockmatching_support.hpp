@@ -12,7 +12,8 @@
 //     intensities have non-zero variance;
 //   - a displacement d (each component in -radius .. radius) is a candidate
 //     when every voxel v of the block has v + d inside the image and the
-//     warped intensities at v + d have non-zero variance; its NCC is
+//     warped intensities at v + d have non-zero variance (here: above 1e-12
+//     of their sum of squares, i.e. non-zero up to rounding); its NCC is
 //     sum (r - mean r)(w - mean w) / sqrt(sum (r - mean r)^2 sum (w - mean w)^2);
 //   - the best candidate has the highest NCC; ties go to the first in the
 //     order dz, dy, dx from -radius (dx fastest).

@@ -23,7 +23,8 @@
 //   search_radius: r         displacements -r .. r per axis (default 3)
 // Derived variables: imageDimX/Y/Z, voxelNumber, blockDimX/Y/Z, blockNumber,
 // minimumVoxelNumber, searchRadius, usedBlockNumber (blocks the kernel
-// matches), usedBlockVoxelNumber (their voxels).
+// matches), usedBlockVoxelNumber (their voxels), nearTieBlockNumber (blocks
+// taken out of the mask for a near tie).
 // Inputs: referenceImage (float), warpedImage (float), mask (int).
 #include <algorithm>
 #include <cmath>
@@ -64,7 +65,7 @@ Workload generate_block_matching_brain(const nlohmann::json& variables, std::uin
   // their results, blocks being independent.
   const Dim3 blocks = match_block_dims(dims);
   const std::vector<BlockMatch> matches = ncc_block_search(reference, warped, mask, dims, min_voxels, radius);
-  double used = 0, used_voxels = 0;
+  double used = 0, used_voxels = 0, near_ties = 0;
   for (std::size_t t = 0; t < matches.size(); ++t) {
     const BlockMatch& m = matches[t];
     if (!m.used) continue;
@@ -73,6 +74,7 @@ Workload generate_block_matching_brain(const nlohmann::json& variables, std::uin
       used_voxels += m.voxels;
       continue;
     }
+    near_ties += 1;
     const int bx = static_cast<int>(t % static_cast<std::size_t>(blocks.x));
     const int by = static_cast<int>((t / static_cast<std::size_t>(blocks.x)) % static_cast<std::size_t>(blocks.y));
     const int bz = static_cast<int>(t / (static_cast<std::size_t>(blocks.x) * static_cast<std::size_t>(blocks.y)));
@@ -98,6 +100,7 @@ Workload generate_block_matching_brain(const nlohmann::json& variables, std::uin
       {"searchRadius", radius},
       {"usedBlockNumber", used},
       {"usedBlockVoxelNumber", used_voxels},
+      {"nearTieBlockNumber", near_ties},
   };
   w.inputs["referenceImage"] = to_bytes(reference);
   w.inputs["warpedImage"] = to_bytes(warped);
