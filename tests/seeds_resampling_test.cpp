@@ -59,11 +59,16 @@ Workload resampling_workload(Dim3 dims, const char* image_input, const std::vect
                              const std::vector<Float4>& positions, const std::vector<std::int32_t>& active,
                              double padding) {
   Workload w;
-  w.variables = {{"referenceDimX", dims.x},  {"referenceDimY", dims.y},  {"referenceDimZ", dims.z},
+  w.variables = {{"referenceDimX", dims.x},
+                 {"referenceDimY", dims.y},
+                 {"referenceDimZ", dims.z},
                  {"referenceVoxelNumber", static_cast<double>(dims.voxels())},
-                 {"floatingDimX", dims.x},   {"floatingDimY", dims.y},   {"floatingDimZ", dims.z},
+                 {"floatingDimX", dims.x},
+                 {"floatingDimY", dims.y},
+                 {"floatingDimZ", dims.z},
                  {"floatingVoxelNumber", static_cast<double>(dims.voxels())},
-                 {"activeVoxelNumber", static_cast<double>(active.size())}, {"paddingValue", padding}};
+                 {"activeVoxelNumber", static_cast<double>(active.size())},
+                 {"paddingValue", padding}};
   w.inputs[image_input] = to_bytes(image);
   w.inputs["deformationField"] = to_bytes(positions);
   w.inputs["activeVoxels"] = to_bytes(active);
@@ -76,8 +81,10 @@ Workload resampling_workload(Dim3 dims, const char* image_input, const std::vect
 
 template <bool Fma>
 float multiply_add(float a, float b, float c) {
-  if constexpr (Fma) return std::fma(a, b, c);
-  else return a * b + c;
+  if constexpr (Fma)
+    return std::fma(a, b, c);
+  else
+    return a * b + c;
 }
 
 void cubic_weights_f(float u, float* weight) {
@@ -223,8 +230,10 @@ std::vector<float> emulate_block_matching(const Workload& w) {
                 float wmean = 0.0f;
                 for (const auto& v : voxels) {
                   const int X = v[0] + i, Y = v[1] + j, Z = v[2] + k;
-                  if (X >= 0 && X < dx && Y >= 0 && Y < dy && Z >= 0 && Z < dz) wmean += warped[idx(X, Y, Z)];
-                  else inside = false;
+                  if (X >= 0 && X < dx && Y >= 0 && Y < dy && Z >= 0 && Z < dz)
+                    wmean += warped[idx(X, Y, Z)];
+                  else
+                    inside = false;
                 }
                 if (!inside) continue;
                 wmean = wmean / static_cast<float>(n);
@@ -317,7 +326,8 @@ TEST(SeedsResamplingSupport, TrilinearSampleIsExactOnVoxelsAndPadsOutside) {
       for (int x = 0; x < dims.x; ++x)
         ASSERT_EQ(gi::seeds::trilinear_interpolate(image, dims, x, y, z, -3), image[dims.index(x, y, z)]);
   EXPECT_EQ(gi::seeds::trilinear_interpolate(image, dims, -1.5, 1, 1, -3), -3);
-  EXPECT_NEAR(gi::seeds::trilinear_interpolate(image, dims, 4.5, 1, 1, -3), 0.5 * image[dims.index(4, 1, 1)] - 1.5, 1e-12);
+  EXPECT_NEAR(gi::seeds::trilinear_interpolate(image, dims, 4.5, 1, 1, -3), 0.5 * image[dims.index(4, 1, 1)] - 1.5,
+              1e-12);
   EXPECT_NEAR(gi::seeds::trilinear_interpolate(image, dims, 1.25, 2, 0, 0),
               0.75 * image[dims.index(1, 2, 0)] + 0.25 * image[dims.index(2, 2, 0)], 1e-12);
 }
@@ -467,9 +477,9 @@ TEST(SeedsResamplingGradient, LinearImageHasItsSlopeInsideAndZeroOutside) {
   // x = 9), far beyond z.
   const std::vector<Float4> outside = {{-0.01f, 3, 3, 0}, {8.0f, 3.5f, 2, 0}, {4, 4, 20, 0}, {4, -5, 3, 0}};
   for (std::size_t k = 0; k < outside.size(); ++k) positions[k] = outside[k];
-  const auto out = find_reference("warped_image_gradient")(
-                       resampling_workload(dims, "floatingImage", image, positions, active, 0))
-                       .at("warpedGradient");
+  const auto out =
+      find_reference("warped_image_gradient")(resampling_workload(dims, "floatingImage", image, positions, active, 0))
+          .at("warpedGradient");
   ASSERT_EQ(out.size(), 4 * dims.voxels());
   for (std::size_t t = 0; t < active.size(); ++t) {
     const std::size_t o = 4 * static_cast<std::size_t>(active[t]);
@@ -501,9 +511,9 @@ TEST(SeedsResamplingGradient, MatchesAFiniteDifferenceOfTrilinearSampling) {
     };
     positions.push_back(Float4{coordinate(dims.x - 1), coordinate(dims.y - 1), coordinate(dims.z - 1), 0});
   }
-  const auto out = find_reference("warped_image_gradient")(
-                       resampling_workload(dims, "floatingImage", image, positions, active, 0))
-                       .at("warpedGradient");
+  const auto out =
+      find_reference("warped_image_gradient")(resampling_workload(dims, "floatingImage", image, positions, active, 0))
+          .at("warpedGradient");
   const double h = 1e-4;
   double largest = 0;
   for (std::size_t t = 0; t < active.size(); ++t) {
@@ -525,10 +535,12 @@ TEST(SeedsResamplingGradient, MatchesAFiniteDifferenceOfTrilinearSampling) {
 
 TEST(SeedsResamplingGradient, GeneratorGivesTissueImageAndPositionsNearTheIdentity) {
   const json variables = {{"dim", {32, 28, 24}}, {"mask", "full"}, {"amplitude", 2}};
-  const Workload a = generate("warped_gradient_brain", variables, 3), b = generate("warped_gradient_brain", variables, 3),
+  const Workload a = generate("warped_gradient_brain", variables, 3),
+                 b = generate("warped_gradient_brain", variables, 3),
                  c = generate("warped_gradient_brain", variables, 4);
   EXPECT_EQ(a.inputs, b.inputs);
-  for (const char* name : {"floatingImage", "deformationField"}) EXPECT_NE(a.inputs.at(name), c.inputs.at(name)) << name;
+  for (const char* name : {"floatingImage", "deformationField"})
+    EXPECT_NE(a.inputs.at(name), c.inputs.at(name)) << name;
   EXPECT_EQ(a.variables.count("paddingValue"), 0u);
   EXPECT_EQ(from_bytes<float>(a.inputs.at("floatingImage"), "image"), gi::seeds::tissue_image(Dim3{32, 28, 24}, 3));
   const auto field = from_bytes<Float4>(a.inputs.at("deformationField"), "field");
@@ -541,8 +553,8 @@ TEST(SeedsResamplingGradient, GeneratorGivesTissueImageAndPositionsNearTheIdenti
     const int i = active[t], x = i % 32, y = (i / 32) % 28, z = i / (32 * 28);
     largest = std::max({largest, std::fabs(double{field[t].x} - x), std::fabs(double{field[t].y} - y),
                         std::fabs(double{field[t].z} - z)});
-    outside += field[t].x < 0 || field[t].x >= 31 || field[t].y < 0 || field[t].y >= 27 || field[t].z < 0 ||
-               field[t].z >= 23;
+    outside +=
+        field[t].x < 0 || field[t].x >= 31 || field[t].y < 0 || field[t].y >= 27 || field[t].z < 0 || field[t].z >= 23;
   }
   EXPECT_GT(largest, 0.5);
   EXPECT_LT(largest, 6.0);
@@ -556,11 +568,18 @@ Workload block_matching_workload(Dim3 dims, const std::vector<float>& reference,
                                  const std::vector<std::int32_t>& mask, int min_voxels, int radius) {
   const Dim3 blocks = gi::seeds::match_block_dims(dims);
   Workload w;
-  w.variables = {{"imageDimX", dims.x}, {"imageDimY", dims.y}, {"imageDimZ", dims.z},
-                 {"voxelNumber", static_cast<double>(dims.voxels())}, {"blockDimX", blocks.x},
-                 {"blockDimY", blocks.y}, {"blockDimZ", blocks.z},
-                 {"blockNumber", static_cast<double>(blocks.voxels())}, {"minimumVoxelNumber", min_voxels},
-                 {"searchRadius", radius}, {"usedBlockNumber", 0}, {"usedBlockVoxelNumber", 0},
+  w.variables = {{"imageDimX", dims.x},
+                 {"imageDimY", dims.y},
+                 {"imageDimZ", dims.z},
+                 {"voxelNumber", static_cast<double>(dims.voxels())},
+                 {"blockDimX", blocks.x},
+                 {"blockDimY", blocks.y},
+                 {"blockDimZ", blocks.z},
+                 {"blockNumber", static_cast<double>(blocks.voxels())},
+                 {"minimumVoxelNumber", min_voxels},
+                 {"searchRadius", radius},
+                 {"usedBlockNumber", 0},
+                 {"usedBlockVoxelNumber", 0},
                  {"nearTieBlockNumber", 0}};
   w.inputs["referenceImage"] = to_bytes(reference);
   w.inputs["warpedImage"] = to_bytes(warped);
@@ -602,7 +621,8 @@ TEST(SeedsResamplingBlockMatching, ImageShiftedByAnIntegerTranslationIsFoundWith
         const int lo[3] = {4 * i + t[0], 4 * j + t[1], 4 * k + t[2]};
         const int hi[3] = {std::min(4 * i + 3, dims.x - 1) + t[0], std::min(4 * j + 3, dims.y - 1) + t[1],
                            std::min(4 * k + 3, dims.z - 1) + t[2]};
-        const int voxels = (std::min(4 * i + 3, dims.x - 1) - 4 * i + 1) * (std::min(4 * j + 3, dims.y - 1) - 4 * j + 1) *
+        const int voxels = (std::min(4 * i + 3, dims.x - 1) - 4 * i + 1) *
+                           (std::min(4 * j + 3, dims.y - 1) - 4 * j + 1) *
                            (std::min(4 * k + 3, dims.z - 1) - 4 * k + 1);
         if (voxels < 32) {
           EXPECT_EQ(out[4 * b + 3], gi::seeds::kNoMatchNcc);  // too few voxels: the marker
@@ -657,14 +677,16 @@ TEST(SeedsResamplingBlockMatching, BlocksOutsideTheMaskOrFlatGetTheMarker) {
     }
   }
   // With 31 voxels required instead of 32, block 0 is used.
-  const auto looser = find_reference("ncc_block_matching")(block_matching_workload(dims, reference, warped, mask, 31, 2))
-                          .at("blockResults");
+  const auto looser =
+      find_reference("ncc_block_matching")(block_matching_workload(dims, reference, warped, mask, 31, 2))
+          .at("blockResults");
   EXPECT_GE(looser[3], -1.0);
 }
 
 TEST(SeedsResamplingBlockMatching, GeneratorGivesMeaningfulWellSeparatedMatches) {
   const json variables = {{"dim", {48, 44, 40}}, {"mask", "brain"}, {"amplitude", 2}};
-  const Workload a = generate("block_matching_brain", variables, 31), b = generate("block_matching_brain", variables, 31),
+  const Workload a = generate("block_matching_brain", variables, 31),
+                 b = generate("block_matching_brain", variables, 31),
                  c = generate("block_matching_brain", variables, 32);
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_EQ(a.variables, b.variables);
@@ -703,11 +725,13 @@ TEST(SeedsResamplingBlockMatching, GeneratorGivesMeaningfulWellSeparatedMatches)
   for (std::size_t t = 0; t < matches.size(); ++t) {
     if (!matches[t].used) continue;
     const int x = 4 * static_cast<int>(t % static_cast<std::size_t>(blocks.x)) + 2;
-    const int y = 4 * static_cast<int>((t / static_cast<std::size_t>(blocks.x)) % static_cast<std::size_t>(blocks.y)) + 2;
+    const int y =
+        4 * static_cast<int>((t / static_cast<std::size_t>(blocks.x)) % static_cast<std::size_t>(blocks.y)) + 2;
     const int z = 4 * static_cast<int>(t / static_cast<std::size_t>(blocks.x * blocks.y)) + 2;
     const auto d = u.at(std::min(x, dims.x - 1), std::min(y, dims.y - 1), std::min(z, dims.z - 1));
     double miss = 0;
-    for (int k = 0; k < 3; ++k) miss = std::max(miss, std::fabs(matches[t].displacement[k] + d[static_cast<std::size_t>(k)]));
+    for (int k = 0; k < 3; ++k)
+      miss = std::max(miss, std::fabs(matches[t].displacement[k] + d[static_cast<std::size_t>(k)]));
     hit += miss <= 1 ? 1 : 0;
     if (matches[t].ncc > 0.8) {
       ++strong;
@@ -722,8 +746,9 @@ TEST(SeedsResamplingBlockMatching, GeneratorGivesMeaningfulWellSeparatedMatches)
   still["amplitude"] = 0;
   const Workload s = generate("block_matching_brain", still, 31);
   std::size_t used_still = 0, zero = 0;
-  for (const auto& m : gi::seeds::ncc_block_search(reference, from_bytes<float>(s.inputs.at("warpedImage"), "warped"),
-                                                   from_bytes<std::int32_t>(s.inputs.at("mask"), "mask"), dims, 32, 3)) {
+  for (const auto& m :
+       gi::seeds::ncc_block_search(reference, from_bytes<float>(s.inputs.at("warpedImage"), "warped"),
+                                   from_bytes<std::int32_t>(s.inputs.at("mask"), "mask"), dims, 32, 3)) {
     if (!m.used) continue;
     ++used_still;
     zero += m.displacement[0] == 0 && m.displacement[1] == 0 && m.displacement[2] == 0 ? 1 : 0;
@@ -741,9 +766,11 @@ TEST(SeedsResamplingFloat, KernelArithmeticPassesTheSpecTolerance) {
   };
   const std::vector<Case> cases = {
       {"resampling/cubic_bspline", {{"dim", {45, 41, 37}}, {"mask", "brain"}}},
-      {"resampling/cubic_bspline", {{"dim", {36, 30, 28}}, {"floating_dim", {40, 26, 30}}, {"mask", "full"}, {"padding", -4}}},
+      {"resampling/cubic_bspline",
+       {{"dim", {36, 30, 28}}, {"floating_dim", {40, 26, 30}}, {"mask", "full"}, {"padding", -4}}},
       {"resampling/warped_gradient", {{"dim", {45, 41, 37}}, {"mask", "brain"}}},
-      {"resampling/warped_gradient", {{"dim", {36, 30, 28}}, {"floating_dim", {40, 26, 30}}, {"mask", "full"}, {"amplitude", 5}}},
+      {"resampling/warped_gradient",
+       {{"dim", {36, 30, 28}}, {"floating_dim", {40, 26, 30}}, {"mask", "full"}, {"amplitude", 5}}},
       {"blockmatching/ncc_block_matching", {{"dim", {48, 44, 40}}, {"mask", "brain"}}},
       {"blockmatching/ncc_block_matching", {{"dim", {30, 27, 25}}, {"mask", "full"}, {"noise", 5}, {"min_voxels", 10}}},
   };
@@ -795,7 +822,8 @@ TEST(SeedsResamplingFloat, ToleranceCatchesOffByOneReads) {
         bool ok = true;
         for (int k = 0; k < 4; ++k) {
           const double ref = expected[0].values[4 * b + static_cast<std::size_t>(k)];
-          ok = ok && std::fabs(out[4 * b + static_cast<std::size_t>(k)] - ref) <= spec.tolerance.abs + spec.tolerance.rel * std::fabs(ref);
+          ok = ok && std::fabs(out[4 * b + static_cast<std::size_t>(k)] - ref) <=
+                         spec.tolerance.abs + spec.tolerance.rel * std::fabs(ref);
         }
         wrong += ok ? 0 : 1;
       }

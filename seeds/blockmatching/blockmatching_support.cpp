@@ -22,8 +22,8 @@ BlockMatchDisplacement::BlockMatchDisplacement(Dim3 dims, double amplitude, std:
       y_(dims, displacement_cell(dims), seed, kStreamField * 16 + 5),
       z_(dims, displacement_cell(dims), seed, kStreamField * 16 + 6) {}
 
-std::vector<float> block_matching_warped_image(const std::vector<float>& reference, Dim3 dims, const BlockMatchDisplacement& u,
-                                   double noise, std::uint64_t seed) {
+std::vector<float> block_matching_warped_image(const std::vector<float>& reference, Dim3 dims,
+                                               const BlockMatchDisplacement& u, double noise, std::uint64_t seed) {
   if (reference.size() != dims.voxels())
     throw std::runtime_error("block_matching_warped_image: the image holds " + std::to_string(reference.size()) +
                              " voxels, its dimensions say " + std::to_string(dims.voxels()));
@@ -36,8 +36,8 @@ std::vector<float> block_matching_warped_image(const std::vector<float>& referen
         for (int x = 0; x < dims.x; ++x) {
           const std::array<double, 3> d = u.at(x, y, z);
           const double value = trilinear_interpolate(reference, dims, x + d[0], y + d[1], z + d[2], 0.0);
-          const std::size_t i = zz * slice + static_cast<std::size_t>(y) * static_cast<std::size_t>(dims.x) +
-                                static_cast<std::size_t>(x);
+          const std::size_t i =
+              zz * slice + static_cast<std::size_t>(y) * static_cast<std::size_t>(dims.x) + static_cast<std::size_t>(x);
           warped[i] = static_cast<float>(std::fabs(value + noise * hash_normal(seed, kStreamFieldNoise * 4 + 3, i)));
         }
     }
@@ -126,8 +126,7 @@ BlockMatch match_block(const std::vector<float>& reference, const std::vector<fl
 }  // namespace
 
 std::vector<BlockMatch> ncc_block_search(const std::vector<float>& reference, const std::vector<float>& warped,
-                                         const std::vector<std::int32_t>& mask, Dim3 dims, int min_voxels,
-                                         int radius) {
+                                         const std::vector<std::int32_t>& mask, Dim3 dims, int min_voxels, int radius) {
   if (reference.size() != dims.voxels() || warped.size() != dims.voxels() || mask.size() != dims.voxels())
     throw std::runtime_error("ncc_block_search: the images hold " + std::to_string(reference.size()) + ", " +
                              std::to_string(warped.size()) + " and " + std::to_string(mask.size()) +

@@ -59,15 +59,14 @@ class BlockMatchDisplacement {
 // The warped image W(x) = |R(x + u(x)) + noise|: the reference resampled
 // trilinearly (0 outside) at the displaced positions, plus Gaussian noise of
 // standard deviation `noise`, kept >= 0 like a magnitude image.
-std::vector<float> block_matching_warped_image(const std::vector<float>& reference, Dim3 dims, const BlockMatchDisplacement& u,
-                                   double noise, std::uint64_t seed);
+std::vector<float> block_matching_warped_image(const std::vector<float>& reference, Dim3 dims,
+                                               const BlockMatchDisplacement& u, double noise, std::uint64_t seed);
 
 // ceil(dim / 4) per axis.
 Dim3 match_block_dims(Dim3 image);
 
 // One result per block (x fastest). Throws when the sizes disagree.
 std::vector<BlockMatch> ncc_block_search(const std::vector<float>& reference, const std::vector<float>& warped,
-                                         const std::vector<std::int32_t>& mask, Dim3 dims, int min_voxels,
-                                         int radius);
+                                         const std::vector<std::int32_t>& mask, Dim3 dims, int min_voxels, int radius);
 
 }  // namespace gi::seeds

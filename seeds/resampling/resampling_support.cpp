@@ -56,8 +56,7 @@ std::vector<Float4> registration_positions(Dim3 reference, Dim3 floating, const 
   const double centre[3] = {(reference.x - 1) / 2.0, (reference.y - 1) / 2.0, (reference.z - 1) / 2.0};
   const double cs = std::cos(angle), sn = std::sin(angle);
   // Reference voxel -> floating voxel: voxel centres of the same field of view.
-  const double scale[3] = {static_cast<double>(floating.x) / reference.x,
-                           static_cast<double>(floating.y) / reference.y,
+  const double scale[3] = {static_cast<double>(floating.x) / reference.x, static_cast<double>(floating.y) / reference.y,
                            static_cast<double>(floating.z) / reference.z};
   std::vector<Float4> positions(active.size());
   parallel_for(active.size(), [&](std::size_t begin, std::size_t end) {

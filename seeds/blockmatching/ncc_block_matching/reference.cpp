@@ -4,8 +4,9 @@
 // warped image that is the same image moved by a smooth displacement of about
 // `amplitude` voxels (trilinear resampling on the CPU; zero outside) plus
 // Gaussian noise, as a floating image resampled during a registration would
-// be (BlockMatchDisplacement and block_matching_warped_image in blockmatching_support.hpp);
-// the mask is the phantom's active voxels (1 inside, 0 outside).
+// be (BlockMatchDisplacement and block_matching_warped_image in
+// blockmatching_support.hpp); the mask is the phantom's active voxels (1
+// inside, 0 outside).
 //
 // The best displacement is an argmax: if two candidates of a block scored
 // within float rounding of each other, a float kernel could pick the other
