@@ -451,13 +451,17 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
   }
 }
 
-double GpuRunner::sample(const LoadedKernel& kernel, const LaunchPlan& plan,
-                         const TimingConfig& config, bool spin) {
+void GpuRunner::prepare_sample(const TimingConfig& config) {
   buffers_->restore_inouts(stream_);
   if (config.flush_l2) {
     if (!l2_flush_) l2_flush_ = std::make_unique<L2Flush>(device_);
     l2_flush_->flush(stream_);
   }
+}
+
+double GpuRunner::sample(const LoadedKernel& kernel, const LaunchPlan& plan,
+                         const TimingConfig& config, bool spin) {
+  prepare_sample(config);
   if (spin) {
     if (!spin_) spin_ = std::make_unique<SpinKernel>(arch_);
     spin_->launch(stream_, kSpinMicroseconds);
@@ -532,11 +536,7 @@ ClockTicks GpuRunner::clock_ticks(const LoadedKernel& instrumented, const Launch
   // One warm-up launch (module loading, caches), then min_samples samples
   // prepared like the event samples (inputs restored, L2 flushed).
   for (int i = -1; i < config.min_samples; ++i) {
-    buffers_->restore_inouts(stream_);
-    if (config.flush_l2) {
-      if (!l2_flush_) l2_flush_ = std::make_unique<L2Flush>(device_);
-      l2_flush_->flush(stream_);
-    }
+    prepare_sample(config);
     const std::uint64_t initial[kClockCounters] = {0, 0, ~0ull, 0, 0};
     check_runtime(cudaMemcpyAsync(reinterpret_cast<void*>(clock_counters_), initial, sizeof initial,
                                   cudaMemcpyHostToDevice, stream_),

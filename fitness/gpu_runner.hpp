@@ -145,6 +145,9 @@ class GpuRunner {
   // Polls the stream until it is idle or the time-out passes; throws
   // RunFailure (Timeout, IllegalAddress, Trap, LaunchError) otherwise.
   void wait(const char* what);
+  // Before every timed launch (events or clock ticks): InOut buffers
+  // restored, L2 flushed when the config asks.
+  void prepare_sample(const TimingConfig& config);
   // One timed sample: flush, spin, events around the launch.
   double sample(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config,
                 bool spin);

@@ -12,7 +12,24 @@ namespace gi::fitness {
 
 namespace {
 
-// Component `c` of element `e` as a double.
+bool is_nan_fill(const std::byte* element, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; i += 4) {
+    std::uint32_t word;
+    std::memcpy(&word, element + i, 4);
+    if (word != kNanFillWord) return false;
+  }
+  return true;
+}
+
+std::string number(double v) {
+  std::ostringstream out;
+  out.precision(9);
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
 double component_value(ElementType type, const std::byte* element, std::size_t c) {
   switch (type) {
     case ElementType::F32:
@@ -41,24 +58,6 @@ double component_value(ElementType type, const std::byte* element, std::size_t c
   }
   return 0;
 }
-
-bool is_nan_fill(const std::byte* element, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; i += 4) {
-    std::uint32_t word;
-    std::memcpy(&word, element + i, 4);
-    if (word != kNanFillWord) return false;
-  }
-  return true;
-}
-
-std::string number(double v) {
-  std::ostringstream out;
-  out.precision(9);
-  out << v;
-  return out.str();
-}
-
-}  // namespace
 
 std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected) {
   const std::size_t components = element_components(buffer.type);

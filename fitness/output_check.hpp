@@ -27,6 +27,9 @@ struct BufferCheck {
   std::size_t first_failing_element = 0;  // valid when failures > 0
 };
 
+// Component `c` of the element at `element` as a double.
+double component_value(ElementType type, const std::byte* element, std::size_t c);
+
 // The components of each element to compare, after checking that the
 // reference fits the buffer; throws std::invalid_argument naming the buffer
 // (wrong value count, component or written element out of range).

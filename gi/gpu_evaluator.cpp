@@ -85,13 +85,18 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
   stats_.prepare_seconds += seconds_since(start);
 }
 
+fs::path GpuEvaluator::stage_cubin(const fitness::CompileResult& compiled) const {
+  const fs::path cubin = scratch_ / (compiled.key + ".cubin");
+  if (!fs::exists(cubin)) fitness::write_file_atomically(cubin, std::string_view(compiled.cubin.data(), compiled.cubin.size()));
+  return cubin;
+}
+
 Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock) {
   Evaluation e;
   e.compiled = true;
   e.compile_seconds = compiled.compile_seconds;
   e.registers = compiled.registers;
-  const fs::path cubin = scratch_ / (compiled.key + ".cubin");
-  if (!fs::exists(cubin)) fitness::write_file_atomically(cubin, std::string_view(compiled.cubin.data(), compiled.cubin.size()));
+  const fs::path cubin = stage_cubin(compiled);
   fitness::LaunchPlan geometry;
   fitness::set_launch_geometry(geometry, spec_, workload_->variables, tuning_.block_size);
   fitness::EvalRequest request;
@@ -102,9 +107,7 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const f
   request.timing = config_.timing;
   fs::path clock_cubin;
   if (clock != nullptr && clock->ok) {
-    clock_cubin = scratch_ / (clock->key + ".cubin");
-    if (!fs::exists(clock_cubin))
-      fitness::write_file_atomically(clock_cubin, std::string_view(clock->cubin.data(), clock->cubin.size()));
+    clock_cubin = stage_cubin(*clock);
     request.clock_cubin_file = clock_cubin;
   }
   request.kernel_timeout = std::max(config_.min_kernel_timeout,

@@ -61,6 +61,8 @@ class GpuEvaluator : public Evaluator {
 
  private:
   Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock);
+  // Writes the binary where the worker reads it (scratch/<key>.cubin).
+  std::filesystem::path stage_cubin(const fitness::CompileResult& compiled) const;
   // The clock-tick build of a plain request (fitness/clock_instrument.hpp).
   fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
 

@@ -16,34 +16,27 @@ namespace gi {
 
 namespace {
 
-// Largest |a - b| over the float components of two downloads of one buffer
-// (ints: 0 when equal, else infinity: integer outputs must not vary).
+// Largest |a - b| over the components of two downloads of one buffer, over
+// elements whose bytes differ (ints: infinity: integer outputs must not vary).
 double max_difference(const fitness::BufferArg& buffer, const std::vector<std::byte>& a,
                       const std::vector<std::byte>& b) {
   if (a.size() != b.size()) return INFINITY;
+  const std::size_t eb = fitness::element_bytes(buffer.type), components = fitness::element_components(buffer.type);
+  const bool is_float = fitness::element_is_float(buffer.type);
   double worst = 0;
-  switch (buffer.type) {
-    case fitness::ElementType::F32:
-    case fitness::ElementType::F32x2:
-    case fitness::ElementType::F32x4:
-      for (std::size_t i = 0; i + 4 <= a.size(); i += 4) {
-        float x, y;
-        std::memcpy(&x, a.data() + i, 4);
-        std::memcpy(&y, b.data() + i, 4);
-        if (std::memcmp(&x, &y, 4) != 0) worst = std::max(worst, std::isfinite(x - y) ? std::abs(double(x) - y) : INFINITY);
-      }
-      return worst;
-    case fitness::ElementType::F64:
-      for (std::size_t i = 0; i + 8 <= a.size(); i += 8) {
-        double x, y;
-        std::memcpy(&x, a.data() + i, 8);
-        std::memcpy(&y, b.data() + i, 8);
-        if (std::memcmp(&x, &y, 8) != 0) worst = std::max(worst, std::isfinite(x - y) ? std::abs(x - y) : INFINITY);
-      }
-      return worst;
-    default:
-      return a == b ? 0.0 : INFINITY;
+  for (std::size_t e = 0; e * eb < a.size(); ++e) {
+    const std::byte* x = a.data() + e * eb;
+    const std::byte* y = b.data() + e * eb;
+    if (std::memcmp(x, y, eb) == 0) continue;
+    if (!is_float) return INFINITY;
+    const std::size_t cb = eb / components;
+    for (std::size_t c = 0; c < components; ++c) {
+      if (std::memcmp(x + c * cb, y + c * cb, cb) == 0) continue;  // bit-identical (NaN included)
+      const double d = fitness::component_value(buffer.type, x, c) - fitness::component_value(buffer.type, y, c);
+      worst = std::max(worst, std::isfinite(d) ? std::abs(d) : INFINITY);
+    }
   }
+  return worst;
 }
 
 // The worst |got - ref| / (abs + rel |ref|) over the checked values of one
@@ -57,15 +50,7 @@ double worst_tolerance_ratio(const fitness::BufferArg& buffer, const std::vector
   for (std::size_t e = 0; e < buffer.count; ++e) {
     if (!written[e]) continue;
     for (std::size_t c : compared) {
-      double v = 0;
-      const std::byte* p = got.data() + e * eb;
-      switch (buffer.type) {
-        case fitness::ElementType::F64: std::memcpy(&v, p, 8); break;
-        case fitness::ElementType::I32:
-        case fitness::ElementType::I32x4: { std::int32_t i; std::memcpy(&i, p + 4 * c, 4); v = i; break; }
-        case fitness::ElementType::U32: { std::uint32_t u; std::memcpy(&u, p, 4); v = u; break; }
-        default: { float f; std::memcpy(&f, p + 4 * c, 4); v = f; }
-      }
+      const double v = fitness::component_value(buffer.type, got.data() + e * eb, c);
       const double ref = expected.values[e * components + c];
       const double allowed = tolerance.abs + tolerance.rel * std::abs(ref);
       const double diff = std::abs(v - ref);

@@ -1,12 +1,12 @@
 #pragma once
 // Shared helpers for tests: the seed folders and reading files.
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "gi/seed.hpp"
+#include "gi/seed_library.hpp"
 
 namespace gi::test {
 
@@ -17,25 +17,18 @@ inline std::filesystem::path source_dir() {
   return env ? env : GI_SOURCE_DIR;
 }
 
-// Every seed folder of the library (a folder under seeds/ holding spec.json
-// and kernel.cu): the first three seeds first (tests index them), then the
-// rest in path order.
+// Every seed folder of the library (gi::find_seed_dirs): the first three
+// seeds first (tests index them), then the rest in path order.
 inline std::vector<std::filesystem::path> seed_dirs() {
   std::vector<std::filesystem::path> dirs = {source_dir() / "seeds/bspline/deformation_field",
                                              source_dir() / "seeds/resampling/trilinear",
                                              source_dir() / "seeds/tools/convolution_x"};
-  std::vector<std::filesystem::path> others;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(source_dir() / "seeds")) {
-    const auto dir = entry.path();
-    if (!entry.is_directory() || !std::filesystem::exists(dir / "spec.json") ||
-        !std::filesystem::exists(dir / "kernel.cu"))
-      continue;
+  const std::size_t first = dirs.size();
+  for (const auto& dir : find_seed_dirs(source_dir() / "seeds")) {
     bool listed = false;
-    for (const auto& d : dirs) listed = listed || std::filesystem::equivalent(d, dir);
-    if (!listed) others.push_back(dir);
+    for (std::size_t i = 0; i < first; ++i) listed = listed || std::filesystem::equivalent(dirs[i], dir);
+    if (!listed) dirs.push_back(dir);
   }
-  std::sort(others.begin(), others.end());
-  dirs.insert(dirs.end(), others.begin(), others.end());
   return dirs;
 }
 
