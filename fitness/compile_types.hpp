@@ -30,6 +30,7 @@ struct CompileResult {
   int stack_frame_bytes = -1;
   double compile_seconds = 0;  // NVRTC time of the compile that produced this
   bool cache_hit = false;      // true when no NVRTC call was made for it
+  bool ptx_reused = false;     // two-stage: its PTX was assembled before, ptxas did not run
   std::string key;             // compile_key() of the request
 };
 

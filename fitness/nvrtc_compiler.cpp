@@ -3,9 +3,11 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <future>
 #include <memory>
+#include <sstream>
 #include <unordered_map>
 
 #include "fitness/ptxas_info.hpp"
@@ -126,12 +128,123 @@ CompileResult Compiler::compile(const CompileRequest& request) {
   return result;
 }
 
+namespace {
+
+struct NvrtcOutput {
+  nvrtcResult last = NVRTC_SUCCESS;
+  bool ok = false;
+  std::string log, error;
+  std::vector<char> binary;
+};
+
+// One NVRTC call: `request.source` to PTX (compute_XX) or a cubin (sm_XX).
+NvrtcOutput run_nvrtc(const CompileRequest& request, const std::string& arch, const std::vector<std::string>& options) {
+  NvrtcOutput out;
+  const bool ptx = starts_with(arch, "compute_");
+  std::vector<const char*> argv;
+  const std::string target = "--gpu-architecture=" + arch;
+  argv.push_back(target.c_str());
+  for (const auto& option : options) argv.push_back(option.c_str());
+  ProgramGuard guard;
+  out.last = nvrtcCreateProgram(&guard.program, request.source.c_str(), request.file_name.c_str(), 0, nullptr, nullptr);
+  if (out.last != NVRTC_SUCCESS) {
+    guard.program = nullptr;
+    out.error = failed("nvrtcCreateProgram", out.last);
+    return out;
+  }
+  out.last = nvrtcCompileProgram(guard.program, static_cast<int>(argv.size()), argv.data());
+  out.log = fetch_log(guard.program);
+  if (out.last != NVRTC_SUCCESS) {
+    out.error = failed("nvrtcCompileProgram", out.last) + " (" + request.file_name + ", arch " + arch + "; see log)";
+    return out;
+  }
+  std::size_t size = 0;
+  out.last = ptx ? nvrtcGetPTXSize(guard.program, &size) : nvrtcGetCUBINSize(guard.program, &size);
+  if (out.last != NVRTC_SUCCESS || size == 0) {
+    out.error = out.last != NVRTC_SUCCESS ? failed(ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize", out.last)
+                                          : "NVRTC produced an empty binary for arch " + arch;
+    return out;
+  }
+  out.binary.resize(size);
+  out.last = ptx ? nvrtcGetPTX(guard.program, out.binary.data()) : nvrtcGetCUBIN(guard.program, out.binary.data());
+  if (out.last != NVRTC_SUCCESS) {
+    out.error = failed(ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN", out.last);
+    out.binary.clear();
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+// Options that act on ptxas only go to the second stage, in ptxas's own
+// spelling; everything else shapes the PTX.
+void split_options(const std::vector<std::string>& options, std::vector<std::string>* front,
+                   std::vector<std::string>* back) {
+  auto pass_through = [back](const std::string& list) {
+    std::stringstream items(list);
+    for (std::string item; std::getline(items, item, ',');)
+      if (!item.empty()) back->push_back(item);
+  };
+  for (const auto& o : options) {
+    if (starts_with(o, "--maxrregcount=")) back->push_back(o);
+    else if (starts_with(o, "-maxrregcount=")) back->push_back("-" + o);
+    else if (starts_with(o, "-Xptxas=")) pass_through(o.substr(8));
+    else if (starts_with(o, "--ptxas-options=")) pass_through(o.substr(16));
+    else front->push_back(o);
+  }
+}
+
+std::string ptx_key(const std::string& arch, const std::vector<std::string>& back, const std::vector<char>& ptx) {
+  std::string material = "gi-ptx-key-v1\n" + arch + "\n";
+  for (const auto& o : back) material.append(o).append("\n");
+  material.append(ptx.data(), ptx.size());
+  return grammar::sha256_hex(material);
+}
+
+}  // namespace
+
+void Compiler::set_two_stage(bool on) { two_stage_ = on && ptx_assembler_available(); }
+
+std::shared_ptr<const Assembly> Compiler::assemble_once(const std::string& key, const std::vector<char>& ptx,
+                                                        const std::string& arch, const std::vector<std::string>& back,
+                                                        bool* reused) {
+  std::shared_ptr<std::promise<std::shared_ptr<const Assembly>>> mine;
+  std::shared_future<std::shared_ptr<const Assembly>> shared;
+  {
+    std::lock_guard lock(assembled_mutex_);
+    auto it = assembled_.find(key);
+    if (it != assembled_.end()) {
+      shared = it->second;
+    } else {
+      // Bounded memory over an overnight run: start afresh past the cap.
+      if (assembled_.size() >= kMaxAssembled) assembled_.clear();
+      mine = std::make_shared<std::promise<std::shared_ptr<const Assembly>>>();
+      shared = mine->get_future().share();
+      assembled_.emplace(key, shared);
+    }
+  }
+  *reused = mine == nullptr;
+  if (!mine) return shared.get();  // the same PTX is (being) assembled by another compile
+  std::shared_ptr<const Assembly> done;
+  try {
+    const std::string text(ptx.data(), strnlen(ptx.data(), ptx.size()));
+    done = std::make_shared<const Assembly>(assemble_ptx(text, arch, back));
+  } catch (const std::exception& e) {
+    // Waiters must never hang on an unset promise.
+    Assembly failed_assembly;
+    failed_assembly.error = std::string("assembling PTX failed: ") + e.what();
+    done = std::make_shared<const Assembly>(std::move(failed_assembly));
+  }
+  mine->set_value(done);
+  return done;
+}
+
 CompileResult Compiler::compile_uncached(const CompileRequest& request, const std::string& key) {
   CompileResult result;
   result.key = key;
   result.is_ptx = starts_with(request.arch, "compute_");
 
-  std::vector<std::string> options = {"--gpu-architecture=" + request.arch};
+  std::vector<std::string> options;
   bool verbose = false;
   for (const auto& option : request.options) {
     if (names_target(option)) {
@@ -142,48 +255,39 @@ CompileResult Compiler::compile_uncached(const CompileRequest& request, const st
     options.push_back(option);
   }
   if (!verbose) options.emplace_back(kVerbosePtxas);
-  std::vector<const char*> argv;
-  for (const auto& option : options) argv.push_back(option.c_str());
 
-  nvrtcResult last = NVRTC_SUCCESS;
   const auto start = std::chrono::steady_clock::now();
-  {
-    ProgramGuard guard;
-    last = nvrtcCreateProgram(&guard.program, request.source.c_str(), request.file_name.c_str(), 0,
-                              nullptr, nullptr);
-    if (last != NVRTC_SUCCESS) {
-      guard.program = nullptr;
-      result.error = failed("nvrtcCreateProgram", last);
+  nvrtcResult last = NVRTC_SUCCESS;
+  bool ptx_reused = false;
+  if (!result.is_ptx && two_stage_) {
+    std::vector<std::string> front, back;
+    split_options(options, &front, &back);
+    NvrtcOutput first = run_nvrtc(request, "compute_" + request.arch.substr(3), front);
+    last = first.last;
+    result.log = first.log;
+    if (!first.ok) {
+      result.error = first.error;
     } else {
-      last = nvrtcCompileProgram(guard.program, static_cast<int>(argv.size()), argv.data());
-      result.log = fetch_log(guard.program);
-      if (last != NVRTC_SUCCESS) {
-        result.error = failed("nvrtcCompileProgram", last) + " (" + request.file_name + ", arch " +
-                       request.arch + "; see log)";
+      const auto assembly = assemble_once(ptx_key(request.arch, back, first.binary), first.binary, request.arch, back,
+                                          &ptx_reused);
+      result.log += assembly->log;
+      if (assembly->ok) {
+        result.cubin = assembly->cubin;
+        result.ok = true;
       } else {
-        std::size_t size = 0;
-        last = result.is_ptx ? nvrtcGetPTXSize(guard.program, &size)
-                             : nvrtcGetCUBINSize(guard.program, &size);
-        if (last != NVRTC_SUCCESS || size == 0) {
-          result.error = last != NVRTC_SUCCESS
-                             ? failed(result.is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize", last)
-                             : "NVRTC produced an empty binary for arch " + request.arch;
-        } else {
-          result.cubin.resize(size);
-          last = result.is_ptx ? nvrtcGetPTX(guard.program, result.cubin.data())
-                               : nvrtcGetCUBIN(guard.program, result.cubin.data());
-          if (last != NVRTC_SUCCESS) {
-            result.error = failed(result.is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN", last);
-            result.cubin.clear();
-          } else {
-            result.ok = true;
-          }
-        }
+        result.error = assembly->error + " (" + request.file_name + ", arch " + request.arch + ")";
       }
     }
+  } else {
+    NvrtcOutput only = run_nvrtc(request, request.arch, options);
+    last = only.last;
+    result.log = std::move(only.log);
+    result.error = std::move(only.error);
+    result.cubin = std::move(only.binary);
+    result.ok = only.ok;
   }
-  result.compile_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.ptx_reused = ptx_reused;
 
   const PtxasInfo info = parse_ptxas_info(result.log);
   result.registers = info.registers;
@@ -198,6 +302,7 @@ CompileResult Compiler::compile_uncached(const CompileRequest& request, const st
   std::lock_guard lock(stats_mutex_);
   ++stats_.misses;
   ++stats_.compiles;
+  stats_.ptx_reuses += ptx_reused;
   if (!result.ok) ++stats_.failures;
   stats_.total_compile_seconds += result.compile_seconds;
   if (store && !stored) stats_.last_cache_problem = cache_error;

@@ -3,6 +3,8 @@
 // PTX (compute_XX), with ptxas resource usage, a content-addressed on-disk
 // cache, and parallel batches. Compiling is the bottleneck of an evaluation.
 #include <filesystem>
+#include <future>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,6 +13,7 @@
 
 #include "fitness/compile_cache.hpp"
 #include "fitness/compile_types.hpp"
+#include "fitness/ptx_assembler.hpp"
 
 namespace gi::fitness {
 
@@ -41,6 +44,7 @@ class Compiler {
     long hits = 0;             // served without an NVRTC call
     long misses = 0;           // needed an NVRTC call
     long compiles = 0;         // NVRTC calls made
+    long ptx_reuses = 0;       // two-stage compiles whose PTX was already assembled (no ptxas run)
     long failures = 0;         // of those, how many did not produce a binary
     long corrupt_entries = 0;  // cache entries found damaged (read as misses)
     double total_compile_seconds = 0;
@@ -48,8 +52,24 @@ class Compiler {
   };
   Stats stats() const;
 
+  // Two-stage compiles (on by default when a ptxas of NVRTC's release is
+  // found): NVRTC to PTX, then ptxas once per distinct PTX. Off: one NVRTC
+  // call straight to the cubin. The same ptxas runs either way.
+  void set_two_stage(bool on);
+  bool two_stage() const { return two_stage_; }
+
  private:
   CompileResult compile_uncached(const CompileRequest& request, const std::string& key);
+  // The cubin of this PTX: assembled by the first compile that needs it,
+  // shared with every later (or concurrent) one.
+  std::shared_ptr<const Assembly> assemble_once(const std::string& key, const std::vector<char>& ptx,
+                                                const std::string& arch, const std::vector<std::string>& back,
+                                                bool* reused);
+
+  static constexpr std::size_t kMaxAssembled = 8192;
+  bool two_stage_ = ptx_assembler_available();
+  std::mutex assembled_mutex_;
+  std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Assembly>>> assembled_;
 
   std::optional<CompileCache> cache_;
   mutable std::mutex stats_mutex_;

@@ -82,6 +82,9 @@ nlohmann::json collect() {
            {{"version", fitness::nvrtc_version()},
             {"archs", fitness::nvrtc_supported_archs()},
             {"self_test", nvrtc_self_test()}}},
+          {"ptxas",
+           {{"available", fitness::ptx_assembler_available()}, {"path", fitness::ptx_assembler_path()},
+            {"problem", fitness::ptx_assembler_problem()}}},
           {"cuda",
            {{"driver_ok", env.driver_ok},
             {"message", env.message},
@@ -110,6 +113,11 @@ void print_text(const nlohmann::json& r, std::ostream& out) {
   } else {
     out << "FAILED: " << test["error"].get<std::string>() << "\n";
   }
+  out << "ptxas:         "
+      << (r["ptxas"]["available"].get<bool>()
+              ? r["ptxas"]["path"].get<std::string>() + " (two-stage compiles: ptxas once per distinct PTX)"
+              : "unavailable, one-stage compiles: " + r["ptxas"]["problem"].get<std::string>())
+      << "\n";
   out << "CUDA driver:   " << cuda["driver_version"].get<std::string>()
       << " (runtime " << cuda["runtime_version"].get<std::string>() << ", static)\n";
   if (!cuda["driver_ok"].get<bool>()) {

@@ -32,6 +32,8 @@ void register_evolve(CLI::App& app) {
   cmd->add_option("--rank-by", o->rank_by, "what ranks variants: events (CUDA event time) or clock_ticks")
       ->check(CLI::IsMember({"events", "clock_ticks"}))
       ->capture_default_str();
+  cmd->add_flag("--one-stage-compile", o->one_stage_compile,
+                "compile each variant straight to a cubin with NVRTC (default: PTX first, ptxas once per distinct PTX)");
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o, resume] {
     EvolveOptions opts = *o;

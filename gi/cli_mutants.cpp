@@ -25,6 +25,8 @@ void register_mutants(CLI::App& app) {
   cmd->add_option("--cache", args->config.cache_dir, "compile cache folder (default: none, every variant compiles)");
   cmd->add_option("--families", args->families, "comma-separated edit families to draw from (ablation), or 'all'")
       ->capture_default_str();
+  cmd->add_flag("--one-stage", [args](std::int64_t n) { args->config.two_stage = n == 0; },
+                "compile straight to a cubin (default: PTX first, ptxas once per distinct PTX)");
   cmd->add_option("--const", args->constants, "NAME=VALUE for constant specialisation (default: the spec's training workload)");
   cmd->callback([args] {
     const Seed seed = load_seed(args->seed);

@@ -26,6 +26,9 @@ class Evaluator {
   virtual ~Evaluator() = default;
   // Training inputs change every generation: a fresh generator seed.
   virtual void begin_generation(int generation, std::uint64_t data_seed) = 0;
+  // A hint that `generation` with this data seed comes next, so its data can
+  // be made while the current generation is evaluated.
+  virtual void prefetch_generation(int /*generation*/, std::uint64_t /*data_seed*/) {}
   virtual void set_tuning(const Tuning& tuning) = 0;
   virtual std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) = 0;
 };

@@ -45,7 +45,8 @@ bool evolve(const EvolveOptions& o) {
     const nlohmann::json config = {{"seed_dir", o.seed_dir.lexically_normal().string()},
                                    {"search", to_json(o.search)}, {"families", o.families}, {"jobs", o.jobs},
                                    {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds},
-                                   {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by}};
+                                   {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by},
+                                   {"two_stage_compile", !o.one_stage_compile}};
     return RunDirectory::create(o.run_dir, config, versions_json(o.device));
   }();
   const nlohmann::json& config = run.config();
@@ -73,6 +74,7 @@ bool evolve(const EvolveOptions& o) {
   ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
   ec.timing.clock_ticks = config.value("clock_ticks", false);
   ec.rank_by_clock_ticks = config.value("rank_by", std::string("events")) == "clock_ticks";
+  ec.two_stage_compile = config.value("two_stage_compile", true);
   GpuEvaluator evaluator(seed, spec, ec);
 
   // Stage 1: the tuned seed is the baseline.

@@ -7,6 +7,8 @@
 #include <future>
 #include <map>
 
+#include "fitness/thread_pool.hpp"
+
 #include "fitness/atomic_file.hpp"
 #include "fitness/plan_io.hpp"
 #include "gi/variant_build.hpp"
@@ -44,7 +46,8 @@ nlohmann::json EvaluatorStats::to_json() const {
           {"worker_phases_seconds", {{"load", load_ms / 1000}, {"check", check_ms / 1000}, {"timing", time_ms / 1000}, {"clock_ticks", clock_ms / 1000}}},
           {"evaluations_per_second", total_seconds > 0 ? static_cast<double>(evaluations) / total_seconds : 0.0},
           {"evaluations", evaluations}, {"measured", measured}, {"compiled", compiled},
-          {"compile_cache_hits", compile_cache_hits}, {"worker_restarts", worker_restarts}};
+          {"compile_cache_hits", compile_cache_hits}, {"ptx_reuses", ptx_reuses},
+          {"worker_restarts", worker_restarts}};
 }
 
 GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, GpuEvaluatorConfig config)
@@ -56,9 +59,11 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
   scratch_ = config_.cache_dir / ("scratch-" + std::to_string(::getpid()));
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
+  compiler_.set_two_stage(config_.two_stage_compile);
 }
 
 GpuEvaluator::~GpuEvaluator() {
+  if (prefetch_.valid()) prefetch_.wait();  // it writes into scratch_, removed below
   try {
     worker_.stop();
   } catch (...) {
@@ -70,12 +75,45 @@ GpuEvaluator::~GpuEvaluator() {
 
 void GpuEvaluator::begin_generation(int, std::uint64_t data_seed) { use_workload("train", data_seed); }
 
+std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::string& which, std::uint64_t data_seed,
+                                                                const fs::path& plan_file) const {
+  const unsigned block = tuning_.block_size;
+  const fs::path reference_dir = config_.cache_dir / "reference";
+  return std::async(std::launch::async, [this, which, data_seed, plan_file, block, reference_dir] {
+    Prepared p;
+    p.which = which;
+    p.data_seed = data_seed;
+    p.block_size = block;
+    p.plan_file = plan_file;
+    p.workload = std::make_unique<fitness::PreparedWorkload>(
+        fitness::prepare_workload(spec_, which, data_seed, reference_dir, block));
+    fitness::save_plan(plan_file, p.workload->plan, p.workload->expected, p.workload->tolerance);
+    return p;
+  });
+}
+
+void GpuEvaluator::prefetch_generation(int, std::uint64_t data_seed) {
+  // The next generation's data (generator, CPU reference, plan file) is
+  // made while this one is evaluated: it costs about a second of one core.
+  if (prefetch_.valid()) prefetch_.wait();
+  prefetch_ = prepare_async("train", data_seed, scratch_ / "plan-next.bin");
+}
+
 void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_seed) {
   const auto start = Clock::now();
-  workload_ = std::make_unique<fitness::PreparedWorkload>(
-      fitness::prepare_workload(spec_, which, data_seed, config_.cache_dir / "reference", tuning_.block_size));
-  const fs::path plan_file = scratch_ / "plan.bin";
-  fitness::save_plan(plan_file, workload_->plan, workload_->expected, workload_->tolerance);
+  Prepared ready;
+  bool have = false;
+  if (prefetch_.valid()) {
+    try {
+      ready = prefetch_.get();
+      have = ready.which == which && ready.data_seed == data_seed && ready.block_size == tuning_.block_size;
+    } catch (const std::exception&) {
+      have = false;  // prepared again below, where the error reaches the caller
+    }
+  }
+  if (!have) ready = prepare_async(which, data_seed, scratch_ / "plan.bin").get();
+  workload_ = std::move(ready.workload);
+  const fs::path plan_file = ready.plan_file;
   const auto reply = worker_.load_plan(plan_file);
   if (reply.request_failed || reply.worker_died)
     throw std::runtime_error("worker could not load workload " + which + ": " + reply.message);
@@ -184,34 +222,30 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (first_of.emplace(keys[i], i).second) distinct.push_back(i);
 
-  // Compile chunk k+1 on the pool while the worker measures chunk k: NVRTC
-  // is the bottleneck, and the GPU would otherwise idle during compiles.
-  const std::size_t chunk = std::max<std::size_t>(16, 2 * static_cast<std::size_t>(config_.jobs));
-  auto compile_chunk = [&](std::size_t begin) {
-    std::vector<fitness::CompileRequest> batch;
-    const std::size_t end = std::min(distinct.size(), begin + chunk);
-    for (std::size_t i = begin; i < end; ++i) batch.push_back(requests[distinct[i]]);
-    // The instrumented builds follow the plain ones in the same batch.
-    for (std::size_t i = begin; ticks && i < end; ++i) batch.push_back(clock_request(requests[distinct[i]]));
-    const auto t = Clock::now();
-    auto results = compiler_.compile_all(batch, config_.jobs);
-    return std::make_pair(std::move(results), seconds_since(t));
-  };
-  std::map<std::string, Evaluation> measured;
-  std::future<std::pair<std::vector<fitness::CompileResult>, double>> next;
-  if (!distinct.empty()) next = std::async(std::launch::async, compile_chunk, 0);
-  for (std::size_t begin = 0; begin < distinct.size(); begin += chunk) {
-    const auto wait_start = Clock::now();
-    auto [compiled, compile_wall] = next.get();
-    stats_.compile_wait_seconds += seconds_since(wait_start);
-    stats_.compile_seconds += compile_wall;
-    if (begin + chunk < distinct.size()) next = std::async(std::launch::async, compile_chunk, begin + chunk);
-    const auto gpu_start = Clock::now();
-    const std::size_t plain = ticks ? compiled.size() / 2 : compiled.size();
-    for (std::size_t j = 0; j < plain; ++j) {
-      const auto& c = compiled[j];
-      const std::string& key = keys[distinct[begin + j]];
+  // Every compile of the batch is queued at once and the worker measures
+  // each variant as soon as its compile is done, in order: NVRTC is the
+  // bottleneck, so the pool never waits for a batch's slowest compile and
+  // the GPU never waits for more than the next variant.
+  const auto compile_start = Clock::now();
+  std::vector<std::future<fitness::CompileResult>> plain(distinct.size()), clocked(ticks ? distinct.size() : 0);
+  {
+    fitness::ThreadPool pool(config_.jobs);
+    for (std::size_t k = 0; k < distinct.size(); ++k) {
+      const fitness::CompileRequest* r = &requests[distinct[k]];
+      plain[k] = pool.submit([this, r] { return compiler_.compile(*r); });
+      if (ticks) clocked[k] = pool.submit([this, r] { return compiler_.compile(clock_request(*r)); });
+    }
+    std::map<std::string, Evaluation> measured;
+    for (std::size_t k = 0; k < distinct.size(); ++k) {
+      const auto wait_start = Clock::now();
+      const fitness::CompileResult c = plain[k].get();
+      const fitness::CompileResult clock_build = ticks ? clocked[k].get() : fitness::CompileResult{};
+      stats_.compile_wait_seconds += seconds_since(wait_start);
+      if (k + 1 == distinct.size()) stats_.compile_seconds += seconds_since(compile_start);
+      const auto gpu_start = Clock::now();
+      const std::string& key = keys[distinct[k]];
       stats_.compile_cache_hits += c.cache_hit;
+      stats_.ptx_reuses += c.ptx_reused;
       Evaluation e;
       if (!c.ok) {
         e.status = EvalStatus::CompileError;
@@ -219,24 +253,24 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
         e.compile_seconds = c.compile_seconds;
       } else {
         ++stats_.compiled;
-        e = measure(c, ticks ? &compiled[plain + j] : nullptr);
+        e = measure(c, ticks ? &clock_build : nullptr);
         ++stats_.measured;
       }
       e.key = key;
       measured[key] = e;
+      stats_.gpu_seconds += seconds_since(gpu_start);
     }
-    stats_.gpu_seconds += seconds_since(gpu_start);
+    std::vector<Evaluation> out;
+    out.reserve(patches.size());
+    for (std::size_t i = 0; i < patches.size(); ++i) {
+      Evaluation e = measured.at(keys[i]);
+      e.cached = first_of.at(keys[i]) != i;
+      out.push_back(std::move(e));
+    }
+    stats_.evaluations += static_cast<long>(patches.size());
+    stats_.total_seconds += seconds_since(call_start);
+    return out;
   }
-  std::vector<Evaluation> out;
-  out.reserve(patches.size());
-  for (std::size_t i = 0; i < patches.size(); ++i) {
-    Evaluation e = measured.at(keys[i]);
-    e.cached = first_of.at(keys[i]) != i;
-    out.push_back(std::move(e));
-  }
-  stats_.evaluations += static_cast<long>(patches.size());
-  stats_.total_seconds += seconds_since(call_start);
-  return out;
 }
 
 }  // namespace gi

@@ -5,6 +5,7 @@
 // measured once ("cached").
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include "fitness/kernel_spec.hpp"
@@ -29,6 +30,9 @@ struct GpuEvaluatorConfig {
   // With timing.clock_ticks every variant is also built instrumented and its
   // clock ticks logged; this makes them, not the event time, rank variants.
   bool rank_by_clock_ticks = false;
+  // NVRTC to PTX, then ptxas once per distinct PTX (fitness/ptx_assembler);
+  // false: one NVRTC call per variant straight to the cubin.
+  bool two_stage_compile = true;
 };
 
 struct EvaluatorStats {
@@ -39,6 +43,7 @@ struct EvaluatorStats {
   double load_ms = 0, check_ms = 0, time_ms = 0, clock_ms = 0;  // inside the worker: module load, checked run, timing, clock ticks
   double prepare_seconds = 0;  // generating workloads and loading them
   long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
+  long ptx_reuses = 0;  // compiles whose PTX was already assembled (ptxas skipped)
   nlohmann::json to_json() const;
 };
 
@@ -48,6 +53,7 @@ class GpuEvaluator : public Evaluator {
   ~GpuEvaluator() override;
 
   void begin_generation(int generation, std::uint64_t data_seed) override;
+  void prefetch_generation(int generation, std::uint64_t data_seed) override;
   void set_tuning(const Tuning& tuning) override { tuning_ = tuning; }
   std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override;
 
@@ -66,6 +72,17 @@ class GpuEvaluator : public Evaluator {
   // The clock-tick build of a plain request (fitness/clock_instrument.hpp).
   fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
 
+  // A workload made off the search thread, with its plan file written.
+  struct Prepared {
+    std::string which;
+    std::uint64_t data_seed = 0;
+    unsigned block_size = 0;
+    std::filesystem::path plan_file;
+    std::unique_ptr<fitness::PreparedWorkload> workload;
+  };
+  std::future<Prepared> prepare_async(const std::string& which, std::uint64_t data_seed,
+                                      const std::filesystem::path& plan_file) const;
+
   const Seed& seed_;
   const fitness::KernelSpec& spec_;
   GpuEvaluatorConfig config_;
@@ -76,6 +93,7 @@ class GpuEvaluator : public Evaluator {
   Tuning tuning_;
   double seed_ms_ = 0;
   EvaluatorStats stats_;
+  std::future<Prepared> prefetch_;  // the next generation's training data, being made
 };
 
 EvalStatus eval_status_of(fitness::RunStatus s);

@@ -43,6 +43,8 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
     patches.push_back(std::move(p));
   }
   fitness::Compiler compiler(config.cache_dir ? std::optional<std::filesystem::path>(*config.cache_dir) : std::nullopt);
+  compiler.set_two_stage(config.two_stage);
+  result.two_stage = compiler.two_stage();
   const auto results = compiler.compile_all(requests, config.jobs);
   result.seed_compiles = results[0].ok;
   std::map<std::string, bool> seen;
@@ -68,6 +70,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
       }
     }
     if (r.cache_hit) ++result.cache_hits;
+    else if (r.ptx_reused) ++result.ptx_reuses;
   }
   result.unique_sources = static_cast<int>(seen.size());
   result.nvrtc_seconds_per_variant = nvrtc_count ? nvrtc_seconds / nvrtc_count : 0;
@@ -88,6 +91,8 @@ nlohmann::json SurveyResult::to_json() const {
           {"per_type", per},
           {"seed_compiles", seed_compiles},
           {"unique_sources", unique_sources},
+          {"two_stage", two_stage},
+          {"ptx_reuses", ptx_reuses},
           {"nvrtc_seconds_per_variant", nvrtc_seconds_per_variant},
           {"wall_seconds", wall_seconds},
           {"wall_seconds_per_variant", total ? wall_seconds / total : 0.0},

@@ -20,6 +20,7 @@ struct SurveyConfig {
   std::string arch = "sm_90";
   std::vector<std::string> options{"--std=c++17"};
   std::optional<std::string> cache_dir;  // none: every variant really compiles
+  bool two_stage = true;                 // PTX first, ptxas once per distinct PTX (fitness::Compiler)
   OperatorConfig operators;
 };
 
@@ -32,6 +33,8 @@ struct SurveyResult {
   double nvrtc_seconds_per_variant = 0;  // mean NVRTC time of variants compiled (not cache hits)
   double wall_seconds = 0;
   int unique_sources = 0, cache_hits = 0;
+  int ptx_reuses = 0;  // compiles that found their PTX already assembled
+  bool two_stage = false;
   bool seed_compiles = false;
   std::vector<std::pair<std::string, std::string>> failures;  // patch, first error line
   nlohmann::json to_json() const;

@@ -62,6 +62,7 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
     if (options.max_generations_this_call >= 0 && run_this_call >= options.max_generations_this_call) break;
     const int gen = state.next_generation;
     evaluator.begin_generation(gen, generation_data_seed(config.seed, gen));
+    if (gen + 1 < config.generations) evaluator.prefetch_generation(gen + 1, generation_data_seed(config.seed, gen + 1));
     std::vector<grammar::Patch> batch{grammar::Patch{}};  // the seed, measured on this generation's data
     const auto proposals = algorithm->propose(state, rng);
     batch.insert(batch.end(), proposals.begin(), proposals.end());
