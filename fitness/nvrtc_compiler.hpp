@@ -2,6 +2,8 @@
 // Run-time compilation of kernel variants with NVRTC: to a cubin (sm_XX) or
 // PTX (compute_XX), with ptxas resource usage, a content-addressed on-disk
 // cache, and parallel batches. Compiling is the bottleneck of an evaluation.
+#include <nvrtc.h>
+
 #include <filesystem>
 #include <future>
 #include <unordered_map>
@@ -26,6 +28,22 @@ std::vector<std::string> nvrtc_supported_archs();
 // SHA-256 over the whitespace-normalised source, file name, options (in
 // order), arch and NVRTC version: layout-only differences share a key.
 std::string compile_key(const CompileRequest& request);
+
+// What one NVRTC call gave: PTX (compute_XX) or a cubin (sm_XX) in `binary`.
+struct NvrtcOutput {
+  nvrtcResult last = NVRTC_SUCCESS;
+  bool ok = false;
+  std::string log, error;
+  std::vector<char> binary;
+};
+
+NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,
+                               const std::vector<std::string>& options);
+// The same through `exe nvrtc-compile` (gi/cli_nvrtc.cpp) in a child process.
+NvrtcOutput nvrtc_compile_in_child(const std::filesystem::path& exe, const CompileRequest& request,
+                                   const std::string& arch, const std::vector<std::string>& options);
+// The line `gi nvrtc-compile` prints before its error message on failure.
+inline constexpr const char* kChildErrorMarker = "gi-nvrtc-compile-error: ";
 
 class Compiler {
  public:
@@ -56,6 +74,9 @@ class Compiler {
   // found): NVRTC to PTX, then ptxas once per distinct PTX. Off: one NVRTC
   // call straight to the cubin. The same ptxas runs either way.
   void set_two_stage(bool on);
+  // Run each NVRTC call in a child process (`exe nvrtc-compile`) instead of
+  // this one: NVRTC scales poorly over threads, well over processes.
+  void set_compile_process(std::optional<std::filesystem::path> exe) { compile_process_ = std::move(exe); }
   bool two_stage() const { return two_stage_; }
 
  private:
@@ -66,7 +87,11 @@ class Compiler {
                                                 const std::string& arch, const std::vector<std::string>& back,
                                                 bool* reused);
 
+  NvrtcOutput nvrtc_stage(const CompileRequest& request, const std::string& arch,
+                          const std::vector<std::string>& options) const;
+
   static constexpr std::size_t kMaxAssembled = 8192;
+  std::optional<std::filesystem::path> compile_process_;
   bool two_stage_ = ptx_assembler_available();
   std::mutex assembled_mutex_;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Assembly>>> assembled_;

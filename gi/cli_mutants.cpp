@@ -27,6 +27,9 @@ void register_mutants(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--one-stage", [args](std::int64_t n) { args->config.two_stage = n == 0; },
                 "compile straight to a cubin (default: PTX first, ptxas once per distinct PTX)");
+  cmd->add_flag("--processes", [args](std::int64_t n) {
+    if (n > 0) args->config.compile_process = std::filesystem::read_symlink("/proc/self/exe").string();
+  }, "run each NVRTC call in a child process (`gi nvrtc-compile`) instead of a thread");
   cmd->add_option("--const", args->constants, "NAME=VALUE for constant specialisation (default: the spec's training workload)");
   cmd->callback([args] {
     const Seed seed = load_seed(args->seed);

@@ -46,7 +46,8 @@ bool evolve(const EvolveOptions& o) {
                                    {"search", to_json(o.search)}, {"families", o.families}, {"jobs", o.jobs},
                                    {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds},
                                    {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by},
-                                   {"two_stage_compile", !o.one_stage_compile}};
+                                   {"two_stage_compile", !o.one_stage_compile},
+                                   {"compile_processes", !o.compile_threads}};
     return RunDirectory::create(o.run_dir, config, versions_json(o.device));
   }();
   const nlohmann::json& config = run.config();
@@ -75,6 +76,7 @@ bool evolve(const EvolveOptions& o) {
   ec.timing.clock_ticks = config.value("clock_ticks", false);
   ec.rank_by_clock_ticks = config.value("rank_by", std::string("events")) == "clock_ticks";
   ec.two_stage_compile = config.value("two_stage_compile", true);
+  ec.compile_processes = config.value("compile_processes", false);
   GpuEvaluator evaluator(seed, spec, ec);
 
   // Stage 1: the tuned seed is the baseline.

@@ -60,6 +60,7 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
   compiler_.set_two_stage(config_.two_stage_compile);
+  if (config_.compile_processes) compiler_.set_compile_process(config_.worker_executable);
 }
 
 GpuEvaluator::~GpuEvaluator() {

@@ -33,6 +33,9 @@ struct GpuEvaluatorConfig {
   // NVRTC to PTX, then ptxas once per distinct PTX (fitness/ptx_assembler);
   // false: one NVRTC call per variant straight to the cubin.
   bool two_stage_compile = true;
+  // Each NVRTC call in a child process (`gi nvrtc-compile`), not a thread of
+  // this one: NVRTC scales about three times better over processes.
+  bool compile_processes = true;
 };
 
 struct EvaluatorStats {

@@ -109,3 +109,64 @@ TEST_F(TwoStageCompile, BadPtxIsAnErrorNotACrash) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string gi_binary() { return std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY; }
+
+// NVRTC in child processes (`gi nvrtc-compile`) must give the in-process result.
+TEST(CompileInChildProcess, GivesTheInProcessCubinAndLog) {
+  Compiler here(std::nullopt), child(std::nullopt);
+  child.set_compile_process(gi_binary());
+  for (bool two : {false, true}) {
+    here.set_two_stage(two);
+    child.set_two_stage(two);
+    const CompileResult a = here.compile(request(seed_source(), {"--use_fast_math"}));
+    const CompileResult b = child.compile(request(seed_source(), {"--use_fast_math"}));
+    ASSERT_TRUE(a.ok) << a.error;
+    ASSERT_TRUE(b.ok) << b.error << "\n" << b.log;
+    EXPECT_EQ(a.cubin, b.cubin) << "two-stage " << two;
+    EXPECT_EQ(a.registers, b.registers);
+    EXPECT_NE(b.log.find("Used "), std::string::npos) << b.log;
+  }
+}
+
+TEST(CompileInChildProcess, CompileErrorsComeBackWithTheirLog) {
+  Compiler child(std::nullopt);
+  child.set_compile_process(gi_binary());
+  std::string broken = seed_source();
+  broken.replace(broken.find("u3 = u2 * u;"), 12, "u3 = u2 * ;");
+  const CompileResult r = child.compile(request(broken));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("nvrtcCompileProgram"), std::string::npos) << r.error;
+  EXPECT_NE(r.log.find("expected an expression"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find(kChildErrorMarker), std::string::npos) << r.log;
+}
+
+TEST(CompileInChildProcess, AMissingChildIsAnErrorNotACrash) {
+  Compiler child(std::nullopt);
+  child.set_compile_process("/nonexistent/gi");
+  const CompileResult r = child.compile(request(seed_source()));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("/nonexistent/gi"), std::string::npos) << r.error;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CompileInChildProcess, SmallOutputsArriveWhole) {
+  // A few hundred bytes of PTX: the child must flush before it exits.
+  CompileRequest r;
+  r.source = "extern \"C\" __global__ void one(float* x) { x[threadIdx.x] = 1.0f; }\n";
+  r.arch = "compute_90";
+  Compiler here(std::nullopt), child(std::nullopt);
+  child.set_compile_process(gi_binary());
+  const CompileResult a = here.compile(r);
+  const CompileResult b = child.compile(r);
+  ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+  EXPECT_LT(a.cubin.size(), 4096u);
+  EXPECT_EQ(a.cubin, b.cubin);
+}
+
+}  // namespace
