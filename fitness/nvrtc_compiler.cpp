@@ -1,11 +1,8 @@
 #include "fitness/nvrtc_compiler.hpp"
 
 #include <nvrtc.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <fstream>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -13,8 +10,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "fitness/compile_server.hpp"
+#include "fitness/first_occurrence.hpp"
 #include "fitness/ptxas_info.hpp"
-#include "fitness/subprocess.hpp"
 #include "fitness/thread_pool.hpp"
 #include "grammar/source_hash.hpp"
 
@@ -79,14 +77,20 @@ std::vector<std::string> nvrtc_supported_archs() {
   return names;
 }
 
+namespace {
+
+// Hash material of length-prefixed fields, so no choice of option text can
+// make two different requests serialise to the same bytes.
+void append_field(std::string& material, std::string_view name, std::string_view value) {
+  material.append(name).append(":").append(std::to_string(value.size())).append(":");
+  material.append(value).append("\n");
+}
+
+}  // namespace
+
 std::string compile_key(const CompileRequest& request) {
-  // Length-prefixed fields, so no choice of option text can make two
-  // different requests serialise to the same bytes.
   std::string material = "gi-compile-key-v1\n";
-  auto field = [&material](std::string_view name, std::string_view value) {
-    material.append(name).append(":").append(std::to_string(value.size())).append(":");
-    material.append(value).append("\n");
-  };
+  auto field = [&material](std::string_view name, std::string_view value) { append_field(material, name, value); };
   field("nvrtc", nvrtc_version());
   field("arch", request.arch);
   field("file", request.file_name);
@@ -173,57 +177,6 @@ NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string&
 }
 
 
-// The same call in a child process (`gi nvrtc-compile`): NVRTC serialises
-// much of its work across the threads of one process, so 16 compile threads
-// reach about a third of what 16 processes do.
-NvrtcOutput nvrtc_compile_in_child(const std::filesystem::path& exe, const CompileRequest& request,
-                                   const std::string& arch, const std::vector<std::string>& options) {
-  NvrtcOutput out;
-  static std::atomic<long> counter{0};
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gi-nvrtc-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string base = (dir / ("c" + std::to_string(counter++))).string();
-  const std::filesystem::path source = base + ".cu", binary = base + ".bin", log = base + ".log";
-  {
-    std::ofstream f(source, std::ios::binary);
-    f << request.source;
-    if (!f) {
-      out.last = NVRTC_ERROR_INTERNAL_ERROR;
-      out.error = "cannot write " + source.string();
-      return out;
-    }
-  }
-  std::vector<std::string> argv = {exe.string(), "nvrtc-compile", "--arch", arch, "--name", request.file_name,
-                                   "--out", binary.string()};
-  for (const auto& o : options) argv.push_back("--option=" + o);
-  argv.push_back(source.string());
-  const SubprocessResult r = run_subprocess(argv, log);
-  // The child prints NVRTC's log, then on failure one marker line with the error.
-  const std::string marker = kChildErrorMarker;
-  const auto at = r.output.rfind(marker);
-  out.log = at == std::string::npos ? r.output : r.output.substr(0, at);
-  if (!r.problem.empty()) {
-    out.last = NVRTC_ERROR_INTERNAL_ERROR;
-    out.error = r.problem;
-  } else if (r.exit_code == 0) {
-    const std::string bytes = read_text_file(binary);
-    out.binary.assign(bytes.begin(), bytes.end());
-    out.ok = !out.binary.empty();
-    if (!out.ok) {
-      out.last = NVRTC_ERROR_INTERNAL_ERROR;
-      out.error = "nvrtc-compile child wrote no binary";
-    }
-  } else {
-    // Exit 1: NVRTC refused the program (deterministic); anything else: the child failed.
-    out.last = r.exit_code == 1 ? NVRTC_ERROR_COMPILATION : NVRTC_ERROR_INTERNAL_ERROR;
-    out.error = at == std::string::npos ? "nvrtc-compile child exited with " + std::to_string(r.exit_code)
-                                        : r.output.substr(at + marker.size(), r.output.find('\n', at) - at - marker.size());
-  }
-  std::error_code ec;
-  for (const auto& f : {source, binary, log}) std::filesystem::remove(f, ec);
-  return out;
-}
-
 namespace {
 
 // Options that act on ptxas only go to the second stage, in ptxas's own
@@ -245,9 +198,10 @@ void split_options(const std::vector<std::string>& options, std::vector<std::str
 }
 
 std::string ptx_key(const std::string& arch, const std::vector<std::string>& back, const std::vector<char>& ptx) {
-  std::string material = "gi-ptx-key-v1\n" + arch + "\n";
-  for (const auto& o : back) material.append(o).append("\n");
-  material.append(ptx.data(), ptx.size());
+  std::string material = "gi-ptx-key-v2\n";
+  append_field(material, "arch", arch);
+  for (const auto& o : back) append_field(material, "ptxas-option", o);
+  append_field(material, "ptx", std::string_view(ptx.data(), ptx.size()));
   return grammar::sha256_hex(material);
 }
 
@@ -255,11 +209,13 @@ std::string ptx_key(const std::string& arch, const std::vector<std::string>& bac
 
 NvrtcOutput Compiler::nvrtc_stage(const CompileRequest& request, const std::string& arch,
                                   const std::vector<std::string>& options) const {
-  return compile_process_ ? nvrtc_compile_in_child(*compile_process_, request, arch, options)
-                          : nvrtc_compile_once(request, arch, options);
+  return servers_ ? servers_->compile(request, arch, options) : nvrtc_compile_once(request, arch, options);
 }
 
-void Compiler::set_two_stage(bool on) { two_stage_ = on && ptx_assembler_available(); }
+void Compiler::set_compile_servers(const std::filesystem::path& executable, int servers) {
+  servers_ = std::make_shared<CompileServerPool>(executable, servers);
+}
+
 
 std::shared_ptr<const Assembly> Compiler::assemble_once(const std::string& key, const std::vector<char>& ptx,
                                                         const std::string& arch, const std::vector<std::string>& back,
@@ -315,7 +271,7 @@ CompileResult Compiler::compile_uncached(const CompileRequest& request, const st
   const auto start = std::chrono::steady_clock::now();
   nvrtcResult last = NVRTC_SUCCESS;
   bool ptx_reused = false;
-  if (!result.is_ptx && two_stage_) {
+  if (!result.is_ptx && two_stage()) {
     std::vector<std::string> front, back;
     split_options(options, &front, &back);
     NvrtcOutput first = nvrtc_stage(request, "compute_" + request.arch.substr(3), front);
@@ -368,9 +324,6 @@ CompileResult Compiler::compile_uncached(const CompileRequest& request, const st
 std::vector<CompileResult> Compiler::compile_all(const std::vector<CompileRequest>& requests,
                                                  int jobs) {
   std::vector<CompileResult> results(requests.size());
-  // first[i] is the index of the first request with the same key as i.
-  std::vector<std::size_t> first(requests.size());
-  std::unordered_map<std::string, std::size_t> seen;
   std::vector<std::string> keys(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     try {
@@ -378,9 +331,8 @@ std::vector<CompileResult> Compiler::compile_all(const std::vector<CompileReques
     } catch (const std::exception&) {
       keys[i].clear();  // compile() reports the failure for this request
     }
-    auto [it, inserted] = seen.emplace(keys[i], i);
-    first[i] = (keys[i].empty() || inserted) ? i : it->second;
   }
+  const std::vector<std::size_t> first = first_occurrence(keys);
   {
     ThreadPool pool(jobs);
     std::vector<std::future<CompileResult>> pending(requests.size());

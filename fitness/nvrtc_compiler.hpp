@@ -19,6 +19,8 @@
 
 namespace gi::fitness {
 
+class CompileServerPool;
+
 // NVRTC's version as "major.minor", e.g. "13.0".
 std::string nvrtc_version();
 
@@ -35,15 +37,12 @@ struct NvrtcOutput {
   bool ok = false;
   std::string log, error;
   std::vector<char> binary;
+  bool server_lost = false;  // a compile server died or was killed during the call
+  bool timed_out = false;    // ... because the call took too long
 };
 
 NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,
                                const std::vector<std::string>& options);
-// The same through `exe nvrtc-compile` (gi/cli_nvrtc.cpp) in a child process.
-NvrtcOutput nvrtc_compile_in_child(const std::filesystem::path& exe, const CompileRequest& request,
-                                   const std::string& arch, const std::vector<std::string>& options);
-// The line `gi nvrtc-compile` prints before its error message on failure.
-inline constexpr const char* kChildErrorMarker = "gi-nvrtc-compile-error: ";
 
 class Compiler {
  public:
@@ -73,11 +72,14 @@ class Compiler {
   // Two-stage compiles (on by default when a ptxas of NVRTC's release is
   // found): NVRTC to PTX, then ptxas once per distinct PTX. Off: one NVRTC
   // call straight to the cubin. The same ptxas runs either way.
-  void set_two_stage(bool on);
-  // Run each NVRTC call in a child process (`exe nvrtc-compile`) instead of
-  // this one: NVRTC scales poorly over threads, well over processes.
-  void set_compile_process(std::optional<std::filesystem::path> exe) { compile_process_ = std::move(exe); }
-  bool two_stage() const { return two_stage_; }
+  void set_two_stage(bool on) { want_two_stage_ = on; }
+  // Whether compiles are two-stage: asked for, and a ptxas of NVRTC's release
+  // was found (looked for on first use, not when a Compiler is made).
+  bool two_stage() const { return want_two_stage_ && ptx_assembler_available(); }
+  // Make NVRTC calls on `servers` long-lived compile servers (`executable
+  // nvrtc-serve`, fitness/compile_server.hpp) instead of in this process:
+  // NVRTC scales poorly over threads, well over processes.
+  void set_compile_servers(const std::filesystem::path& executable, int servers);
 
  private:
   CompileResult compile_uncached(const CompileRequest& request, const std::string& key);
@@ -91,8 +93,8 @@ class Compiler {
                           const std::vector<std::string>& options) const;
 
   static constexpr std::size_t kMaxAssembled = 8192;
-  std::optional<std::filesystem::path> compile_process_;
-  bool two_stage_ = ptx_assembler_available();
+  std::shared_ptr<CompileServerPool> servers_;  // null: NVRTC in this process
+  bool want_two_stage_ = true;
   std::mutex assembled_mutex_;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Assembly>>> assembled_;
 

@@ -17,9 +17,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch_dir() {
-  static const fs::path dir = fs::temp_directory_path() / ("gi-ptxas-" + std::to_string(::getpid()));
-  return dir;
+// ptxas's input and output files live here; the folder goes when the
+// process exits (each file is removed after its run).
+struct ScratchDir {
+  fs::path path;
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+const fs::path& scratch_dir() {
+  static const ScratchDir dir{fs::temp_directory_path() / ("gi-ptxas-" + std::to_string(::getpid()))};
+  return dir.path;
 }
 
 struct Found {

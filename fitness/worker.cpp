@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "fitness/gpu_runner.hpp"
+#include "fitness/json_line_server.hpp"
 #include "fitness/plan_io.hpp"
 
 namespace gi::fitness {
@@ -43,10 +44,6 @@ std::optional<RunStatus> parse_status(const std::string& text) {
 
 bool is_fatal(RunStatus s) {
   return s == RunStatus::Timeout || s == RunStatus::IllegalAddress || s == RunStatus::Trap;
-}
-
-json error_reply(const std::string& message) {
-  return {{"status", "error"}, {"message", message}};
 }
 
 // A JSON number, or null for infinity/NaN (which JSON cannot hold).
@@ -240,80 +237,17 @@ class WorkerState {
   std::array<unsigned, 3> original_grid_{}, original_block_{};
 };
 
-// An output stream buffer over a file descriptor, unbuffered: every reply is
-// written with one write() per flush.
-class FdOutBuf : public std::streambuf {
- public:
-  explicit FdOutBuf(int fd) : fd_(fd) {}
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (ch == traits_type::eof()) return traits_type::not_eof(ch);
-    const char c = static_cast<char>(ch);
-    return write_all(&c, 1) ? ch : traits_type::eof();
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    return write_all(s, static_cast<std::size_t>(n)) ? n : 0;
-  }
-
- private:
-  bool write_all(const char* s, std::size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, s, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      s += w;
-      n -= static_cast<std::size_t>(w);
-    }
-    return true;
-  }
-  int fd_;
-};
 
 }  // namespace
 
 int run_worker_loop(std::istream& in, std::ostream& out, int device) {
   WorkerState state(device);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json request;
-    try {
-      request = json::parse(line);
-    } catch (const json::exception& e) {
-      out << error_reply(std::string("request is not JSON: ") + e.what()).dump() << '\n' << std::flush;
-      continue;
-    }
-    if (!request.is_object()) {
-      out << error_reply("request must be a JSON object").dump() << '\n' << std::flush;
-      continue;
-    }
-    if (request.value("cmd", "") == "quit") {
-      out << json{{"status", "ok"}}.dump() << '\n' << std::flush;
-      return 0;
-    }
-    json reply;
-    try {
-      reply = state.handle(request);
-    } catch (const std::exception& e) {
-      reply = error_reply(e.what());
-    }
-    out << reply.dump() << '\n' << std::flush;
-    if (reply.value("fatal", false)) std::_Exit(kWorkerContextLostExit);
-  }
-  return 0;
+  return serve_json_lines(in, out, [&state](const json& request) { return state.handle(request); });
 }
 
 int run_worker_stdio(int device) {
-  std::cout.flush();
-  const int protocol_fd = ::dup(STDOUT_FILENO);
-  if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    std::cerr << "gi worker: cannot set up its output: " << std::strerror(errno) << "\n";
-    return 2;
-  }
-  FdOutBuf buffer(protocol_fd);
-  std::ostream out(&buffer);
-  return run_worker_loop(std::cin, out, device);
+  return serve_on_stdio([device](std::istream& in, std::ostream& out) { return run_worker_loop(in, out, device); },
+                        "gi worker");
 }
 
 json to_json(const EvalRequest& r) {
@@ -516,7 +450,7 @@ WorkerReply WorkerProcess::lost(RunStatus status, std::string message) {
 
 WorkerReply WorkerProcess::call(const json& request, std::chrono::milliseconds timeout) {
   if (!running()) restart();
-  const std::string line = request.dump() + "\n";
+  const std::string line = json_line(request);
   for (std::size_t sent = 0; sent < line.size();) {
     const ssize_t n = ::send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;

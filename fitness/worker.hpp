@@ -30,12 +30,11 @@
 #include <string>
 #include <vector>
 
+#include "fitness/json_line_server.hpp"
 #include "fitness/launch_plan.hpp"
 
 namespace gi::fitness {
 
-// Exit code of a worker whose CUDA context was lost (after its reply).
-inline constexpr int kWorkerContextLostExit = 3;
 
 // Serves requests from `in` until EOF or "quit" (returns 0). After a reply
 // with "fatal":true (Timeout, IllegalAddress, Trap) it ends the process at

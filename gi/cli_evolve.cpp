@@ -35,7 +35,7 @@ void register_evolve(CLI::App& app) {
   cmd->add_flag("--one-stage-compile", o->one_stage_compile,
                 "compile each variant straight to a cubin with NVRTC (default: PTX first, ptxas once per distinct PTX)");
   cmd->add_flag("--compile-threads", o->compile_threads,
-                "run NVRTC in threads of this process (default: one child process per compile, which scales better)");
+                "run NVRTC in threads of this process (default: on --jobs compile-server processes, which scale better)");
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o, resume] {
     EvolveOptions opts = *o;

@@ -28,8 +28,8 @@ void register_mutants(CLI::App& app) {
   cmd->add_flag("--one-stage", [args](std::int64_t n) { args->config.two_stage = n == 0; },
                 "compile straight to a cubin (default: PTX first, ptxas once per distinct PTX)");
   cmd->add_flag("--processes", [args](std::int64_t n) {
-    if (n > 0) args->config.compile_process = std::filesystem::read_symlink("/proc/self/exe").string();
-  }, "run each NVRTC call in a child process (`gi nvrtc-compile`) instead of a thread");
+    if (n > 0) args->config.compile_servers = std::filesystem::read_symlink("/proc/self/exe").string();
+  }, "make NVRTC calls on --jobs compile-server processes (`gi nvrtc-serve`) instead of threads");
   cmd->add_option("--const", args->constants, "NAME=VALUE for constant specialisation (default: the spec's training workload)");
   cmd->callback([args] {
     const Seed seed = load_seed(args->seed);

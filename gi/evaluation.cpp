@@ -41,7 +41,7 @@ bool fitter(const Evaluation& a, const Evaluation& b) {
 }
 
 nlohmann::json to_json(const Evaluation& e) {
-  nlohmann::json j = {{"status", to_string(e.status)}, {"cached", e.cached}, {"compiled", e.compiled},
+  nlohmann::json j = {{"status", to_string(e.status)}, {"cached", e.cached}, {"same_binary", e.same_binary}, {"compiled", e.compiled},
           {"median_ms", number_or_null(e.median_ms)}, {"relative_spread", e.relative_spread},
           {"max_abs_error", e.max_abs_error}, {"max_rel_error", e.max_rel_error}, {"rms_error", e.rms_error},
           {"compile_seconds", e.compile_seconds}, {"measure_seconds", e.measure_seconds}, {"registers", e.registers}, {"message", e.message},
@@ -56,6 +56,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   Evaluation e;
   e.status = eval_status_from_string(j.at("status").get<std::string>());
   e.cached = j.value("cached", false);
+  e.same_binary = j.value("same_binary", false);
   e.compiled = j.value("compiled", false);
   e.median_ms = j.at("median_ms").is_null() ? std::numeric_limits<double>::infinity() : j.at("median_ms").get<double>();
   e.relative_spread = j.value("relative_spread", 0.0);

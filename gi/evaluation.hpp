@@ -32,6 +32,7 @@ EvalStatus eval_status_from_string(const std::string& s);  // throws naming the 
 struct Evaluation {
   EvalStatus status = EvalStatus::CompileError;
   bool cached = false;     // an identical variant was already measured in this generation
+  bool same_binary = false;  // its binary equals one already measured in this generation; that measurement is shared
   bool compiled = false;   // NVRTC produced a binary
   double median_ms = std::numeric_limits<double>::infinity();
   double relative_spread = 0;

@@ -19,11 +19,12 @@ std::string progress_line(const nlohmann::json& g, int generations) {
   const double eta = g.value("eta_seconds", 0.0);
   std::snprintf(buf, sizeof buf,
                 "gen %3d/%d  best %.3fx seed (this gen: %.4f)  seed %.4f ms  valid %3.0f%%  compiled %3.0f%%  "
-                "cached %3.0f%%  %.1f eval/s  left %dm%02ds",
+                "cached %3.0f%%  same binary %3.0f%%  %.1f eval/s  left %dm%02ds",
                 g["generation"].get<int>() + 1, generations, g["speedup"].get<double>(),
                 g.value("generation_best_ratio", 0.0), g["seed_ms"].get<double>(),
                 100 * g["valid_fraction"].get<double>(), 100 * g["compiled_fraction"].get<double>(),
-                100 * g["cached_fraction"].get<double>(), g["evaluations_per_second"].get<double>(),
+                100 * g["cached_fraction"].get<double>(), 100 * g.value("same_binary_fraction", 0.0),
+                g["evaluations_per_second"].get<double>(),
                 static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
   return buf;
 }

@@ -26,7 +26,7 @@ struct EvolveOptions {
   double timing_budget_seconds = 0.5;  // per candidate during the search
   bool clock_ticks = false;            // also build every variant instrumented and log its clock ticks
   std::string rank_by = "events";      // what ranks variants: events or clock_ticks (implies clock_ticks)
-  bool compile_threads = false;        // NVRTC in threads of this process, not child processes; for comparison
+  bool compile_threads = false;        // NVRTC in threads of this process, not compile servers; for comparison
   bool one_stage_compile = false;      // NVRTC straight to cubin per variant (no PTX-level reuse); for comparison
   std::filesystem::path evolved_root = "evolved";  // relative to where gi runs (the repo root)
 };

@@ -1,17 +1,17 @@
 #include "gi/gpu_evaluator.hpp"
 
-#include "fitness/clock_instrument.hpp"
-
 #include <unistd.h>
 
 #include <future>
 #include <map>
 
-#include "fitness/thread_pool.hpp"
-
 #include "fitness/atomic_file.hpp"
+#include "fitness/clock_instrument.hpp"
+#include "fitness/first_occurrence.hpp"
 #include "fitness/plan_io.hpp"
+#include "fitness/thread_pool.hpp"
 #include "gi/variant_build.hpp"
+#include "grammar/source_hash.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -19,6 +19,15 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The identity of what the worker would run: the binary and, when clock
+// ticks are measured, the instrumented binary too.
+std::string binary_key(const fitness::CompileResult& plain, const fitness::CompileResult& clock) {
+  std::string material(plain.cubin.begin(), plain.cubin.end());
+  if (clock.ok) material.append("\nclock\n").append(clock.cubin.begin(), clock.cubin.end());
+  return grammar::sha256_hex(material);
+}
+
 }  // namespace
 
 EvalStatus eval_status_of(fitness::RunStatus s) {
@@ -47,6 +56,7 @@ nlohmann::json EvaluatorStats::to_json() const {
           {"evaluations_per_second", total_seconds > 0 ? static_cast<double>(evaluations) / total_seconds : 0.0},
           {"evaluations", evaluations}, {"measured", measured}, {"compiled", compiled},
           {"compile_cache_hits", compile_cache_hits}, {"ptx_reuses", ptx_reuses},
+          {"binary_reuses", binary_reuses},
           {"worker_restarts", worker_restarts}};
 }
 
@@ -60,7 +70,7 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
   compiler_.set_two_stage(config_.two_stage_compile);
-  if (config_.compile_processes) compiler_.set_compile_process(config_.worker_executable);
+  if (config_.compile_processes) compiler_.set_compile_servers(config_.worker_executable, config_.jobs);
 }
 
 GpuEvaluator::~GpuEvaluator() {
@@ -217,61 +227,69 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
     requests.push_back(std::move(r));
   }
   const bool ticks = config_.timing.clock_ticks;
-  // Distinct variants in first-seen order; the rest are measured once ("cached").
+  // Identical variants are compiled and measured once ("cached").
+  const std::vector<std::size_t> first = fitness::first_occurrence(keys);
   std::vector<std::size_t> distinct;
-  std::map<std::string, std::size_t> first_of;
   for (std::size_t i = 0; i < keys.size(); ++i)
-    if (first_of.emplace(keys[i], i).second) distinct.push_back(i);
+    if (first[i] == i) distinct.push_back(i);
 
   // Every compile of the batch is queued at once and the worker measures
   // each variant as soon as its compile is done, in order: NVRTC is the
   // bottleneck, so the pool never waits for a batch's slowest compile and
   // the GPU never waits for more than the next variant.
   const auto compile_start = Clock::now();
+  fitness::ThreadPool pool(config_.jobs);
   std::vector<std::future<fitness::CompileResult>> plain(distinct.size()), clocked(ticks ? distinct.size() : 0);
-  {
-    fitness::ThreadPool pool(config_.jobs);
-    for (std::size_t k = 0; k < distinct.size(); ++k) {
-      const fitness::CompileRequest* r = &requests[distinct[k]];
-      plain[k] = pool.submit([this, r] { return compiler_.compile(*r); });
-      if (ticks) clocked[k] = pool.submit([this, r] { return compiler_.compile(clock_request(*r)); });
-    }
-    std::map<std::string, Evaluation> measured;
-    for (std::size_t k = 0; k < distinct.size(); ++k) {
-      const auto wait_start = Clock::now();
-      const fitness::CompileResult c = plain[k].get();
-      const fitness::CompileResult clock_build = ticks ? clocked[k].get() : fitness::CompileResult{};
-      stats_.compile_wait_seconds += seconds_since(wait_start);
-      if (k + 1 == distinct.size()) stats_.compile_seconds += seconds_since(compile_start);
-      const auto gpu_start = Clock::now();
-      const std::string& key = keys[distinct[k]];
-      stats_.compile_cache_hits += c.cache_hit;
-      stats_.ptx_reuses += c.ptx_reused;
-      Evaluation e;
-      if (!c.ok) {
-        e.status = EvalStatus::CompileError;
-        e.message = c.error;
+  for (std::size_t k = 0; k < distinct.size(); ++k) {
+    const fitness::CompileRequest* r = &requests[distinct[k]];
+    plain[k] = pool.submit([this, r] { return compiler_.compile(*r); });
+    if (ticks) clocked[k] = pool.submit([this, r] { return compiler_.compile(clock_request(*r)); });
+  }
+  std::vector<Evaluation> results(patches.size());
+  // Different sources often give the same binary (most edits do not change
+  // the optimised code): on the same data it is the same experiment, so it
+  // is measured once per generation and the others share that measurement.
+  std::map<std::string, Evaluation> by_binary;
+  for (std::size_t k = 0; k < distinct.size(); ++k) {
+    const auto wait_start = Clock::now();
+    const fitness::CompileResult c = plain[k].get();
+    const fitness::CompileResult clock_build = ticks ? clocked[k].get() : fitness::CompileResult{};
+    stats_.compile_wait_seconds += seconds_since(wait_start);
+    if (k + 1 == distinct.size()) stats_.compile_seconds += seconds_since(compile_start);
+    const auto gpu_start = Clock::now();
+    stats_.compile_cache_hits += c.cache_hit;
+    stats_.ptx_reuses += c.ptx_reused;
+    Evaluation e;
+    if (!c.ok) {
+      e.status = EvalStatus::CompileError;
+      e.message = c.error;
+      e.compile_seconds = c.compile_seconds;
+    } else {
+      ++stats_.compiled;
+      const std::string binary = binary_key(c, clock_build);
+      if (const auto same = by_binary.find(binary); same != by_binary.end()) {
+        e = same->second;
+        e.same_binary = true;
         e.compile_seconds = c.compile_seconds;
+        ++stats_.binary_reuses;
       } else {
-        ++stats_.compiled;
         e = measure(c, ticks ? &clock_build : nullptr);
         ++stats_.measured;
+        by_binary.emplace(binary, e);
       }
-      e.key = key;
-      measured[key] = e;
-      stats_.gpu_seconds += seconds_since(gpu_start);
     }
-    std::vector<Evaluation> out;
-    out.reserve(patches.size());
-    for (std::size_t i = 0; i < patches.size(); ++i) {
-      Evaluation e = measured.at(keys[i]);
-      e.cached = first_of.at(keys[i]) != i;
-      out.push_back(std::move(e));
-    }
-    stats_.evaluations += static_cast<long>(patches.size());
-    stats_.total_seconds += seconds_since(call_start);
-    return out;
+    e.key = keys[distinct[k]];
+    results[distinct[k]] = e;
+    stats_.gpu_seconds += seconds_since(gpu_start);
   }
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    if (first[i] == i) continue;
+    results[i] = results[first[i]];
+    results[i].cached = true;
+  }
+  stats_.evaluations += static_cast<long>(patches.size());
+  stats_.total_seconds += seconds_since(call_start);
+  return results;
 }
 
 }  // namespace gi

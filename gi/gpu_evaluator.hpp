@@ -2,7 +2,8 @@
 // Fitness on the GPU: patches -> sources -> parallel NVRTC compiles (cached by
 // content) -> each distinct variant checked and timed by an isolated worker
 // process on this generation's data. Identical variants in a batch are
-// measured once ("cached").
+// compiled and measured once ("cached"); variants whose sources differ but
+// whose binaries are identical are measured once ("same_binary").
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -33,8 +34,8 @@ struct GpuEvaluatorConfig {
   // NVRTC to PTX, then ptxas once per distinct PTX (fitness/ptx_assembler);
   // false: one NVRTC call per variant straight to the cubin.
   bool two_stage_compile = true;
-  // Each NVRTC call in a child process (`gi nvrtc-compile`), not a thread of
-  // this one: NVRTC scales about three times better over processes.
+  // NVRTC calls on `jobs` compile-server processes (`gi nvrtc-serve`), not
+  // threads of this one: NVRTC scales about three times better over processes.
   bool compile_processes = true;
 };
 
@@ -47,6 +48,7 @@ struct EvaluatorStats {
   double prepare_seconds = 0;  // generating workloads and loading them
   long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
   long ptx_reuses = 0;  // compiles whose PTX was already assembled (ptxas skipped)
+  long binary_reuses = 0;  // variants whose binary was already measured in this generation (not measured again)
   nlohmann::json to_json() const;
 };
 

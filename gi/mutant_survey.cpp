@@ -44,7 +44,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   }
   fitness::Compiler compiler(config.cache_dir ? std::optional<std::filesystem::path>(*config.cache_dir) : std::nullopt);
   compiler.set_two_stage(config.two_stage);
-  if (config.compile_process) compiler.set_compile_process(std::filesystem::path(*config.compile_process));
+  if (config.compile_servers) compiler.set_compile_servers(std::filesystem::path(*config.compile_servers), config.jobs);
   result.two_stage = compiler.two_stage();
   const auto results = compiler.compile_all(requests, config.jobs);
   result.seed_compiles = results[0].ok;

@@ -21,7 +21,7 @@ struct SurveyConfig {
   std::vector<std::string> options{"--std=c++17"};
   std::optional<std::string> cache_dir;  // none: every variant really compiles
   bool two_stage = true;                 // PTX first, ptxas once per distinct PTX (fitness::Compiler)
-  std::optional<std::string> compile_process;  // the gi binary, to compile in child processes
+  std::optional<std::string> compile_servers;  // the gi binary, to compile on `jobs` compile servers
   OperatorConfig operators;
 };
 

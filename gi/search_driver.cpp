@@ -80,7 +80,7 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
     state.seed_median_ms = seed_eval.median_ms;
 
     std::vector<Individual> evaluated;
-    int valid = 0, compiled = 0, cached = 0;
+    int valid = 0, compiled = 0, cached = 0, same_binary = 0;
     for (std::size_t i = 0; i < evals.size(); ++i) {
       nlohmann::json line = to_json(evals[i]);
       line["generation"] = gen;
@@ -91,6 +91,7 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
       valid += evals[i].valid();
       compiled += evals[i].compiled;
       cached += evals[i].cached;
+      same_binary += evals[i].same_binary;
       evaluated.push_back({batch[i], evals[i]});
     }
     if (auto pick = improvement(evaluated, seed_eval.score(), state.best_relative, state.noise_margin,
@@ -121,6 +122,7 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
         {"valid_fraction", n > 0 ? valid / n : 0.0},
         {"compiled_fraction", n > 0 ? compiled / n : 0.0},
         {"cached_fraction", n > 0 ? cached / n : 0.0},
+        {"same_binary_fraction", n > 0 ? same_binary / n : 0.0},
         {"evaluations", state.evaluations},
         {"evaluations_per_second", elapsed > 0 ? static_cast<double>(evaluations_this_call) / elapsed : 0.0},
         {"elapsed_seconds", elapsed},
