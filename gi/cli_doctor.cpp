@@ -11,6 +11,7 @@
 #include "fitness/cuda_devices.hpp"
 #include "fitness/nvrtc_compiler.hpp"
 #include "gi/cli.hpp"
+#include "gi/versions.hpp"
 
 namespace gi::cli {
 
@@ -89,6 +90,7 @@ nlohmann::json collect() {
            {{"driver_ok", env.driver_ok},
             {"message", env.message},
             {"driver_version", fitness::cuda_version_string(env.driver_version)},
+            {"driver_release", kernel_driver_release()},
             {"runtime_version", fitness::cuda_version_string(env.runtime_version)},
             {"gpus", gpus}}}};
 }
@@ -118,8 +120,9 @@ void print_text(const nlohmann::json& r, std::ostream& out) {
               ? r["ptxas"]["path"].get<std::string>() + " (two-stage compiles: ptxas once per distinct PTX)"
               : "unavailable, one-stage compiles: " + r["ptxas"]["problem"].get<std::string>())
       << "\n";
+  const std::string release = cuda["driver_release"].get<std::string>();
   out << "CUDA driver:   " << cuda["driver_version"].get<std::string>()
-      << " (runtime " << cuda["runtime_version"].get<std::string>() << ", static)\n";
+      << (release.empty() ? "" : ", release " + release) << " (runtime " << cuda["runtime_version"].get<std::string>() << ", static)\n";
   if (!cuda["driver_ok"].get<bool>()) {
     out << "GPUs:          " << cuda["message"].get<std::string>() << "\n";
     return;

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 
 #include "fitness/cuda_devices.hpp"
 #include "fitness/nvrtc_compiler.hpp"
@@ -32,10 +34,27 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
+std::string kernel_driver_release() {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..."
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const auto at = line.find("Kernel Module");
+  if (at == std::string::npos) return "";
+  std::istringstream words(line.substr(at + 13));
+  std::string release;
+  words >> release;
+  return release;
+}
+
 nlohmann::json versions_json(int device) {
   const auto env = fitness::probe_cuda();
+  // The driver's release (580.159.04) says more than its CUDA version (13.0);
+  // the CUDA version alone when the release cannot be read.
+  const std::string cuda = fitness::cuda_version_string(env.driver_version);
+  const std::string release = kernel_driver_release();
   nlohmann::json j = {{"gi_commit", GI_GIT_COMMIT}, {"nvrtc", fitness::nvrtc_version()},
-                      {"driver", fitness::cuda_version_string(env.driver_version)},
+                      {"driver", release.empty() ? cuda : release + " (CUDA " + cuda + ")"},
                       {"runtime", fitness::cuda_version_string(env.runtime_version)}, {"date", utc_now_iso8601()}};
   if (device >= 0 && device < static_cast<int>(env.gpus.size())) {
     const auto& g = env.gpus[device];

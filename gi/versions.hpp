@@ -8,5 +8,7 @@ namespace gi {
 nlohmann::json versions_json(int device);
 std::string gpu_slug(const std::string& gpu_name);  // "NVIDIA H200" -> "nvidia-h200"
 std::string utc_now_iso8601();
+// The NVIDIA kernel driver's release ("580.159.04"); empty without one.
+std::string kernel_driver_release();
 
 }  // namespace gi
