@@ -1,7 +1,10 @@
-// `gi bench SEED_DIR [--patch P] [--block B] [--rounds N] [--json]`: the
+// `gi bench SEED_DIR [--patch P] [--kernel K.cu] [--block B] [--rounds N] [--json]`: the
 // interleaved seed-versus-variant measurement on the training workload (with
 // no --patch, the seed against itself: the noise floor of the ratio), and
 // each kernel's fraction of the memory-bandwidth floor.
+#include <signal.h>
+#include <unistd.h>
+
 #include <iostream>
 
 #include "fitness/kernel_spec.hpp"
@@ -10,14 +13,30 @@
 
 namespace gi::cli {
 
+namespace {
+
+// Both kernels run in this process, and a kernel that never ends cannot be
+// interrupted from it: an alarm ends the process with a message instead of
+// leaving it hanging (only async-signal-safe calls here).
+void give_up_after_alarm(int) {
+  static const char message[] =
+      "gi: error: bench: no result within --timeout seconds; a kernel may hang (deadlock or endless loop)\n";
+  ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+  ::_exit(124);
+}
+
+}  // namespace
+
 void register_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time a seed against a patched variant interleaved (A B A B) on the "
                                           "training workload; print medians, speed-up and memory-floor fractions");
   struct Args {
-    std::string seed, patch, cache = ".gi-cache";
+    std::string seed, patch, kernel, cache = ".gi-cache";
     unsigned block = 0, seed_block = 0;
     std::vector<std::string> options, seed_options;
     int rounds = 30, device = 0;
+    unsigned timeout_s = 600;
     std::uint64_t data_seed = 1;
     double bandwidth_tb_s = 0;
     bool json = false, no_cache = false;
@@ -25,6 +44,9 @@ void register_bench(CLI::App& app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
   cmd->add_option("--patch", a->patch, "patch file of the variant (default: the seed itself)");
+  cmd->add_option("--kernel", a->kernel,
+                  "the variant's source: another .cu with the seed's entry and parameters, e.g. a hand-written "
+                  "kernel (default: the seed's kernel.cu); --patch applies to it");
   cmd->add_option("--block", a->block, "the variant's block size (default: the seed's)");
   cmd->add_option("--option", a->options, "an NVRTC option of the variant; repeat for more (--option=--use_fast_math)")
       ->expected(1)
@@ -40,10 +62,18 @@ void register_bench(CLI::App& app) {
   cmd->add_flag("--no-cache", a->no_cache, "use no cache folder");
   cmd->add_option("--bandwidth", a->bandwidth_tb_s, "copy bandwidth in TB/s (default: measured)");
   cmd->add_flag("--json", a->json, "print JSON");
+  cmd->add_option("--timeout", a->timeout_s, "give up (exit 124) after this many seconds: a hanging kernel cannot be "
+                                             "interrupted otherwise")
+      ->capture_default_str();
   cmd->callback([a] {
     if (a->rounds < 1) throw std::runtime_error("bench: --rounds must be at least 1");
+    if (a->timeout_s > 0) {
+      ::signal(SIGALRM, give_up_after_alarm);
+      ::alarm(a->timeout_s);
+    }
     const Seed seed = load_seed(a->seed);
     const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
+    const Seed variant = a->kernel.empty() ? seed : load_seed(a->kernel);
     grammar::Patch patch;
     if (!a->patch.empty()) patch = grammar::parse_patch(read_text_file(a->patch), a->patch);
     const Tuning seed_tuning{a->seed_block ? a->seed_block : spec.default_block_size, a->seed_options};
@@ -54,12 +84,13 @@ void register_bench(CLI::App& app) {
     o.data_seed = a->data_seed;
     if (!a->no_cache) o.cache_dir = std::filesystem::absolute(a->cache);
     if (a->bandwidth_tb_s > 0) o.bandwidth_bytes_per_s = a->bandwidth_tb_s * 1e12;
-    const ComparisonResult r = compare(seed, spec, patch, seed_tuning, variant_tuning, o);
+    const ComparisonResult r = compare(seed, variant, spec, patch, seed_tuning, variant_tuning, o);
     if (a->json) {
       std::cout << r.to_json().dump(2) << std::endl;
     } else {
-      std::cout << "gi bench " << seed.dir.string() << (a->patch.empty() ? " (seed vs itself)" : " vs " + a->patch)
-                << "\n"
+      std::string what = a->kernel.empty() ? "" : a->kernel;
+      if (!a->patch.empty()) what += (what.empty() ? "" : " + ") + a->patch;
+      std::cout << "gi bench " << seed.dir.string() << (what.empty() ? " (seed vs itself)" : " vs " + what) << "\n"
                 << format_comparison(r);
     }
   });

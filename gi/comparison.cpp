@@ -138,13 +138,19 @@ ComparisonResult ComparisonResult::from_json(const nlohmann::json& j) {
 
 ComparisonResult compare(const Seed& seed, const fitness::KernelSpec& spec, const grammar::Patch& evolved,
                          const Tuning& seed_tuning, const Tuning& evolved_tuning, const ComparisonOptions& options) {
+  return compare(seed, seed, spec, evolved, seed_tuning, evolved_tuning, options);
+}
+
+ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::KernelSpec& spec,
+                         const grammar::Patch& evolved, const Tuning& seed_tuning, const Tuning& evolved_tuning,
+                         const ComparisonOptions& options) {
   if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
   fitness::GpuRunner runner(options.device);
   const auto cache = options.cache_dir;
   const fitness::CompileResult seed_binary = compile_variant(seed, grammar::Patch{}, seed_tuning, runner.arch(), cache);
   if (!seed_binary.ok)
     throw std::runtime_error("comparison: the seed does not compile (" + describe(seed_tuning) + "): " + seed_binary.error);
-  const fitness::CompileResult evolved_binary = compile_variant(seed, evolved, evolved_tuning, runner.arch(), cache);
+  const fitness::CompileResult evolved_binary = compile_variant(variant, evolved, evolved_tuning, runner.arch(), cache);
   if (!evolved_binary.ok)
     throw std::runtime_error("comparison: the evolved variant does not compile (" + describe(evolved_tuning) +
                              "): " + evolved_binary.error);

@@ -75,6 +75,12 @@ struct ComparisonOptions {
 // without a GPU.
 ComparisonResult compare(const Seed& seed, const fitness::KernelSpec& spec, const grammar::Patch& evolved,
                          const Tuning& seed_tuning, const Tuning& evolved_tuning, const ComparisonOptions& options);
+// The same with the variant built from another source (`variant`, e.g. a
+// hand-written kernel with the seed's entry and parameters) patched with
+// `evolved`.
+ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::KernelSpec& spec,
+                         const grammar::Patch& evolved, const Tuning& seed_tuning, const Tuning& evolved_tuning,
+                         const ComparisonOptions& options);
 
 // Text for people (gi bench): both medians with spread, the ratio, the floor.
 std::string format_comparison(const ComparisonResult& r);

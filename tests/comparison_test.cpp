@@ -4,10 +4,14 @@
 // CUDA device: ...") without a GPU.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "fitness/bandwidth.hpp"
+#include "fitness/subprocess.hpp"
 #include "fitness/cuda_devices.hpp"
 #include "fitness/kernel_spec.hpp"
 #include "gi/comparison.hpp"
@@ -114,6 +118,32 @@ TEST(ComparisonGpu, SeedAgainstItselfIsAboutOne) {
   EXPECT_GT(r.seed_floor_fraction, 0);
   EXPECT_LT(r.seed_floor_fraction, 1.5);  // nothing beats the copy by half again
   EXPECT_FALSE(r.review);
+}
+
+// `gi bench --kernel` runs any source in its own process: a kernel that never
+// ends must end the bench with a message, not hang it.
+TEST(ComparisonGpu, BenchGivesUpOnAHangingKernel) {
+  if (!gpu_available()) GTEST_SKIP() << "no CUDA device: " << gi::fitness::probe_cuda().message;
+  const auto seed_dir = gi::test::source_dir() / "seeds/bspline/deformation_field";
+  std::string source = gi::read_text_file(seed_dir / "kernel.cu");
+  const std::string anchor = "    tid = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  ASSERT_NE(source.find(anchor), std::string::npos);
+  // A volatile load in the condition: the loop cannot be optimised away.
+  source.insert(source.find(anchor) + anchor.size(),
+                "    while (((volatile const int*)activeVoxels)[0] != -12345) {\n        tid = tid + 1;\n    }\n");
+  const auto dir = std::filesystem::temp_directory_path() / ("gi-bench-hang-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "hang.cu") << source;
+  }
+  const char* gi_env = std::getenv("GI_TEST_BINARY");
+  const std::string gi = gi_env ? gi_env : GI_BINARY;
+  const auto r = gi::fitness::run_subprocess({gi, "bench", seed_dir.string(), "--kernel", (dir / "hang.cu").string(),
+                                              "--no-cache", "--rounds", "3", "--timeout", "20"},
+                                             dir / "bench.log");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 124) << r.output;
+  EXPECT_NE(r.output.find("a kernel may hang"), std::string::npos) << r.output;
 }
 
 }  // namespace
