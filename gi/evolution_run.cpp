@@ -79,6 +79,18 @@ bool evolve(const EvolveOptions& o) {
   ec.two_stage_compile = config.value("two_stage_compile", true);
   ec.compile_processes = config.value("compile_processes", false);
   GpuEvaluator evaluator(seed, spec, ec);
+  // A resumed run keeps its earlier calls' counts: they are added, not overwritten.
+  EvaluatorStats earlier;
+  try {
+    if (const auto j = run.read_json("evaluator_stats.json")) earlier = EvaluatorStats::from_json(*j);
+  } catch (const std::exception& e) {
+    say(std::string("warning: evaluator_stats.json unreadable, counting from zero: ") + e.what());
+  }
+  auto write_stats = [&] {
+    EvaluatorStats all = earlier;
+    all += evaluator.stats();
+    run.write_text("evaluator_stats.json", all.to_json().dump(2) + "\n");
+  };
 
   // Stage 1: the tuned seed is the baseline.
   auto seed_tuning = run.read_json("tuning_seed.json");
@@ -100,7 +112,7 @@ bool evolve(const EvolveOptions& o) {
     d.max_generations_this_call = o.max_generations_this_call;
     d.on_generation = [&](const nlohmann::json& g) {
       say(progress_line(g, search.generations));
-      run.write_text("evaluator_stats.json", evaluator.stats().to_json().dump(2) + "\n");
+      write_stats();
     };
     state = run_search(search, ops, evaluator, run, state, d);
     if (state.next_generation < search.generations) {
@@ -129,7 +141,7 @@ bool evolve(const EvolveOptions& o) {
     run.write_text("minimised.json", m.to_json().dump(2) + "\n");
     run.write_text("minimised.gi", grammar::to_string(m.patch) + "\n");
   }
-  run.write_text("evaluator_stats.json", evaluator.stats().to_json().dump(2) + "\n");
+  write_stats();
   }
 
   // Stages 5-7: held-out validation and sanitizers, the interleaved

@@ -50,6 +50,11 @@ struct EvaluatorStats {
   long ptx_reuses = 0;  // compiles whose PTX was already assembled (ptxas skipped)
   long binary_reuses = 0;  // variants whose binary was already measured in this generation (not measured again)
   nlohmann::json to_json() const;
+  // Reads what to_json wrote (derived fields are recomputed); throws
+  // nlohmann::json::exception on a field of the wrong type.
+  static EvaluatorStats from_json(const nlohmann::json& j);
+  // Adds another call's counts: a resumed run reports all its calls.
+  EvaluatorStats& operator+=(const EvaluatorStats& other);
 };
 
 class GpuEvaluator : public Evaluator {

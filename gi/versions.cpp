@@ -34,17 +34,25 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-std::string kernel_driver_release() {
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..."
-  std::ifstream in("/proc/driver/nvidia/version");
-  std::string line;
-  if (!std::getline(in, line)) return "";
+std::string driver_release_from(const std::string& line) {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." or
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+  // the first word after "Kernel Module" made of digits and dots.
   const auto at = line.find("Kernel Module");
   if (at == std::string::npos) return "";
   std::istringstream words(line.substr(at + 13));
-  std::string release;
-  words >> release;
-  return release;
+  for (std::string word; words >> word;) {
+    const bool version = std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos &&
+                         word.find_first_not_of("0123456789.") == std::string::npos;
+    if (version) return word;
+  }
+  return "";
+}
+
+std::string kernel_driver_release() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  return std::getline(in, line) ? driver_release_from(line) : "";
 }
 
 nlohmann::json versions_json(int device) {

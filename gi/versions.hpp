@@ -10,5 +10,7 @@ std::string gpu_slug(const std::string& gpu_name);  // "NVIDIA H200" -> "nvidia-
 std::string utc_now_iso8601();
 // The NVIDIA kernel driver's release ("580.159.04"); empty without one.
 std::string kernel_driver_release();
+// The release in a /proc/driver/nvidia/version line; empty when none.
+std::string driver_release_from(const std::string& line);
 
 }  // namespace gi

@@ -22,6 +22,33 @@ namespace fs = std::filesystem;
 
 std::string gi_binary() { return std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY; }
 
+// A resumed run adds each call's counts to the earlier ones (evolution_run).
+TEST(EvaluatorStats, RoundTripsThroughJsonAndAddsAcrossCalls) {
+  gi::EvaluatorStats a;
+  a.compile_seconds = 1.5;
+  a.compile_wait_seconds = 0.5;
+  a.gpu_seconds = 2;
+  a.total_seconds = 3;
+  a.prepare_seconds = 0.25;
+  a.time_ms = 1200;
+  a.check_ms = 300;
+  a.evaluations = 600;
+  a.measured = 200;
+  a.compiled = 590;
+  a.ptx_reuses = 400;
+  a.binary_reuses = 350;
+  const gi::EvaluatorStats back = gi::EvaluatorStats::from_json(a.to_json());
+  EXPECT_EQ(back.to_json(), a.to_json());
+  gi::EvaluatorStats sum = back;
+  sum += a;
+  const auto j = sum.to_json();
+  EXPECT_EQ(j["evaluations"], 1200);
+  EXPECT_EQ(j["binary_reuses"], 700);
+  EXPECT_DOUBLE_EQ(j["total_seconds"].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(j["worker_phases_seconds"]["timing"].get<double>(), 2.4);
+  EXPECT_DOUBLE_EQ(j["evaluations_per_second"].get<double>(), 200.0);
+}
+
 TEST(GpuEvaluatorGpu, SameBinaryIsMeasuredOnceAndIdenticalVariantsAreCached) {
   const auto cuda = gi::fitness::probe_cuda();
   if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.message;

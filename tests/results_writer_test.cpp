@@ -12,6 +12,7 @@
 
 #include "gi/results_writer.hpp"
 #include "gi/seed.hpp"
+#include "gi/versions.hpp"
 
 namespace {
 
@@ -158,6 +159,17 @@ TEST_F(ResultsWriter, GpuFolderFromTheMeasuredDeviceWhenVersionsLackASlug) {
   const auto j = nlohmann::json::parse(gi::read_text_file(dir / "result.json"));
   EXPECT_EQ(j["gpu"], "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(j["driver"].is_null());
+}
+
+// result.json's "driver" names the release read from /proc/driver/nvidia/version.
+TEST(DriverRelease, ReadFromBothKernelModuleLineForms) {
+  EXPECT_EQ(gi::driver_release_from("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Oct 5 2025"),
+            "580.159.04");
+  EXPECT_EQ(gi::driver_release_from(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)"),
+            "580.159.04");
+  EXPECT_EQ(gi::driver_release_from("NVRM version: something else"), "");
+  EXPECT_EQ(gi::driver_release_from("Kernel Module for x86_64"), "");
 }
 
 }  // namespace
