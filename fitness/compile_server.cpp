@@ -50,6 +50,8 @@ CompileServerPool::CompileServerPool(std::filesystem::path executable, int serve
   static std::atomic<long> pools{0};
   scratch_ = std::filesystem::temp_directory_path() /
              ("gi-compile-" + std::to_string(::getpid()) + "-" + std::to_string(pools++));
+  std::error_code ignored;  // a folder that cannot be made shows up as a server's write error
+  std::filesystem::create_directories(scratch_, ignored);
   for (int i = 0; i < std::max(1, servers); ++i) {
     servers_.push_back(std::make_unique<WorkerProcess>(executable.string(), std::vector<std::string>{"nvrtc-serve"}));
     idle_.push_back(static_cast<std::size_t>(i));
@@ -94,45 +96,42 @@ NvrtcOutput CompileServerPool::compile(const CompileRequest& request, const std:
     idle_.pop_back();
     out_file = scratch_ / ("c" + std::to_string(next_file_++) + ".bin");
   }
-  NvrtcOutput result = compile_on(*servers_[slot], request, arch, options, out_file);
   // A server found dead (killed, or crashed by an earlier request) is
   // replaced and the compile tried once more on the new one; a time-out is
   // not retried, it would only time out again.
-  if (!result.ok && result.server_lost && !result.timed_out)
-    result = compile_on(*servers_[slot], request, arch, options, out_file);
+  Attempt attempt = compile_on(*servers_[slot], request, arch, options, out_file);
+  if (attempt.worth_retrying) attempt = compile_on(*servers_[slot], request, arch, options, out_file);
   {
     std::lock_guard lock(mutex_);
     idle_.push_back(slot);
   }
   idle_changed_.notify_one();
-  return result;
+  return std::move(attempt.output);
 }
 
-NvrtcOutput CompileServerPool::compile_on(WorkerProcess& server, const CompileRequest& request,
+CompileServerPool::Attempt CompileServerPool::compile_on(WorkerProcess& server, const CompileRequest& request,
                                           const std::string& arch, const std::vector<std::string>& options,
                                           const std::filesystem::path& out_file) {
-  NvrtcOutput out;
+  Attempt attempt;
+  NvrtcOutput& out = attempt.output;
   out.last = NVRTC_ERROR_INTERNAL_ERROR;  // until the server says otherwise
   const json call = {{"cmd", "compile"}, {"source", request.source}, {"file_name", request.file_name},
                      {"arch", arch}, {"options", options}, {"out", out_file.string()}};
   WorkerReply reply;
   try {
-    std::error_code ignored;
-    std::filesystem::create_directories(scratch_, ignored);
     reply = server.call(call, timeout_);
   } catch (const std::exception& e) {
     out.error = std::string("compile server could not start: ") + e.what();
-    return out;
+    return attempt;
   }
   if (reply.worker_died) {
-    out.server_lost = true;
-    out.timed_out = reply.status == RunStatus::Timeout;
+    attempt.worth_retrying = reply.status != RunStatus::Timeout;
     out.error = "compile server lost: " + reply.message;
-    return out;
+    return attempt;
   }
   if (reply.request_failed) {
     out.error = "compile server refused the request: " + reply.message;
-    return out;
+    return attempt;
   }
   out.ok = reply.body.value("compiled", false);
   out.last = static_cast<nvrtcResult>(reply.body.value("nvrtc_result", static_cast<int>(NVRTC_ERROR_INTERNAL_ERROR)));
@@ -149,7 +148,7 @@ NvrtcOutput CompileServerPool::compile_on(WorkerProcess& server, const CompileRe
       out.error = "compile server wrote no binary to " + out_file.string();
     }
   }
-  return out;
+  return attempt;
 }
 
 }  // namespace gi::fitness

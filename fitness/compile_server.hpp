@@ -43,14 +43,17 @@ class CompileServerPool {
   // replaced on its next use).
   NvrtcOutput compile(const CompileRequest& request, const std::string& arch, const std::vector<std::string>& options);
 
-  int size() const { return static_cast<int>(servers_.size()); }
   // Servers replaced after dying or timing out.
   int restarts() const;
   // Process ids of the running servers (for tests).
   std::vector<int> pids() const;
 
  private:
-  NvrtcOutput compile_on(WorkerProcess& server, const CompileRequest& request, const std::string& arch,
+  struct Attempt {
+    NvrtcOutput output;
+    bool worth_retrying = false;  // the server was found dead (not timed out): a new one may succeed
+  };
+  Attempt compile_on(WorkerProcess& server, const CompileRequest& request, const std::string& arch,
                          const std::vector<std::string>& options, const std::filesystem::path& out_file);
 
   std::vector<std::unique_ptr<WorkerProcess>> servers_;

@@ -37,8 +37,6 @@ struct NvrtcOutput {
   bool ok = false;
   std::string log, error;
   std::vector<char> binary;
-  bool server_lost = false;  // a compile server died or was killed during the call
-  bool timed_out = false;    // ... because the call took too long
 };
 
 NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,

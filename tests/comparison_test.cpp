@@ -136,8 +136,7 @@ TEST(ComparisonGpu, BenchGivesUpOnAHangingKernel) {
   {
     std::ofstream(dir / "hang.cu") << source;
   }
-  const char* gi_env = std::getenv("GI_TEST_BINARY");
-  const std::string gi = gi_env ? gi_env : GI_BINARY;
+  const std::string gi = gi::test::gi_binary();
   const auto r = gi::fitness::run_subprocess({gi, "bench", seed_dir.string(), "--kernel", (dir / "hang.cu").string(),
                                               "--no-cache", "--rounds", "3", "--timeout", "20"},
                                              dir / "bench.log");

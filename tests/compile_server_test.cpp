@@ -19,7 +19,7 @@ namespace {
 using namespace gi::fitness;
 using nlohmann::json;
 
-std::string gi_binary() { return std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY; }
+using gi::test::gi_binary;
 
 std::string seed_source() {
   std::ifstream in(gi::test::source_dir() / "seeds/bspline/deformation_field/kernel.cu");

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string gi_binary() { return std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY; }
+using gi::test::gi_binary;
 
 // A resumed run adds each call's counts to the earlier ones (evolution_run).
 TEST(EvaluatorStats, RoundTripsThroughJsonAndAddsAcrossCalls) {

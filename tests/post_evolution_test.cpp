@@ -103,7 +103,7 @@ TEST_F(PostEvolution, GpuEveryStageForASyntheticRun) {
   const gi::Seed seed = gi::load_seed(seed_dir_);
   const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
   gi::PostEvolveOptions o;
-  o.gi_binary = std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY;
+  o.gi_binary = gi::test::gi_binary();
   o.cache_dir = fs::temp_directory_path() / "gi-gpu-test-cache";
   o.train_data_seed = 11;
   o.sanitizer_timeout = std::chrono::seconds(60);

@@ -17,6 +17,13 @@ inline std::filesystem::path source_dir() {
   return env ? env : GI_SOURCE_DIR;
 }
 
+// The gi binary the tests start (workers, compile servers, subcommands);
+// GI_TEST_BINARY overrides the build's, for a test binary carried elsewhere.
+inline std::string gi_binary() {
+  const char* env = std::getenv("GI_TEST_BINARY");
+  return env ? env : GI_BINARY;
+}
+
 // Every seed folder of the library (gi::find_seed_dirs): the first three
 // seeds first (tests index them), then the rest in path order.
 inline std::vector<std::filesystem::path> seed_dirs() {

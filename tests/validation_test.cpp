@@ -229,7 +229,7 @@ TEST(ValidationGpu, ConvolutionSeedPassesItsHeldOutWorkloadsTwiceIdentically) {
   const gi::Seed seed = gi::load_seed(dir);
   const auto spec = gi::fitness::load_kernel_spec(dir);
   gi::ValidationOptions o;
-  o.gi_binary = std::getenv("GI_TEST_BINARY") ? std::getenv("GI_TEST_BINARY") : GI_BINARY;
+  o.gi_binary = gi::test::gi_binary();
   o.cache_dir = std::filesystem::temp_directory_path() / "gi-gpu-test-cache";
   o.sanitizers = false;
   const auto r = gi::validate(seed, spec, {}, gi::Tuning{spec.default_block_size, {}}, o);
