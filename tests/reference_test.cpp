@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
+#include "float_emulation.hpp"
 #include "fitness/reference_cache.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
@@ -31,6 +32,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace gi::fitness;
+using gi::test::compare;
+using gi::test::components_of;
+using gi::test::ErrorStats;
+using gi::test::multiply_add;
 using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
@@ -49,12 +54,6 @@ Workload generate(const char* generator, const json& variables, std::uint64_t se
 // The seed kernels' arithmetic in float, statement by statement. `Fma` models
 // the GPU compiler contracting a multiply-add into one fused operation (it
 // does by default), which rounds differently; both variants must pass.
-
-template <bool Fma>
-float multiply_add(float a, float b, float c) {
-  if constexpr (Fma) return std::fma(a, b, c);
-  else return a * b + c;
-}
 
 void basis_f(float u, float* basis) {
   const float u2 = u * u;
@@ -180,47 +179,6 @@ std::vector<float> emulate(const std::string& entry, const Workload& w, bool fma
   if (entry == "trilinear_resample") return fma ? emulate_trilinear<true>(w) : emulate_trilinear<false>(w);
   if (entry == "convolution_x") return fma ? emulate_convolution<true>(w) : emulate_convolution<false>(w);
   throw std::runtime_error("no emulation for " + entry);
-}
-
-struct ErrorStats {
-  double max_abs = 0, max_rel = 0;
-  double worst_fraction = 0;  // largest error / allowed error: 1 / the safety margin
-  double largest_reference = 0;
-  std::size_t values = 0, failures = 0;
-  std::string first_failure;
-};
-
-// The checker's rule: |got - ref| <= abs + rel * |ref|, NaN fails.
-ErrorStats compare(const std::vector<float>& got, const ExpectedOutput& expected, std::size_t components,
-                   const Tolerance& tol) {
-  ErrorStats s;
-  const std::size_t elements = expected.values.size() / components;
-  auto check = [&](std::size_t e) {
-    for (const int c : expected.checked_components) {
-      const std::size_t i = e * components + static_cast<std::size_t>(c);
-      const double ref = expected.values[i], err = std::fabs(got[i] - ref);
-      ++s.values;
-      s.max_abs = std::max(s.max_abs, err);
-      s.largest_reference = std::max(s.largest_reference, std::fabs(ref));
-      if (ref != 0) s.max_rel = std::max(s.max_rel, err / std::fabs(ref));
-      s.worst_fraction = std::max(s.worst_fraction, err / (tol.abs + tol.rel * std::fabs(ref)));
-      if (!(err <= tol.abs + tol.rel * std::fabs(ref))) {
-        if (s.failures++ == 0)
-          s.first_failure = expected.buffer + "[" + std::to_string(e) + "]." + std::to_string(c) + ": got " +
-                            std::to_string(got[i]) + ", expected " + std::to_string(ref);
-      }
-    }
-  };
-  if (expected.written_elements) {
-    for (const std::uint32_t e : *expected.written_elements) check(e);
-  } else {
-    for (std::size_t e = 0; e < elements; ++e) check(e);
-  }
-  return s;
-}
-
-std::size_t components_of(const KernelSpec& spec, const std::string& buffer) {
-  return element_components(spec.find_parameter(buffer)->type);
 }
 
 // ------------------------------------------------------------------ B-spline

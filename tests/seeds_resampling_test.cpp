@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
+#include "float_emulation.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/blockmatching/blockmatching_support.hpp"
@@ -33,6 +34,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace gi::fitness;
+using gi::test::compare;
+using gi::test::components_of;
+using gi::test::ErrorStats;
+using gi::test::multiply_add;
 using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
@@ -78,14 +83,6 @@ Workload resampling_workload(Dim3 dims, const char* image_input, const std::vect
 // ------------------------------------------------------------ float emulation
 // The kernels' arithmetic in float, statement by statement; `Fma` models the
 // GPU compiler contracting a multiply-add into one fused operation.
-
-template <bool Fma>
-float multiply_add(float a, float b, float c) {
-  if constexpr (Fma)
-    return std::fma(a, b, c);
-  else
-    return a * b + c;
-}
 
 void cubic_weights_f(float u, float* weight) {
   const float u2 = u * u;
@@ -267,43 +264,6 @@ std::vector<float> emulate(const std::string& entry, const Workload& w, bool fma
   if (entry == "warped_image_gradient") return fma ? emulate_gradient<true>(w) : emulate_gradient<false>(w);
   if (entry == "ncc_block_matching") return fma ? emulate_block_matching<true>(w) : emulate_block_matching<false>(w);
   throw std::runtime_error("no emulation for " + entry);
-}
-
-struct ErrorStats {
-  double max_abs = 0, max_rel = 0;
-  double worst_fraction = 0;  // largest error / allowed error: 1 / the safety margin
-  double largest_reference = 0;
-  std::size_t values = 0, failures = 0;
-  std::string first_failure;
-};
-
-// The checker's rule: |got - ref| <= abs + rel * |ref|, NaN fails.
-ErrorStats compare(const std::vector<float>& got, const ExpectedOutput& expected, std::size_t components,
-                   const Tolerance& tol) {
-  ErrorStats s;
-  const std::size_t elements = expected.values.size() / components;
-  auto check = [&](std::size_t e) {
-    for (const int c : expected.checked_components) {
-      const std::size_t i = e * components + static_cast<std::size_t>(c);
-      const double ref = expected.values[i], err = std::fabs(got[i] - ref);
-      ++s.values;
-      s.max_abs = std::max(s.max_abs, err);
-      s.largest_reference = std::max(s.largest_reference, std::fabs(ref));
-      if (ref != 0) s.max_rel = std::max(s.max_rel, err / std::fabs(ref));
-      s.worst_fraction = std::max(s.worst_fraction, err / (tol.abs + tol.rel * std::fabs(ref)));
-      if (!(err <= tol.abs + tol.rel * std::fabs(ref))) {
-        if (s.failures++ == 0)
-          s.first_failure = expected.buffer + "[" + std::to_string(e) + "]." + std::to_string(c) + ": got " +
-                            std::to_string(got[i]) + ", expected " + std::to_string(ref);
-      }
-    }
-  };
-  if (expected.written_elements) {
-    for (const std::uint32_t e : *expected.written_elements) check(e);
-  } else {
-    for (std::size_t e = 0; e < elements; ++e) check(e);
-  }
-  return s;
 }
 
 ErrorStats emulate_and_compare(const KernelSpec& spec, const Workload& w, bool fma) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
+#include "float_emulation.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/volume.hpp"
@@ -29,6 +30,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace gi::fitness;
+using gi::test::compare;
+using gi::test::components_of;
+using gi::test::ErrorStats;
+using gi::test::multiply_add;
 using gi::seeds::BinRescaling;
 using gi::seeds::Dim3;
 using gi::seeds::Float4;
@@ -58,12 +63,6 @@ std::vector<T> input(const Workload& w, const char* name) {
 // The kernels' arithmetic in float, statement by statement. `Fma` models the
 // GPU compiler contracting a multiply-add into one fused operation (it does
 // by default), which rounds differently; both variants must pass.
-
-template <bool Fma>
-float multiply_add(float a, float b, float c) {
-  if constexpr (Fma) return std::fma(a, b, c);
-  else return a * b + c;
-}
 
 float fvar(const Workload& w, const char* name) { return static_cast<float>(w.variables.at(name)); }
 int ivar(const Workload& w, const char* name) { return static_cast<int>(w.variables.at(name)); }
@@ -223,44 +222,6 @@ std::vector<float> emulate(const std::string& entry, const Workload& w, bool fma
   throw std::runtime_error("no emulation for " + entry);
 }
 
-struct ErrorStats {
-  double max_abs = 0, max_rel = 0;
-  double worst_fraction = 0;  // largest error / allowed error: 1 / the safety margin
-  double largest_reference = 0;
-  std::size_t values = 0, failures = 0;
-  std::string first_failure;
-};
-
-// The checker's rule: |got - ref| <= abs + rel * |ref|, NaN fails.
-ErrorStats compare(const std::vector<float>& got, const ExpectedOutput& expected, std::size_t components,
-                   const Tolerance& tol) {
-  ErrorStats s;
-  auto check = [&](std::size_t e) {
-    for (const int c : expected.checked_components) {
-      const std::size_t i = e * components + static_cast<std::size_t>(c);
-      const double ref = expected.values[i], err = std::fabs(got[i] - ref);
-      ++s.values;
-      s.max_abs = std::max(s.max_abs, err);
-      s.largest_reference = std::max(s.largest_reference, std::fabs(ref));
-      if (ref != 0) s.max_rel = std::max(s.max_rel, err / std::fabs(ref));
-      s.worst_fraction = std::max(s.worst_fraction, err / (tol.abs + tol.rel * std::fabs(ref)));
-      if (!(err <= tol.abs + tol.rel * std::fabs(ref)) && s.failures++ == 0)
-        s.first_failure = expected.buffer + "[" + std::to_string(e) + "]." + std::to_string(c) + ": got " +
-                          std::to_string(got[i]) + ", expected " + std::to_string(ref);
-    }
-  };
-  if (expected.written_elements) {
-    for (const std::uint32_t e : *expected.written_elements) check(e);
-  } else {
-    for (std::size_t e = 0; e < expected.values.size() / components; ++e) check(e);
-  }
-  return s;
-}
-
-std::size_t components_of(const KernelSpec& spec, const std::string& buffer) {
-  return element_components(spec.find_parameter(buffer)->type);
-}
-
 ErrorStats emulation_errors(const KernelSpec& spec, const Workload& w, bool fma) {
   const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
   if (expected.size() != 1) throw std::runtime_error("expected one output");
@@ -367,7 +328,9 @@ TEST(SeedsSimilaritySsd, GradientIsZeroForIdenticalImages) {
   double largest_input = 0;
   for (const Float4& g : grad) largest_input = std::max(largest_input, std::fabs(double{g.x}));
   EXPECT_GT(largest_input, 1.0);  // the image gradient itself is not zero
-  for (const double v : reference("similarity_ssd_gradient", w).at("ssdGradient")) ASSERT_EQ(v, 0.0);
+  // Kept in a local: a range-for over .at() of the temporary map would read it after it is gone.
+  const auto outputs = reference("similarity_ssd_gradient", w);
+  for (const double v : outputs.at("ssdGradient")) ASSERT_EQ(v, 0.0);
 }
 
 TEST(SeedsSimilaritySsd, GradientIsMinusTwoDifferenceTimesTheImageGradient) {

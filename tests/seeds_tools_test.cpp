@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
+#include "float_emulation.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/bspline.hpp"
@@ -32,6 +33,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace gi::fitness;
+using gi::test::compare;
+using gi::test::components_of;
+using gi::test::ErrorStats;
+using gi::test::multiply_add;
 using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
@@ -56,12 +61,6 @@ float fvar(const Workload& w, const char* name) { return static_cast<float>(w.va
 // ------------------------------------------------------------ float emulation
 // The kernels' arithmetic in float, statement by statement. `Fma` models the
 // GPU compiler contracting a multiply-add into one fused operation.
-
-template <bool Fma>
-float multiply_add(float a, float b, float c) {
-  if constexpr (Fma) return std::fma(a, b, c);
-  else return a * b + c;
-}
 
 // convolution_y (axis 1) and convolution_z (axis 2).
 template <bool Fma>
@@ -285,42 +284,6 @@ std::vector<float> emulate(const std::string& entry, const Workload& w, bool fma
   if (entry == "intensity_minmax") return emulate_minmax(w);
   if (entry == "intensity_rescale") return emulate_rescale(w);
   throw std::runtime_error("no emulation for " + entry);
-}
-
-struct ErrorStats {
-  double max_abs = 0, max_rel = 0;
-  double worst_fraction = 0;  // largest error / allowed error: 1 / the safety margin
-  double largest_reference = 0;
-  std::size_t values = 0, failures = 0;
-  std::string first_failure;
-};
-
-// The checker's rule: |got - ref| <= abs + rel * |ref|, NaN fails.
-ErrorStats compare(const std::vector<float>& got, const ExpectedOutput& expected, std::size_t components,
-                   const Tolerance& tol) {
-  ErrorStats s;
-  const std::size_t elements = expected.values.size() / components;
-  for (std::size_t e = 0; e < elements; ++e)
-    for (const int c : expected.checked_components) {
-      const std::size_t i = e * components + static_cast<std::size_t>(c);
-      const double ref = expected.values[i], err = std::fabs(got.at(i) - ref);
-      ++s.values;
-      s.max_abs = std::max(s.max_abs, err);
-      s.largest_reference = std::max(s.largest_reference, std::fabs(ref));
-      if (ref != 0) s.max_rel = std::max(s.max_rel, err / std::fabs(ref));
-      const double allowed = tol.abs + tol.rel * std::fabs(ref);
-      s.worst_fraction = std::max(s.worst_fraction, allowed > 0 ? err / allowed : (err > 0 ? 1e300 : 0.0));
-      if (!(err <= allowed)) {
-        if (s.failures++ == 0)
-          s.first_failure = expected.buffer + "[" + std::to_string(e) + "]." + std::to_string(c) + ": got " +
-                            std::to_string(got[i]) + ", expected " + std::to_string(ref);
-      }
-    }
-  return s;
-}
-
-std::size_t components_of(const KernelSpec& spec, const std::string& buffer) {
-  return element_components(spec.find_parameter(buffer)->type);
 }
 
 const std::vector<std::string> kToolsSeeds = {
