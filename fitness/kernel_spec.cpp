@@ -137,7 +137,7 @@ class SpecReader {
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");
     read_parameters(required(spec, "", "parameters"), k);
     read_launch(required(spec, "", "launch"), k);
-    read_tolerance(required(spec, "", "tolerance"), k);
+    k.tolerance = read_tolerance(required(spec, "", "tolerance"), "tolerance");
     k.tolerance_note = string_field(required(spec, "", "tolerance_note"), "tolerance_note");
     k.min_bytes = expression_field(required(spec, "", "min_bytes"), "min_bytes");
     read_tunables(required(spec, "", "tunables"), k);
@@ -251,13 +251,15 @@ class SpecReader {
       k.shared_bytes = expression_field(*s, "launch.shared_bytes");
   }
 
-  void read_tolerance(const json& t, KernelSpec& k) const {
-    expect_object(t, "tolerance");
-    only_keys(t, "tolerance", {"abs", "rel"});
-    k.tolerance.abs = number_field(required(t, "tolerance", "abs"), "tolerance.abs");
-    k.tolerance.rel = number_field(required(t, "tolerance", "rel"), "tolerance.rel");
-    if (k.tolerance.abs < 0) fail("tolerance.abs", "expected a number >= 0");
-    if (k.tolerance.rel < 0) fail("tolerance.rel", "expected a number >= 0");
+  Tolerance read_tolerance(const json& t, const std::string& path) const {
+    expect_object(t, path);
+    only_keys(t, path, {"abs", "rel"});
+    Tolerance tolerance;
+    tolerance.abs = number_field(required(t, path, "abs"), child(path, "abs"));
+    tolerance.rel = number_field(required(t, path, "rel"), child(path, "rel"));
+    if (tolerance.abs < 0) fail(child(path, "abs"), "expected a number >= 0");
+    if (tolerance.rel < 0) fail(child(path, "rel"), "expected a number >= 0");
+    return tolerance;
   }
 
   void read_tunables(const json& t, KernelSpec& k) const {
@@ -299,11 +301,24 @@ class SpecReader {
     }
   }
 
-  WorkloadSpec read_workload(const json& w, const std::string& path, bool seeded) const {
+  enum class WorkloadRole { Train, TrainCheck, Validate };
+
+  WorkloadSpec read_workload(const json& w, const std::string& path, WorkloadRole role) const {
     expect_object(w, path);
-    only_keys(w, path, seeded ? std::vector<std::string>{"generator", "variables", "seed"}
-                              : std::vector<std::string>{"generator", "variables"});
+    std::vector<std::string> keys = {"generator", "variables", "tolerance", "tolerance_note"};
+    // The training seed is the run's, fresh every generation; held-out data has its own.
+    if (role == WorkloadRole::Validate) keys.push_back("seed");
+    if (role == WorkloadRole::TrainCheck) keys.push_back("purpose");
+    only_keys(w, path, keys);
     WorkloadSpec ws;
+    if (role == WorkloadRole::TrainCheck)
+      ws.purpose = string_field(required(w, path, "purpose"), child(path, "purpose"));
+    if (const auto t = w.find("tolerance"); t != w.end()) {
+      ws.tolerance = read_tolerance(*t, child(path, "tolerance"));
+      ws.tolerance_note = string_field(required(w, path, "tolerance_note"), child(path, "tolerance_note"));
+    } else if (w.contains("tolerance_note")) {
+      fail(child(path, "tolerance_note"), "only with a \"tolerance\" of the workload's own");
+    }
     ws.json_path = path;
     ws.generator = string_field(required(w, path, "generator"), child(path, "generator"));
     if (check_.registry && !has_generator(ws.generator))
@@ -319,14 +334,19 @@ class SpecReader {
 
   void read_workloads(const json& w, KernelSpec& k) const {
     expect_object(w, "workloads");
-    only_keys(w, "workloads", {"train", "validate"});
-    k.train = read_workload(required(w, "workloads", "train"), "workloads.train", false);
+    only_keys(w, "workloads", {"train", "train_checks", "validate"});
+    k.train = read_workload(required(w, "workloads", "train"), "workloads.train", WorkloadRole::Train);
+    if (const auto c = w.find("train_checks"); c != w.end()) {
+      if (!c->is_array()) fail("workloads.train_checks", std::string("expected an array, found ") + json_kind(*c));
+      for (std::size_t i = 0; i < c->size(); ++i)
+        k.train_checks.push_back(read_workload((*c)[i], index("workloads.train_checks", i), WorkloadRole::TrainCheck));
+    }
     const json& v = required(w, "workloads", "validate");
     if (!v.is_array()) fail("workloads.validate", std::string("expected an array, found ") + json_kind(v));
     if (v.size() < 5)
       fail("workloads.validate", "expected at least 5 held-out workloads, found " + std::to_string(v.size()));
     for (std::size_t i = 0; i < v.size(); ++i)
-      k.validate.push_back(read_workload(v[i], index("workloads.validate", i), true));
+      k.validate.push_back(read_workload(v[i], index("workloads.validate", i), WorkloadRole::Validate));
   }
 
   void check_against_kernel(const KernelSpec& k, std::string_view source, const std::string& kernel_name) const {
@@ -405,22 +425,43 @@ const ParamSpec* KernelSpec::find_parameter(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+
+// N of "prefix:N", or nullopt when `which` is not of that form.
+std::optional<std::size_t> numbered(std::string_view which, std::string_view prefix) {
+  if (which.substr(0, prefix.size()) != prefix) return std::nullopt;
+  const std::string_view digits = which.substr(prefix.size());
+  if (digits.empty() || digits.size() >= 10 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoul(std::string(digits));
+}
+
+}  // namespace
+
 const WorkloadSpec& KernelSpec::workload(std::string_view which) const {
   if (which == "train") return train;
-  const std::string_view prefix = "validate:";
-  if (which.substr(0, prefix.size()) == prefix) {
-    const std::string_view digits = which.substr(prefix.size());
-    if (!digits.empty() && digits.size() < 10 &&
-        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      const std::size_t i = std::stoul(std::string(digits));
-      if (i < validate.size()) return validate[i];
-      throw std::runtime_error(display_path + ": no workload '" + std::string(which) + "': workloads.validate has " +
-                               std::to_string(validate.size()) + " entries (0.." +
-                               std::to_string(validate.size() - 1) + ")");
-    }
+  auto missing = [&](const std::string& what) {
+    return std::runtime_error(display_path + ": no workload '" + std::string(which) + "': " + what);
+  };
+  if (const auto i = numbered(which, "train:")) {
+    if (*i == 0) return train;
+    if (*i <= train_checks.size()) return train_checks[*i - 1];
+    throw missing("workloads.train_checks has " + std::to_string(train_checks.size()) + " entries (train:1..train:" +
+                  std::to_string(train_checks.size()) + ")");
   }
-  throw std::runtime_error(display_path + ": no workload '" + std::string(which) +
-                           "': expected \"train\" or \"validate:N\"");
+  if (const auto i = numbered(which, "validate:")) {
+    if (*i < validate.size()) return validate[*i];
+    throw missing("workloads.validate has " + std::to_string(validate.size()) + " entries (0.." +
+                  std::to_string(validate.size() - 1) + ")");
+  }
+  throw missing("expected \"train\", \"train:N\" or \"validate:N\"");
+}
+
+std::vector<std::string> KernelSpec::training_workloads() const {
+  std::vector<std::string> names = {"train"};
+  for (std::size_t i = 1; i <= train_checks.size(); ++i) names.push_back("train:" + std::to_string(i));
+  return names;
 }
 
 std::optional<ElementType> element_type_from_name(std::string_view name) {

@@ -32,9 +32,15 @@
 //                "default_block_size": 128,              // optional, default the first block size
 //                "options": [[], ["--use_fast_math"]]},  // compile-option sets; performance options only
 //   "workloads": {
-//     "train": {"generator": "bspline_brain", "variables": {...}},  // seed: the run's per-generation seed
+//     "train": {"generator": "bspline_brain", "variables": {...}},  // seed: the run's per-generation seed;
+//                                          //   the registration-sized workload whose time ranks variants
+//     "train_checks": [                    // optional: small training workloads checked every generation
+//       {"generator": ..., "variables": {...},  // for correctness only (never timed): borders, padding,
+//        "purpose": "what it drives"}],    //   masks, odd sizes the big one never reaches ("train:1", ...)
 //     "validate": [{"generator": ..., "variables": {...}, "seed": 1001}, ...]  // at least 5;
 //   }                                      //   seed optional (default 0), added to the caller's seed
+//   Any workload may carry its own "tolerance": {"abs", "rel"} with a "tolerance_note" saying why:
+//   a workload on which the seed is exact can be checked exactly (e.g. float sums of small integers).
 // }
 #include <array>
 #include <cstdint>
@@ -71,6 +77,9 @@ struct WorkloadSpec {
   nlohmann::json variables = nlohmann::json::object();
   std::uint64_t seed = 0;
   std::string json_path;  // "workloads.train", "workloads.validate[2]"
+  std::string purpose;    // train_checks: what the workload drives that the timed one does not
+  std::optional<Tolerance> tolerance;  // this workload's own tolerance (else the spec's)
+  std::string tolerance_note;
 };
 
 struct KernelSpec {
@@ -86,13 +95,19 @@ struct KernelSpec {
   std::vector<unsigned> block_sizes;
   unsigned default_block_size = 0;
   std::vector<std::vector<std::string>> option_sets;
-  WorkloadSpec train;
+  WorkloadSpec train;                      // timed: its time ranks variants
+  std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed
   std::vector<WorkloadSpec> validate;
 
   std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
   const ParamSpec* find_parameter(std::string_view name) const;
-  // "train" or "validate:N"; throws naming the spec and the accepted forms.
+  // "train", "train:N" (train_checks[N-1]) or "validate:N"; throws naming
+  // the spec and the accepted forms.
   const WorkloadSpec& workload(std::string_view which) const;
+  // The whole training set: "train", then "train:1" .. "train:N".
+  std::vector<std::string> training_workloads() const;
+  // The tolerance a workload is checked with.
+  Tolerance tolerance_of(const WorkloadSpec& w) const { return w.tolerance.value_or(tolerance); }
 };
 
 struct SpecCheck {

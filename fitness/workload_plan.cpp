@@ -240,8 +240,12 @@ PreparedWorkload prepare_workload(const KernelSpec& spec, const std::string& whi
   PreparedWorkload prepared;
   prepared.which = which;
   prepared.generator = ws.generator;
-  prepared.seed = which == "train" ? seed : ws.seed + seed;
-  prepared.tolerance = spec.tolerance;
+  // Training workloads take the run's seed (fresh every generation), each
+  // check workload a different one; held-out workloads their own plus `seed`.
+  const bool training = which == "train" || which.rfind("train:", 0) == 0;
+  const std::uint64_t check_index = training && which != "train" ? std::stoull(which.substr(6)) : 0;
+  prepared.seed = training ? seed + check_index * 0x9E3779B97F4A7C15ull : ws.seed + seed;
+  prepared.tolerance = spec.tolerance_of(ws);
 
   Workload workload = generate_workload(spec, ws, prepared.seed);
   prepared.variables = workload.variables;

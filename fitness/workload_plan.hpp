@@ -51,7 +51,8 @@ struct PreparedWorkload {
   std::size_t checked_values = 0;
 };
 
-// which: "train" (generator seed = `seed`: a fresh one per generation) or
+// which: "train" (generator seed = `seed`: a fresh one per generation),
+// "train:N" (a training check workload: `seed` plus a per-N offset) or
 // "validate:N" (generator seed = the spec's seed for that workload + `seed`,
 // so 0 gives the canonical held-out data). With a cache dir the reference is
 // looked up there first and stored after computing. block_size 0 means the

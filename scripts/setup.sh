@@ -20,5 +20,6 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   exit 1
 fi
 export PATH=/usr/local/cuda/bin:$PATH
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# GI_WERROR=ON (CI sets it) makes warnings errors.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGI_WERROR="${GI_WERROR:-OFF}"
 cmake --build build -j"$(nproc)"

@@ -93,7 +93,7 @@ TEST(KernelSpec, TrilinearOutputIsWrittenAtActiveVoxelsOnly) {
 
 TEST(KernelSpec, UnknownWorkloadNames) {
   const KernelSpec spec = load_kernel_spec(kSeeds / "tools/convolution_x");
-  for (const char* bad : {"validate:99", "validate:", "validate:x", "training", "validate:-1"}) {
+  for (const char* bad : {"validate:99", "validate:", "validate:x", "training", "validate:-1", "train:1", "train:x"}) {
     try {
       spec.workload(bad);
       ADD_FAILURE() << bad;
@@ -250,6 +250,45 @@ TEST_F(MalformedSpec, BadSeed) {
   json train = json::parse(read(kSeeds / "bspline/deformation_field/spec.json"));
   train["workloads"]["train"]["seed"] = 3;  // the training seed is the run's, per generation
   expect_error(train, "seeds/x/y/spec.json: workloads.train.seed: unknown field");
+}
+
+TEST_F(MalformedSpec, TrainChecksNeedAPurposeAndTakeNoSeed) {
+  json check = spec["workloads"]["validate"][2];
+  check.erase("seed");
+  spec["workloads"]["train_checks"] = json::array({check});
+  expect_error(spec, "seeds/x/y/spec.json: workloads.train_checks[0].purpose: missing required field");
+  spec["workloads"]["train_checks"][0]["purpose"] = "borders";
+  spec["workloads"]["train_checks"][0]["seed"] = 4;
+  expect_error(spec, "seeds/x/y/spec.json: workloads.train_checks[0].seed: unknown field");
+  spec["workloads"]["train_checks"] = json::object();
+  expect_error(spec, "seeds/x/y/spec.json: workloads.train_checks: expected an array");
+}
+
+TEST_F(MalformedSpec, AWorkloadToleranceNeedsItsNote) {
+  spec["workloads"]["validate"][1]["tolerance"] = {{"abs", 0}, {"rel", 0}};
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate[1].tolerance_note: missing required field");
+  spec["workloads"]["validate"][1]["tolerance"] = {{"abs", -1}, {"rel", 0}};
+  spec["workloads"]["validate"][1]["tolerance_note"] = "why";
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate[1].tolerance.abs: expected a number >= 0");
+  spec["workloads"]["validate"][1].erase("tolerance");
+  expect_error(spec, "seeds/x/y/spec.json: workloads.validate[1].tolerance_note: only with a \"tolerance\"");
+}
+
+TEST_F(MalformedSpec, TrainingSetNamesAndTolerances) {
+  json check = spec["workloads"]["validate"][2];
+  check.erase("seed");
+  check["purpose"] = "a full mask: every border voxel is active";
+  check["tolerance"] = {{"abs", 0}, {"rel", 0}};
+  check["tolerance_note"] = "exact";
+  spec["workloads"]["train_checks"] = json::array({check, check});
+  const KernelSpec k = parse_kernel_spec(spec, "seeds/x/y/spec.json", kernel, "kernel.cu");
+  EXPECT_EQ(k.training_workloads(), (std::vector<std::string>{"train", "train:1", "train:2"}));
+  EXPECT_EQ(&k.workload("train:0"), &k.train);
+  EXPECT_EQ(&k.workload("train:2"), &k.train_checks[1]);
+  EXPECT_EQ(k.train_checks[0].purpose, "a full mask: every border voxel is active");
+  EXPECT_EQ(k.tolerance_of(k.train).abs, k.tolerance.abs);
+  EXPECT_EQ(k.tolerance_of(k.train_checks[0]).rel, 0.0);
+  EXPECT_THROW(k.workload("train:3"), std::runtime_error);
 }
 
 TEST_F(MalformedSpec, DebugOptionIsNoTunable) {
