@@ -8,6 +8,7 @@
 
 #include "fitness/reference_registry.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/switches.hpp"
 
 namespace gi::fitness {
 
@@ -131,7 +132,7 @@ class SpecReader {
     k.display_path = file_;
     expect_object(spec, "");
     only_keys(spec, "", {"entry", "family", "work_item", "parameters", "launch", "tolerance", "tolerance_note",
-                         "min_bytes", "tunables", "workloads"});
+                         "min_bytes", "tunables", "switches", "switch_combinations", "workloads"});
     k.entry = string_field(required(spec, "", "entry"), "entry");
     k.family = string_field(required(spec, "", "family"), "family");
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");
@@ -143,6 +144,7 @@ class SpecReader {
     read_tunables(required(spec, "", "tunables"), k);
     read_workloads(required(spec, "", "workloads"), k);
     check_against_kernel(k, kernel_source, kernel_name);
+    read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations);
     if (check_.registry && !has_reference(k.entry))
       fail("entry", "no CPU reference is registered for '" + k.entry + "' (known: " + join(reference_names()) +
                         "): add one in the seed's reference.cpp with GI_REGISTER_REFERENCE");
@@ -349,6 +351,85 @@ class SpecReader {
       k.validate.push_back(read_workload(v[i], index("workloads.validate", i), WorkloadRole::Validate));
   }
 
+  // A switch value as text: integers as integers, strings as they are.
+  std::string switch_value(const json& v, const std::string& path) const {
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+    fail(path, std::string("expected an integer or a non-empty string, found ") + json_kind(v));
+  }
+
+ public:
+  void read_switch_fields(const json& spec, std::string_view kernel_source, const std::string& kernel_name,
+                          std::vector<grammar::SwitchDef>& switches, std::vector<std::string>& notes,
+                          grammar::SwitchCombinations& combinations) const {
+    const auto s = spec.find("switches");
+    if (s == spec.end()) {
+      if (spec.contains("switch_combinations")) fail("switch_combinations", "only with \"switches\"");
+      return;
+    }
+    if (!s->is_array() || s->empty()) fail("switches", std::string("expected a non-empty array, found ") + json_kind(*s));
+    grammar::Grammar g;
+    try {
+      g = grammar::Grammar::from_source(kernel_source, kernel_name);
+    } catch (const std::exception& e) {
+      fail("switches", std::string("cannot parse the kernel: ") + e.what());
+    }
+    for (std::size_t i = 0; i < s->size(); ++i) {
+      const std::string path = index("switches", i);
+      const json& sw = (*s)[i];
+      expect_object(sw, path);
+      only_keys(sw, path, {"name", "values", "note"});
+      grammar::SwitchDef d;
+      d.name = string_field(required(sw, path, "name"), child(path, "name"));
+      for (const auto& other : switches)
+        if (other.name == d.name) fail(child(path, "name"), "switch '" + d.name + "' declared twice");
+      const json& values = required(sw, path, "values");
+      if (!values.is_array() || values.size() < 2)
+        fail(child(path, "values"), "expected an array of at least two values (the default and another)");
+      for (std::size_t v = 0; v < values.size(); ++v) {
+        const std::string value = switch_value(values[v], index(child(path, "values"), v));
+        if (std::find(d.values.begin(), d.values.end(), value) != d.values.end())
+          fail(index(child(path, "values"), v), "value " + value + " listed twice");
+        d.values.push_back(value);
+      }
+      const auto line = grammar::find_switch_line(g, d.name);
+      if (!line)
+        fail(child(path, "name"), "no `#define " + d.name + " VALUE` line at file level in " + kernel_name);
+      if (std::find(d.values.begin(), d.values.end(), line->value) == d.values.end())
+        fail(child(path, "values"), "the kernel's own value " + line->value + " (its default, " + kernel_name +
+                                        " line " + std::to_string(g.rule(line->rule).first_line) + ") is not listed");
+      notes.push_back(string_field(required(sw, path, "note"), child(path, "note")));
+      switches.push_back(std::move(d));
+    }
+    const auto c = spec.find("switch_combinations");
+    if (c == spec.end()) return;
+    if (!c->is_array() || c->empty())
+      fail("switch_combinations", std::string("expected a non-empty array, found ") + json_kind(*c));
+    for (std::size_t i = 0; i < c->size(); ++i) {
+      const std::string path = index("switch_combinations", i);
+      expect_object((*c)[i], path);
+      std::map<std::string, std::vector<std::string>> entry;
+      for (const auto& [name, values] : (*c)[i].items()) {
+        const auto def = std::find_if(switches.begin(), switches.end(), [&](const auto& d) { return d.name == name; });
+        if (def == switches.end()) fail(child(path, name), "no switch named '" + name + "'");
+        if (!values.is_array() || values.empty())
+          fail(child(path, name), std::string("expected a non-empty array of values, found ") + json_kind(values));
+        for (std::size_t v = 0; v < values.size(); ++v) {
+          const std::string value = switch_value(values[v], index(child(path, name), v));
+          if (std::find(def->values.begin(), def->values.end(), value) == def->values.end())
+            fail(index(child(path, name), v), "'" + value + "' is not a value of switch " + name);
+          entry[name].push_back(value);
+        }
+      }
+      combinations.push_back(std::move(entry));
+    }
+    grammar::EditContext defaults;
+    defaults.switches = switches;
+    if (!grammar::switch_setting_allowed(combinations, grammar::switch_values(g, defaults)))
+      fail("switch_combinations", "the kernel's own setting (every switch at its default) is not allowed");
+  }
+
+ private:
   void check_against_kernel(const KernelSpec& k, std::string_view source, const std::string& kernel_name) const {
     grammar::Grammar g;
     try {
@@ -462,6 +543,15 @@ std::vector<std::string> KernelSpec::training_workloads() const {
   std::vector<std::string> names = {"train"};
   for (std::size_t i = 1; i <= train_checks.size(); ++i) names.push_back("train:" + std::to_string(i));
   return names;
+}
+
+grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
+                                   std::string_view kernel_source, const std::string& kernel_name) {
+  grammar::EditContext context;
+  std::vector<std::string> notes;
+  SpecReader(display_path, SpecCheck{false})
+      .read_switch_fields(spec, kernel_source, kernel_name, context.switches, notes, context.switch_combinations);
+  return context;
 }
 
 std::optional<ElementType> element_type_from_name(std::string_view name) {

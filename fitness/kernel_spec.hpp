@@ -31,6 +31,14 @@
 //   "tunables": {"block_sizes": [64, 128, ...],           // each a multiple of 32 in 32..1024
 //                "default_block_size": 128,              // optional, default the first block size
 //                "options": [[], ["--use_fast_math"]]},  // compile-option sets; performance options only
+//   "switches": [                          // optional: alternative code paths (grammar/switches.hpp)
+//     {"name": "BSPLINE_PATH",             //   a `#define BSPLINE_PATH 0` line of kernel.cu (its value
+//      "values": [0, 1],                   //   is the default, the plain algorithm) and the values
+//      "note": "0: plain, 1: warp-cooperative columns"}],  // define:NAME=VALUE edits may set
+//   "switch_combinations": [               // optional: the settings allowed (default: all); each
+//     {"BSPLINE_PATH": [0], "ITEMS": [1, 2, 4]}, {"BSPLINE_PATH": [1], "ITEMS": [1]}],  // entry admits
+//                                          //   the settings whose switches it names have its values;
+//                                          //   numeric switch values are variables of launch expressions
 //   "workloads": {
 //     "train": {"generator": "bspline_brain", "variables": {...}},  // seed: the run's per-generation seed;
 //                                          //   the registration-sized workload whose time ranks variants
@@ -54,6 +62,7 @@
 
 #include "fitness/expression.hpp"
 #include "fitness/launch_plan.hpp"
+#include "grammar/edit_context.hpp"
 
 namespace gi::fitness {
 
@@ -95,6 +104,9 @@ struct KernelSpec {
   std::vector<unsigned> block_sizes;
   unsigned default_block_size = 0;
   std::vector<std::vector<std::string>> option_sets;
+  std::vector<grammar::SwitchDef> switches;
+  std::vector<std::string> switch_notes;  // one per switch: what its values choose
+  grammar::SwitchCombinations switch_combinations;
   WorkloadSpec train;                      // timed: its time ranks variants
   std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed
   std::vector<WorkloadSpec> validate;
@@ -126,6 +138,12 @@ KernelSpec load_kernel_spec(const std::filesystem::path& path, SpecCheck check =
 KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& display_path,
                              std::string_view kernel_source, const std::string& kernel_name,
                              SpecCheck check = {});
+
+// The switches of a spec.json (its "switches" and "switch_combinations",
+// checked against kernel.cu's `#define` lines), for tools that need them
+// without the rest of the spec; throws like load_kernel_spec.
+grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
+                                   std::string_view kernel_source, const std::string& kernel_name);
 
 std::optional<ElementType> element_type_from_name(std::string_view name);
 std::string to_string(ParamRole role);

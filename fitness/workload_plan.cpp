@@ -1,6 +1,7 @@
 #include "fitness/workload_plan.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -164,12 +165,21 @@ LaunchPlan build_launch_plan(const KernelSpec& spec, Workload&& workload, unsign
 }
 
 void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::map<std::string, double>& variables,
-                         unsigned block_size) {
+                         unsigned block_size, const grammar::LaunchEffect& effect) {
   if (block_size == 0) block_size = spec.default_block_size;
   if (variables.count("B") != 0)
     fail(spec, "launch", "the workload defines a variable 'B', which names the block size in launch expressions");
   Variables v = variables;
   v["B"] = block_size;
+  for (const auto& [name, value] : effect.switches) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') continue;  // a switch that is not a number is no launch variable
+    if (variables.count(name) != 0)
+      fail(spec, "switches", "the workload defines a variable '" + name + "', which names a switch in launch expressions");
+    v[name] = number;
+  }
+  if (effect.coarsen < 1) fail(spec, "launch", "coarsening factor " + std::to_string(effect.coarsen) + " is below 1");
   static const double kGridLimit[3] = {2147483647.0, 65535.0, 65535.0};
   std::uint64_t threads = 1;
   for (int i = 0; i < 3; ++i) {
@@ -177,6 +187,8 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
     const std::string gi = "launch.grid[" + std::to_string(i) + "]";
     plan.block[i] = static_cast<unsigned>(whole(spec, spec.block[i], v, bi, 1, 1024, "a block dimension"));
     plan.grid[i] = static_cast<unsigned>(whole(spec, spec.grid[i], v, gi, 1, kGridLimit[i], "a grid dimension"));
+    // Each thread of a coarsened variant handles `coarsen` items of the x extent.
+    if (i == 0) plan.grid[0] = (plan.grid[0] + static_cast<unsigned>(effect.coarsen) - 1) / static_cast<unsigned>(effect.coarsen);
     threads *= plan.block[i];
   }
   if (threads > 1024)

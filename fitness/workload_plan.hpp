@@ -13,6 +13,7 @@
 #include "fitness/kernel_spec.hpp"
 #include "fitness/launch_plan.hpp"
 #include "fitness/reference_registry.hpp"
+#include "grammar/patch_effect.hpp"
 
 namespace gi::fitness {
 
@@ -25,9 +26,11 @@ LaunchPlan build_launch_plan(const KernelSpec& spec, const Workload& workload, u
 LaunchPlan build_launch_plan(const KernelSpec& spec, Workload&& workload, unsigned block_size);
 
 // Recomputes block and grid (and dynamic shared memory) for another block
-// size; `variables` are the workload's derived variables.
+// size and a variant's launch effect; `variables` are the workload's derived
+// variables. Numeric switch values are variables of the launch expressions
+// (items per thread shrink the grid); coarsening divides grid.x, rounding up.
 void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::map<std::string, double>& variables,
-                         unsigned block_size);
+                         unsigned block_size, const grammar::LaunchEffect& effect = {});
 
 // Values for unwritten elements are NaN in `reference` and in the result.
 std::vector<ExpectedOutput> expected_outputs(const KernelSpec& spec, const Workload& workload,

@@ -4,8 +4,9 @@
 // Checked on every input:
 // - from_source succeeds or throws SourceError (nothing else);
 // - on success: source() reproduces the input, from_bnf(to_bnf(g)) == g,
-//   to_json and find_edit_sites work;
-// - edits chosen (from the input's hash) among the edit sites, legal or not:
+//   to_json and every family's candidates() work;
+// - edits chosen (from the input's hash) among the families' candidates,
+//   sometimes with a field changed at random, legal or not:
 //   edit_problem decides without throwing; apply_patch throws PatchError
 //   exactly when edit_problem names a problem; a legal patch (one edit, and
 //   all legal edits together) gives a source that tokenizes and parses again,
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.hpp"
+#include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/grammar.hpp"
 #include "grammar/grammar_text.hpp"
@@ -39,79 +41,31 @@ std::string sub_or_rule_name(const Grammar& g, std::size_t i) {
   return sub.empty() ? g.rule_name(i) : sub;
 }
 
-// One edit of a random family; its target is usually a site of that family,
-// sometimes any rule, so illegal edits are exercised as well.
-Edit random_edit(const Grammar& g, const EditSites& sites, Choices& c) {
+// One edit of a random family: usually one of the family's own legal edits
+// (EditFamily::candidates), sometimes with a field replaced by something
+// random, so illegal edits are exercised as well.
+Edit random_edit(const Grammar& g, Choices& c) {
   const std::size_t n = g.rules().size();
-  auto pick = [&](const std::vector<std::size_t>& v) {
-    return v.empty() || c.below(8) == 0 ? c.below(n) : v[c.below(v.size())];
-  };
-  auto pick_name = [&](const std::vector<std::string>& v, std::string fallback) {
-    return v.empty() || c.below(8) == 0 ? fallback : v[c.below(v.size())];
-  };
   static const char* const kLiterals[] = {"3", "-1", "0", "2.5", "2.5f", "1e3", "0x10", "abc", "inf",
                                           "nan", "1e999", "-0.0", "99999999999999999999", "+4", "."};
+  const auto& families = edit_families();
+  const EditFamily& family = *families[c.below(families.size())];
+  std::vector<Edit> candidates;
+  try {
+    candidates = family.candidates(g, EditContext{});
+  } catch (...) {
+    unexpected_exception(family.name() + ".candidates");
+  }
   Edit e;
-  switch (c.below(12)) {
-    case 0:
-      e.type = EditType::Delete;
-      e.target = g.rule_name(c.coin() ? pick(sites.statements) : pick(sites.pragmas));
-      break;
-    case 1:
-      e.type = EditType::Replace;
-      e.target = g.rule_name(pick(sites.statements));
-      e.source = g.rule_name(pick(sites.statements));
-      break;
-    case 2:
-      e.type = EditType::Replace;
-      e.target = g.rule_name(pick(sites.pragmas));
-      e.source = g.rule_name(pick(sites.pragmas));
-      break;
-    case 3:
-      e.type = EditType::Replace;
-      e.target = sub_or_rule_name(g, pick(sites.conditions));
-      e.source = sub_or_rule_name(g, pick(sites.conditions));
-      break;
-    case 4:
-      e.type = EditType::Replace;
-      e.target = sub_or_rule_name(g, pick(sites.types));
-      e.source = sub_or_rule_name(g, pick(sites.types));
-      break;
-    case 5:
-      e.type = EditType::Insert;
-      e.target = g.rule_name(pick(sites.anchors));
-      e.source = g.rule_name(pick(sites.statements));
-      break;
-    case 6:
-      e.type = EditType::Unroll;
-      e.target = g.rule_name(pick(sites.for_loops));
-      e.value = static_cast<int>(c.below(68)) - 2;
-      break;
-    case 7:
-      e.type = EditType::Ldg;
-      e.target = g.rule_name(pick(sites.ldg_rules));
-      break;
-    case 8:
-      e.type = EditType::FastMath;
-      e.target = g.rule_name(pick(sites.fastmath_rules));
-      break;
-    case 9:
-      e.type = EditType::Restrict;
-      e.target = pick_name(sites.restrict_params, "tid");
-      break;
-    case 10:
-      e.type = EditType::LaunchBounds;
-      e.value = static_cast<int>(c.below(1100)) - 2;
-      e.value2 = static_cast<int>(c.below(36)) - 2;
-      break;
-    default: {
-      std::vector<std::string> names;
-      for (const auto& p : sites.const_params) names.push_back(p.name);
-      e.type = EditType::Const;
-      e.target = pick_name(names, "n");
-      e.literal = kLiterals[c.below(std::size(kLiterals))];
-      break;
-    }
+  e.family = family.name();
+  if (!candidates.empty()) e = candidates[c.below(candidates.size())];
+  switch (candidates.empty() ? 1 + c.below(5) : c.below(8)) {
+    case 1: e.target = c.coin() ? sub_or_rule_name(g, c.below(n)) : g.rule_name(c.below(n)); break;
+    case 2: e.source = c.coin() ? sub_or_rule_name(g, c.below(n)) : g.rule_name(c.below(n)); break;
+    case 3: e.value = static_cast<int>(c.below(1100)) - 2; break;
+    case 4: e.value2 = static_cast<int>(c.below(36)) - 2; break;
+    case 5: e.literal = kLiterals[c.below(std::size(kLiterals))]; break;
+    default: break;
   }
   return e;
 }
@@ -143,17 +97,11 @@ void check_patched(const Grammar& g, const Patch& patch) {
 }
 
 void check_patches(const Grammar& g, std::string_view input) {
-  EditSites sites;
-  try {
-    sites = find_edit_sites(g);
-  } catch (...) {
-    unexpected_exception("find_edit_sites");
-  }
   Choices c(input);
   Patch legal;
   const std::size_t count = 1 + c.below(6);
   for (std::size_t k = 0; k < count; ++k) {
-    const Edit e = random_edit(g, sites, c);
+    const Edit e = random_edit(g, c);
     const Patch single{{e}};
     std::optional<std::string> problem;
     try {

@@ -10,6 +10,7 @@
 #include "fitness/kernel_spec.hpp"
 #include "gi/cli.hpp"
 #include "gi/comparison.hpp"
+#include "gi/patch_files.hpp"
 
 namespace gi::cli {
 
@@ -75,7 +76,7 @@ void register_bench(CLI::App& app) {
     const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
     const Seed variant = a->kernel.empty() ? seed : load_seed(a->kernel);
     grammar::Patch patch;
-    if (!a->patch.empty()) patch = grammar::parse_patch(read_text_file(a->patch), a->patch);
+    if (!a->patch.empty()) patch = read_patch_for(seed, a->patch);
     const Tuning seed_tuning{a->seed_block ? a->seed_block : spec.default_block_size, a->seed_options};
     const Tuning variant_tuning{a->block ? a->block : seed_tuning.block_size, a->options};
     ComparisonOptions o;

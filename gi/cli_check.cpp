@@ -8,6 +8,7 @@
 #include "fitness/kernel_spec.hpp"
 #include "fitness/workload_plan.hpp"
 #include "gi/cli.hpp"
+#include "gi/patch_files.hpp"
 #include "gi/variant_build.hpp"
 #include "grammar/patch_apply.hpp"
 
@@ -27,7 +28,7 @@ void register_check(CLI::App& app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
   cmd->add_option("--patch", a->patch, "patch file (default: the seed itself)");
-  cmd->add_option("--workload", a->workload, "train or validate:N")->capture_default_str();
+  cmd->add_option("--workload", a->workload, "train, train:N (a training check) or validate:N")->capture_default_str();
   cmd->add_option("--block", a->block, "block size (default: the spec's)");
   cmd->add_option("--option", a->options, "an NVRTC option of the tuning; repeat for more (--option=--use_fast_math)")
       ->expected(1)
@@ -40,23 +41,25 @@ void register_check(CLI::App& app) {
     const Seed seed = load_seed(a->seed);
     const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
     grammar::Patch patch;
-    if (!a->patch.empty()) patch = grammar::parse_patch(read_text_file(a->patch), a->patch);
+    if (!a->patch.empty()) patch = read_patch_for(seed, a->patch);
     const Tuning tuning{a->block ? a->block : spec.default_block_size, a->options};
     const std::optional<std::filesystem::path> cache =
         a->cache.empty() ? std::nullopt : std::optional<std::filesystem::path>(std::filesystem::absolute(a->cache));
 
     fitness::GpuRunner runner(a->device);
     runner.set_kernel_timeout(std::chrono::milliseconds(a->timeout_ms));
-    fitness::CompileResult binary;
+    BuiltVariant built;
     try {
-      binary = compile_variant(seed, patch, tuning, runner.arch(), cache);
+      built = compile_variant(seed, patch, tuning, runner.arch(), cache);
     } catch (const grammar::PatchError& e) {
       throw std::runtime_error(a->patch + ": " + e.what());
     }
+    const fitness::CompileResult& binary = built.binary;
     if (!binary.ok) throw std::runtime_error("check: the variant does not compile: " + binary.error);
-    const fitness::PreparedWorkload work = fitness::prepare_workload(
+    fitness::PreparedWorkload work = fitness::prepare_workload(
         spec, a->workload, a->data_seed,
         cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt, tuning.block_size);
+    fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size, built.launch);
     fitness::LoadResult loaded = runner.load(binary.cubin, spec.entry);
     fitness::CheckReport report;
     if (!loaded.ok()) {

@@ -35,12 +35,13 @@ void register_mutants(CLI::App& app) {
     const Seed seed = load_seed(args->seed);
     SurveyConfig config = args->config;
     config.operators.enabled = parse_families(args->families);
+    config.operators.context = seed.context;
     bool placeholder = false;
-    config.operators.constants = mutant_constants(seed, &placeholder);
+    config.operators.context.constants = mutant_constants(seed, &placeholder);
     for (const auto& kv : args->constants) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) throw std::runtime_error("--const " + kv + ": expected NAME=VALUE");
-      config.operators.constants[kv.substr(0, eq)] = kv.substr(eq + 1);
+      config.operators.context.constants[kv.substr(0, eq)] = kv.substr(eq + 1);
       placeholder = false;
     }
     const SurveyResult r = survey_mutants(seed, config);

@@ -147,10 +147,12 @@ ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::K
   if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
   fitness::GpuRunner runner(options.device);
   const auto cache = options.cache_dir;
-  const fitness::CompileResult seed_binary = compile_variant(seed, grammar::Patch{}, seed_tuning, runner.arch(), cache);
+  const BuiltVariant seed_build = compile_variant(seed, grammar::Patch{}, seed_tuning, runner.arch(), cache);
+  const fitness::CompileResult& seed_binary = seed_build.binary;
   if (!seed_binary.ok)
     throw std::runtime_error("comparison: the seed does not compile (" + describe(seed_tuning) + "): " + seed_binary.error);
-  const fitness::CompileResult evolved_binary = compile_variant(variant, evolved, evolved_tuning, runner.arch(), cache);
+  const BuiltVariant evolved_build = compile_variant(variant, evolved, evolved_tuning, runner.arch(), cache);
+  const fitness::CompileResult& evolved_binary = evolved_build.binary;
   if (!evolved_binary.ok)
     throw std::runtime_error("comparison: the evolved variant does not compile (" + describe(evolved_tuning) +
                              "): " + evolved_binary.error);
@@ -159,8 +161,9 @@ ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::K
       spec, "train", options.data_seed,
       cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt, seed_tuning.block_size);
   fitness::LaunchPlan& plan = work.plan;
+  fitness::set_launch_geometry(plan, spec, work.variables, seed_tuning.block_size, seed_build.launch);
   const Geometry seed_geometry = geometry_of(plan);
-  fitness::set_launch_geometry(plan, spec, work.variables, evolved_tuning.block_size);
+  fitness::set_launch_geometry(plan, spec, work.variables, evolved_tuning.block_size, evolved_build.launch);
   const Geometry evolved_geometry = geometry_of(plan);
 
   fitness::LoadResult seed_kernel = runner.load(seed_binary.cubin, spec.entry);

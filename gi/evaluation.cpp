@@ -17,6 +17,7 @@ const std::vector<std::pair<EvalStatus, const char*>> kNames = {
     {EvalStatus::InputModified, "input_modified"},
     {EvalStatus::LoadError, "load_error"},
     {EvalStatus::WorkerDied, "worker_died"},
+    {EvalStatus::Rejected, "rejected"},
 };
 
 // JSON has no infinity: an unmeasured time is written as null.

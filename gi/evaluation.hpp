@@ -24,6 +24,7 @@ enum class EvalStatus {
   InputModified,
   LoadError,
   WorkerDied,
+  Rejected,  // the patch breaks a rule of the seed's spec (a switch setting it does not allow): never compiled
 };
 
 std::string to_string(EvalStatus s);

@@ -6,6 +6,7 @@
 
 #include "gi/minimise.hpp"
 #include "gi/mutant_survey.hpp"
+#include "gi/patch_files.hpp"
 #include "gi/post_evolution.hpp"
 #include "gi/versions.hpp"
 
@@ -44,6 +45,7 @@ bool evolve(const EvolveOptions& o) {
   // Resuming takes the run's own configuration; only how far to go this call is new.
   RunDirectory run = o.resume ? RunDirectory::open(o.run_dir) : [&] {
     const nlohmann::json config = {{"seed_dir", o.seed_dir.lexically_normal().string()},
+                                   {"seed_sha256", load_seed(o.seed_dir).sha256},
                                    {"search", to_json(o.search)}, {"families", o.families}, {"jobs", o.jobs},
                                    {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds},
                                    {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by},
@@ -54,12 +56,19 @@ bool evolve(const EvolveOptions& o) {
   const nlohmann::json& config = run.config();
   const SearchConfig search = search_config_from_json(config.at("search"));
   const Seed seed = load_seed(config.at("seed_dir").get<std::string>());
+  // A run's patches refer to the seed's lines: resuming against a changed
+  // kernel.cu would silently mean other edits.
+  if (const auto pinned = config.value("seed_sha256", std::string()); !pinned.empty() && pinned != seed.sha256)
+    throw std::runtime_error(run.path().string() + ": this run was made against a kernel.cu with SHA-256 " + pinned +
+                             ", but " + seed.display_path + " now has " + seed.sha256 +
+                             ": its patches would mean other edits; start a new run");
   const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
 
   OperatorConfig operators;
   operators.enabled = parse_families(config.at("families").get<std::string>());
+  operators.context = seed.context;
   // Constant specialisation uses the training workload's fixed values.
-  operators.constants = mutant_constants_for_spec(seed, spec);
+  operators.context.constants = mutant_constants_for_spec(seed, spec);
   const EditOperators ops(seed.grammar, operators);
 
   auto say = [&](const std::string& s) {
@@ -122,7 +131,7 @@ bool evolve(const EvolveOptions& o) {
     }
   }
   const grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
-  run.write_text("best.gi", grammar::to_string(best) + "\n");
+  run.write_text("best.gi", patch_file_for(seed, best));
 
   // Stage 3: retune the winner (the search ran with the seed's tuning).
   auto best_tuning = run.read_json("tuning_best.json");
@@ -139,7 +148,7 @@ bool evolve(const EvolveOptions& o) {
     evaluator.set_tuning(tuning_from_json(best_tuning->at("best")));
     const MinimisedPatch m = minimise(evaluator, best, state.noise_margin);
     run.write_text("minimised.json", m.to_json().dump(2) + "\n");
-    run.write_text("minimised.gi", grammar::to_string(m.patch) + "\n");
+    run.write_text("minimised.gi", patch_file_for(seed, m.patch));
   }
   write_stats();
   }

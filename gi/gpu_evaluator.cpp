@@ -11,6 +11,7 @@
 #include "fitness/plan_io.hpp"
 #include "fitness/thread_pool.hpp"
 #include "gi/variant_build.hpp"
+#include "grammar/patch_apply.hpp"
 #include "grammar/source_hash.hpp"
 
 namespace gi {
@@ -108,6 +109,8 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
       config_(std::move(config)),
       compiler_(config_.cache_dir / "compile"),
       worker_(config_.worker_executable.string(), {"worker", "--device", std::to_string(config_.device)}) {
+  // Compiled for the GPU it runs on (the search, validation and comparison alike).
+  if (config_.arch.empty()) config_.arch = device_arch(config_.device);
   scratch_ = config_.cache_dir / ("scratch-" + std::to_string(::getpid()));
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
@@ -182,14 +185,23 @@ fs::path GpuEvaluator::stage_cubin(const fitness::CompileResult& compiled) const
   return cubin;
 }
 
-Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock) {
+Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock,
+                                 const grammar::LaunchEffect& launch) {
   Evaluation e;
   e.compiled = true;
   e.compile_seconds = compiled.compile_seconds;
   e.registers = compiled.registers;
   const fs::path cubin = stage_cubin(compiled);
   fitness::LaunchPlan geometry;
-  fitness::set_launch_geometry(geometry, spec_, workload_->variables, tuning_.block_size);
+  try {
+    fitness::set_launch_geometry(geometry, spec_, workload_->variables, tuning_.block_size, launch);
+  } catch (const std::runtime_error& error) {
+    // A switch setting whose launch expressions give no valid grid.
+    fs::remove(cubin);
+    e.status = EvalStatus::LaunchError;
+    e.message = std::string("no launch for this variant: ") + error.what();
+    return e;
+  }
   fitness::EvalRequest request;
   request.cubin_file = cubin;
   request.entry = spec_.entry;
@@ -261,19 +273,44 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
   if (!workload_) throw std::logic_error("GpuEvaluator: no workload loaded (begin_generation first)");
   const auto call_start = Clock::now();
   std::vector<fitness::CompileRequest> requests;
-  std::vector<std::string> keys;
+  std::vector<grammar::LaunchEffect> launches;
+  std::vector<std::string> keys, rejected;
   requests.reserve(patches.size());
   for (const auto& p : patches) {
-    fitness::CompileRequest r = variant_request(seed_, p, tuning_, config_.arch);
-    keys.push_back(fitness::compile_key(r) + "/b" + std::to_string(tuning_.block_size));
+    // A patch whose switch setting the spec does not allow is rejected before
+    // compiling (crossover can combine two allowed settings into one that is not).
+    VariantSource variant;
+    std::string why;
+    try {
+      variant = variant_source(seed_, p);
+    } catch (const grammar::PatchError& e) {
+      why = e.what();
+    }
+    fitness::CompileRequest r = variant_request(variant, seed_, tuning_, config_.arch);
+    // A variant is its binary and its launch: the same source launched
+    // differently is another experiment.
+    keys.push_back(why.empty() ? fitness::compile_key(r) + "/b" + std::to_string(tuning_.block_size) + "/" +
+                                     grammar::to_string(variant.launch)
+                               : "rejected/" + why);
     requests.push_back(std::move(r));
+    launches.push_back(std::move(variant.launch));
+    rejected.push_back(std::move(why));
   }
   const bool ticks = config_.timing.clock_ticks;
   // Identical variants are compiled and measured once ("cached").
   const std::vector<std::size_t> first = fitness::first_occurrence(keys);
   std::vector<std::size_t> distinct;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (first[i] == i) distinct.push_back(i);
+  std::vector<Evaluation> results(patches.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (first[i] != i) continue;
+    if (!rejected[i].empty()) {
+      results[i].status = EvalStatus::Rejected;
+      results[i].message = rejected[i];
+      results[i].key = keys[i];
+      continue;
+    }
+    distinct.push_back(i);
+  }
 
   // Every compile of the batch is queued at once and the worker measures
   // each variant as soon as its compile is done, in order: NVRTC is the
@@ -287,7 +324,6 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
     plain[k] = pool.submit([this, r] { return compiler_.compile(*r); });
     if (ticks) clocked[k] = pool.submit([this, r] { return compiler_.compile(clock_request(*r)); });
   }
-  std::vector<Evaluation> results(patches.size());
   // Different sources often give the same binary (most edits do not change
   // the optimised code): on the same data it is the same experiment, so it
   // is measured once per generation and the others share that measurement.
@@ -308,14 +344,14 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
       e.compile_seconds = c.compile_seconds;
     } else {
       ++stats_.compiled;
-      const std::string binary = binary_key(c, clock_build);
+      const std::string binary = binary_key(c, clock_build) + "/" + grammar::to_string(launches[distinct[k]]);
       if (const auto same = by_binary.find(binary); same != by_binary.end()) {
         e = same->second;
         e.same_binary = true;
         e.compile_seconds = c.compile_seconds;
         ++stats_.binary_reuses;
       } else {
-        e = measure(c, ticks ? &clock_build : nullptr);
+        e = measure(c, ticks ? &clock_build : nullptr, launches[distinct[k]]);
         ++stats_.measured;
         by_binary.emplace(binary, e);
       }

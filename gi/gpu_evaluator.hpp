@@ -23,7 +23,7 @@ struct GpuEvaluatorConfig {
   int device = 0;
   int jobs = 16;                            // parallel NVRTC compiles
   std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
-  std::string arch = "sm_90";
+  std::string arch;  // NVRTC target; empty: the device's own (device_arch)
   fitness::TimingConfig timing;
   // A launch longer than this multiple of the seed's time is a time-out.
   double timeout_factor = 50;
@@ -76,7 +76,8 @@ class GpuEvaluator : public Evaluator {
   const EvaluatorStats& stats() const { return stats_; }
 
  private:
-  Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock);
+  Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock,
+                     const grammar::LaunchEffect& launch);
   // Writes the binary where the worker reads it (scratch/<key>.cubin).
   std::filesystem::path stage_cubin(const fitness::CompileResult& compiled) const;
   // The clock-tick build of a plain request (fitness/clock_instrument.hpp).

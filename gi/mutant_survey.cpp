@@ -4,21 +4,36 @@
 #include <sstream>
 
 #include "fitness/nvrtc_compiler.hpp"
-#include "grammar/patch_apply.hpp"
+#include "gi/variant_build.hpp"
+#include "grammar/cuda_rewrites.hpp"
 
 namespace gi {
 
+namespace {
+
+// Kernel parameters constant specialisation may fix.
+std::vector<grammar::Param> specialisable_params(const Seed& seed) {
+  std::vector<grammar::Param> out;
+  for (const auto& f : seed.grammar.parsed().functions)
+    if (f.is_kernel)
+      for (const auto& p : f.params)
+        if (grammar::specialisable(p)) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
 std::map<std::string, std::string> mutant_constants(const Seed& seed, bool* placeholder) {
   std::map<std::string, std::string> out;
-  const auto sites = grammar::find_edit_sites(seed.grammar);
+  const auto params = specialisable_params(seed);
   if (seed.spec && seed.spec->contains("workloads") && (*seed.spec)["workloads"].contains("train")) {
     const auto& vars = (*seed.spec)["workloads"]["train"].value("scalars", nlohmann::json::object());
-    for (const auto& p : sites.const_params)
+    for (const auto& p : params)
       if (vars.contains(p.name)) out[p.name] = vars[p.name].dump();
   }
   if (placeholder) *placeholder = out.empty();
   if (out.empty())
-    for (const auto& p : sites.const_params) out.emplace(p.name, std::string(1, '1'));  // emplace: gcc 12 -Wrestrict false positive on = "1"
+    for (const auto& p : params) out.emplace(p.name, std::string(1, '1'));  // emplace: gcc 12 -Wrestrict false positive on = "1"
   return out;
 }
 
@@ -38,7 +53,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   requests.push_back(base);
   for (int i = 0; i < config.count; ++i) {
     grammar::Patch p{{ops.random_edit(rng)}};
-    base.source = grammar::apply_patch(seed.grammar, p);
+    base.source = variant_source(seed, p).source;
     requests.push_back(base);
     patches.push_back(std::move(p));
   }
@@ -54,7 +69,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   for (std::size_t i = 1; i < results.size(); ++i) {
     const auto& r = results[i];
     const auto& edit = patches[i - 1].edits[0];
-    auto& per = result.per_type[grammar::edit_family(edit.type)];
+    auto& per = result.per_type[edit.family];
     ++per.total;
     ++result.total;
     if (r.ok) {
@@ -117,12 +132,13 @@ std::map<std::string, std::string> mutant_constants_for_spec(const Seed& seed, c
     return v;
   };
   std::map<std::string, std::string> out;
-  for (const auto& p : grammar::find_edit_sites(seed.grammar).const_params) {
+  for (const auto& p : specialisable_params(seed)) {
     const fitness::ParamSpec* ps = spec.find_parameter(p.name);
     if (!ps || ps->is_buffer()) continue;
     try {
       const double value = ps->value.evaluate(declared(spec.train));
       bool same = true;
+      for (const auto& w : spec.train_checks) same &= ps->value.evaluate(declared(w)) == value;
       for (const auto& w : spec.validate) same &= ps->value.evaluate(declared(w)) == value;
       if (!same) continue;
       std::ostringstream text;

@@ -4,10 +4,11 @@
 #include <stdexcept>
 
 #include "gi/comparison.hpp"
+#include "gi/patch_files.hpp"
 #include "gi/results_writer.hpp"
 #include "gi/validation.hpp"
 #include "gi/versions.hpp"
-#include "grammar/patch_apply.hpp"
+#include "gi/variant_build.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -39,8 +40,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   const fs::path patch_file = run.path() / "minimised.gi";
   if (!fs::exists(patch_file))
     throw std::runtime_error(patch_file.string() + ": missing: the evolution stages must finish first");
-  const std::string patch_text = read_text_file(patch_file);
-  const grammar::Patch patch = grammar::parse_patch(patch_text, patch_file.string());
+  const grammar::Patch patch = read_patch_for(seed, patch_file);
   const nlohmann::json minimised = require_json(run, "minimised.json");
   const Tuning seed_tuning = best_tuning(run, "tuning_seed.json");
   const Tuning evolved_tuning = best_tuning(run, "tuning_best.json");
@@ -102,9 +102,13 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   r.run_id = run.path().filename().string();
   r.date = comparison_json->value("date", utc_now_iso8601());
   r.versions = run.read_json("versions.json").value_or(versions_json(options.device));
-  r.seed_source = seed.source;
-  r.evolved_source = grammar::apply_patch(seed.grammar, patch);
+  // What a developer adopts: both sides with their switches resolved, so the
+  // kernel holds no dead path and the diff applies to the plain kernel.
+  r.seed_source = variant_source(seed, grammar::Patch{}).source;
+  r.evolved_source = variant_source(seed, patch).source;
+  r.seed_has_switches = !seed.context.switches.empty();
   r.patch_text = grammar::to_string(patch);
+  r.seed_sha256 = seed.sha256;
   r.comparison = comparison;
   r.validation = validation;
   r.edits = minimised.value("edits", nlohmann::json::array());

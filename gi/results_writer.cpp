@@ -8,6 +8,7 @@
 #include "fitness/atomic_file.hpp"
 #include "gi/seed.hpp"
 #include "gi/versions.hpp"
+#include "grammar/patch.hpp"
 #include "grammar/unified_diff.hpp"
 
 namespace gi {
@@ -107,6 +108,7 @@ nlohmann::json result_json(const ResultRecord& r) {
             {"problems", v.problems}}},
           {"sanitizer", {{"memcheck", sanitizer_json(v.memcheck)}, {"racecheck", sanitizer_json(v.racecheck)}}},
           {"patch", r.patch_text},
+          {"seed_sha256", r.seed_sha256},
           {"edits", r.edits},
           {"review", c.review}};
 }
@@ -116,9 +118,12 @@ fs::path write_result(const fs::path& evolved_root, const ResultRecord& r) {
   const fs::path gpu_dir = evolved_root / result_gpu_slug(r);
   const fs::path dir = gpu_dir / result_folder_name(r.family, r.kernel);
   fs::create_directories(dir);
-  const std::string path = seed_source_path(r.family, r.kernel);
+  // Without switches the diff applies to the seed from the repository root;
+  // with them, to the plain path written beside it.
+  const std::string path = r.seed_has_switches ? "plain.cu" : seed_source_path(r.family, r.kernel);
+  if (r.seed_has_switches) fitness::write_file_atomically(dir / "plain.cu", r.seed_source);
   fitness::write_file_atomically(dir / "kernel.cu", r.evolved_source);
-  fitness::write_file_atomically(dir / "patch.gi", r.patch_text + "\n");
+  fitness::write_file_atomically(dir / "patch.gi", grammar::patch_file_text(r.patch_text, r.seed_sha256));
   fitness::write_file_atomically(dir / "kernel.diff",
                                  grammar::unified_diff(r.seed_source, r.evolved_source, "a/" + path, "b/" + path));
   fitness::write_file_atomically(dir / "result.json", result_json(r).dump(2) + "\n");
@@ -139,7 +144,8 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
       << "the speed-up's 95% bootstrap lower bound is in brackets. Floor: the fraction of the memory-bandwidth\n"
       << "floor (bytes the kernel must move / measured copy bandwidth) each kernel reaches (100% = at the floor).\n"
       << "Apply a kernel's change from the repository root with `patch -p1 < evolved/" << slug
-      << "/<folder>/kernel.diff`.\n\n"
+      << "/<folder>/kernel.diff`; for a seed with switches (alternative code paths) the diff is against its plain\n"
+      << "path, `plain.cu` in the folder, and applies there.\n\n"
       << "| kernel | seed ms | evolved ms | speed-up [ci low] | floor seed / evolved | validation | memcheck | racecheck | run | date |\n"
       << "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |\n";
   for (const nlohmann::json* p : sorted) {

@@ -2,11 +2,15 @@
 // What a registration developer adopts (DESIGN.md, "Runs and results"):
 //
 //   evolved/<gpu-slug>/<family>-<kernel>/   e.g. evolved/nvidia-h200/bspline-deformation_field/
-//     kernel.cu    the patched source
-//     patch.gi     the minimised patch (edits separated by spaces)
+//     kernel.cu    the patched source, switches resolved (no dead path)
+//     patch.gi     the minimised patch (edits separated by spaces), pinned to the seed
 //     kernel.diff  unified diff against seeds/<family>/<kernel>/kernel.cu; its
 //                  paths are relative to the repository root, so
-//                  `patch -p1 < evolved/.../kernel.diff` applies from there
+//                  `patch -p1 < evolved/.../kernel.diff` applies from there.
+//                  For a seed with switches the diff is against its plain
+//                  path (every switch at its default, resolved), written
+//                  beside it as plain.cu: `patch -p1` applies it in the folder
+//     plain.cu     (seeds with switches only) the plain seed the diff is against
 //     result.json  times, ratio, memory floor, tuning, held-out validation,
 //                  sanitizers, each edit's contribution, review flag
 //   evolved/<gpu-slug>/README.md   a table over every kernel folder's result.json
@@ -30,9 +34,11 @@ struct ResultRecord {
   std::string run_id;
   std::string date;                  // ISO 8601 UTC
   nlohmann::json versions;           // versions_json(): gpu, driver, nvrtc, gi_commit, ...
-  std::string seed_source;           // seeds/<family>/<kernel>/kernel.cu as it is
-  std::string evolved_source;        // with the patch applied
-  std::string patch_text;            // the minimised patch
+  std::string seed_source;           // the plain seed, switches resolved (kernel.cu itself without switches)
+  std::string evolved_source;        // with the patch applied, switches resolved
+  bool seed_has_switches = false;    // the diff is then against plain.cu
+  std::string patch_text;            // the minimised patch's edits
+  std::string seed_sha256;           // of the seed's kernel.cu: patch.gi is pinned to it
   ComparisonResult comparison;
   ValidationResult validation;
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution

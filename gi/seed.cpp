@@ -4,6 +4,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fitness/kernel_spec.hpp"
+#include "grammar/source_hash.hpp"
+
 namespace gi {
 
 std::string read_text_file(const std::filesystem::path& path) {
@@ -20,7 +23,8 @@ Seed load_seed(const std::filesystem::path& path) {
   if (fs::is_directory(path) || path.extension() != ".cu") kernel = path / "kernel.cu";
   if (!fs::is_regular_file(kernel))
     throw std::runtime_error(kernel.string() + ": no such file: expected a seed folder holding kernel.cu");
-  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt};
+  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt, {}, ""};
+  seed.sha256 = grammar::sha256_hex(seed.source);
   // The diff names the file relative to where the user stands, so that
   // `patch -p1` applies it from there.
   fs::path shown = kernel.lexically_normal();
@@ -37,6 +41,7 @@ Seed load_seed(const std::filesystem::path& path) {
     } catch (const nlohmann::json::parse_error& e) {
       throw std::runtime_error(spec.string() + ": malformed JSON: " + e.what());
     }
+    seed.context = fitness::read_switches(*seed.spec, spec.string(), seed.source, seed.display_path);
   }
   return seed;
 }

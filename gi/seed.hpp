@@ -1,11 +1,13 @@
 #pragma once
-// A seed folder (seeds/<family>/<kernel>/): the kernel source and its grammar.
+// A seed folder (seeds/<family>/<kernel>/): the kernel source, its grammar,
+// and what edits need from its spec.json (its switches).
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "grammar/edit_context.hpp"
 #include "grammar/grammar.hpp"
 
 namespace gi {
@@ -16,6 +18,10 @@ struct Seed {
   std::string source;
   grammar::Grammar grammar;
   std::optional<nlohmann::json> spec;  // spec.json, when the seed has one
+  // The switches its spec declares (none without a spec); callers add the
+  // workload constants and draw settings they need.
+  grammar::EditContext context;
+  std::string sha256;  // of kernel.cu: what patches and checkpoints are pinned to
 };
 
 // Accepts a seed folder or a .cu file; throws std::runtime_error naming the

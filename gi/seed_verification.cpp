@@ -74,7 +74,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
                            {"tolerance", {{"abs", spec.tolerance.abs}, {"rel", spec.tolerance.rel}}},
                            {"block_size", tuning.block_size}};
   runner.set_kernel_timeout(std::chrono::milliseconds(o.timeout_ms));
-  const fitness::CompileResult binary = compile_variant(seed, grammar::Patch{}, tuning, runner.arch(), o.cache);
+  const fitness::CompileResult binary = compile_variant(seed, grammar::Patch{}, tuning, runner.arch(), o.cache).binary;
   if (!binary.ok) {
     result["passed"] = false;
     result["error"] = "does not compile: " + binary.error;

@@ -13,6 +13,7 @@
 #include "fitness/plan_io.hpp"
 #include "fitness/worker.hpp"
 #include "fitness/workload_plan.hpp"
+#include "gi/patch_files.hpp"
 #include "gi/variant_build.hpp"
 
 namespace gi {
@@ -286,7 +287,8 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
     }
   } cleanup{scratch};
 
-  const fitness::CompileResult binary = compile_variant(seed, patch, tuning, device_arch(options.device), options.cache_dir);
+  const BuiltVariant built = compile_variant(seed, patch, tuning, device_arch(options.device), options.cache_dir);
+  const fitness::CompileResult& binary = built.binary;
   if (!binary.ok) {
     for (std::size_t i = 0; i < spec.validate.size(); ++i)
       result.workloads.push_back(failed_workload("validate:" + std::to_string(i), "does not compile: " + binary.error));
@@ -305,8 +307,9 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
     try {
       const fs::path plan_file = scratch / "plan.bin";
       {
-        const fitness::PreparedWorkload work =
+        fitness::PreparedWorkload work =
             fitness::prepare_workload(spec, which, options.data_seed, reference_cache, tuning.block_size);
+        fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size, built.launch);
         fitness::save_plan(plan_file, work.plan, work.expected, work.tolerance);
       }
       const fitness::WorkerReply loaded = worker.load_plan(plan_file);
@@ -367,7 +370,7 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
     }
     const std::string workload = "validate:" + std::to_string(pick_sanitizer_workload(values, options.sanitizer_min_values));
     const fs::path patch_file = scratch / "patch.gi";
-    fitness::write_file_atomically(patch_file, grammar::to_string(patch) + "\n");
+    fitness::write_file_atomically(patch_file, patch_file_for(seed, patch));
     std::string command = "timeout -k 10 " + std::to_string(options.sanitizer_timeout.count()) + " " +
                           shell_quote(sanitizer->string()) + " --tool " + s->tool + " --report-api-errors no --error-exitcode 9 " +
                           shell_quote(options.gi_binary.string()) + " check " +

@@ -5,6 +5,7 @@
 #include "fitness/cuda_devices.hpp"
 #include "fitness/nvrtc_compiler.hpp"
 #include "grammar/patch_apply.hpp"
+#include "grammar/switches.hpp"
 
 namespace gi {
 
@@ -16,10 +17,16 @@ std::string device_arch(int device) {
   return "sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor);
 }
 
-fitness::CompileRequest variant_request(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+VariantSource variant_source(const Seed& seed, const grammar::Patch& patch) {
+  grammar::PatchedKernel patched = grammar::patch_kernel(seed.grammar, patch, seed.context);
+  return VariantSource{grammar::resolve_switches(patched.source, patched.launch.switches, seed.grammar.file_name()),
+                       std::move(patched.launch)};
+}
+
+fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch) {
   fitness::CompileRequest request;
-  request.source = grammar::apply_patch(seed.grammar, patch);
+  request.source = variant.source;
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
@@ -27,12 +34,11 @@ fitness::CompileRequest variant_request(const Seed& seed, const grammar::Patch& 
   return request;
 }
 
-fitness::CompileResult compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
-                                       const std::string& arch,
-                                       const std::optional<std::filesystem::path>& cache_dir) {
-  const fitness::CompileRequest request = variant_request(seed, patch, tuning, arch);
+BuiltVariant compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                             const std::string& arch, const std::optional<std::filesystem::path>& cache_dir) {
+  const VariantSource variant = variant_source(seed, patch);
   fitness::Compiler compiler(cache_dir ? std::optional<std::filesystem::path>(*cache_dir / "compile") : std::nullopt);
-  return compiler.compile(request);
+  return BuiltVariant{compiler.compile(variant_request(variant, seed, tuning, arch)), variant.launch};
 }
 
 }  // namespace gi

@@ -1,6 +1,6 @@
 #include "grammar/edit_rules.hpp"
 
-#include "grammar/cuda_rewrites.hpp"
+#include "grammar/edit_family.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -21,6 +21,8 @@ bool loop_needs_met(const Grammar& g, std::size_t source, int block) {
   return true;
 }
 
+}  // namespace
+
 const Param* kernel_param(const Grammar& g, const std::string& name) {
   for (const auto& f : g.parsed().functions)
     if (f.is_kernel)
@@ -29,19 +31,9 @@ const Param* kernel_param(const Grammar& g, const std::string& name) {
   return nullptr;
 }
 
-int count_sites(const Grammar& g, std::size_t rule, EditType type) {
-  int sites = 0;
-  const RuleContext& c = g.context(rule);
-  if (type == EditType::Ldg) rewrite_ldg(g.rule(rule).text, ldg_parameters(g.parsed(), c.function), &sites);
-  if (type == EditType::FastMath) rewrite_fastmath(g.rule(rule).text, &sites);
-  return sites;
-}
-
 bool line_edit_target(RuleKind k) {
   return k == RuleKind::Statement || k == RuleKind::Declaration || k == RuleKind::If;
 }
-
-}  // namespace
 
 bool can_replace_statement(const Grammar& g, std::size_t target, std::size_t source) {
   if (target == source) return false;
@@ -67,120 +59,12 @@ bool can_insert_after(const Grammar& g, std::size_t anchor, std::size_t source) 
          loop_needs_met(g, source, a.block_after);
 }
 
-EditSites find_edit_sites(const Grammar& g) {
-  EditSites s;
-  for (std::size_t i = 0; i < g.rules().size(); ++i) {
-    const Rule& r = g.rule(i);
-    const RuleContext& c = g.context(i);
-    if (r.kind == RuleKind::Statement) s.statements.push_back(i);
-    if (r.kind == RuleKind::Pragma) s.pragmas.push_back(i);
-    if (r.kind == RuleKind::If) s.conditions.push_back(i);
-    if (r.sub_kind == SubKind::Type) s.types.push_back(i);
-    if (c.anchor_ok) s.anchors.push_back(i);
-    if (r.kind == RuleKind::For) s.for_loops.push_back(i);
-    if (line_edit_target(r.kind) && count_sites(g, i, EditType::Ldg) > 0) s.ldg_rules.push_back(i);
-    if (line_edit_target(r.kind) && count_sites(g, i, EditType::FastMath) > 0) s.fastmath_rules.push_back(i);
-  }
-  for (const auto& f : g.parsed().functions) {
-    if (!f.is_kernel) continue;
-    for (const auto& p : f.params) {
-      if (p.pointer && !p.restrict_qualified) s.restrict_params.push_back(p.name);
-      if (specialisable(p)) s.const_params.push_back({p.name, p.base_type});
-    }
-  }
-  return s;
+std::optional<std::string> edit_problem(const Grammar& g, const EditContext& context, const Edit& e) {
+  const EditFamily* family = find_edit_family(e.family);
+  if (family == nullptr) return "unknown edit family '" + e.family + "'";
+  return family->problem(g, context, e);
 }
 
-std::optional<std::string> edit_problem(const Grammar& g, const Edit& e) {
-  auto lookup = [&](const std::string& name, bool& sub) -> std::optional<std::size_t> {
-    return g.find(name, &sub);
-  };
-  bool target_sub = false, source_sub = false;
-  switch (e.type) {
-    case EditType::Delete: {
-      const auto t = lookup(e.target, target_sub);
-      if (!t) return "unknown rule " + e.target;
-      const RuleKind k = g.rule(*t).kind;
-      if (target_sub || (k != RuleKind::Statement && k != RuleKind::Pragma))
-        return e.target + " is fixed structure: only statement and pragma lines can be deleted";
-      return std::nullopt;
-    }
-    case EditType::Replace: {
-      const auto t = lookup(e.target, target_sub);
-      const auto s = lookup(e.source, source_sub);
-      if (!t) return "unknown rule " + e.target;
-      if (!s) return "unknown rule " + e.source;
-      if (target_sub != source_sub || g.rule(*t).kind != g.rule(*s).kind)
-        return "rule types differ: " + e.target + " can only be replaced by a rule of its own type";
-      const Rule& tr = g.rule(*t);
-      if (target_sub) {
-        if (tr.sub_kind == SubKind::Condition) {
-          if (!can_replace_condition(g, *t, *s))
-            return "condition " + e.source + " uses names that mean something else (or nothing) at " + e.target;
-        } else if (g.context(*t).type_class != g.context(*s).type_class) {
-          return "type " + e.source + " is not of the same class (floating/integer) as " + e.target;
-        }
-        return std::nullopt;
-      }
-      if (tr.kind == RuleKind::Pragma) return std::nullopt;
-      if (tr.kind != RuleKind::Statement)
-        return e.target + " is fixed structure: only statements, pragmas, IF conditions and types are replaced";
-      if (!can_replace_statement(g, *t, *s))
-        return e.source + " cannot stand at " + e.target +
-               ": a name it uses is not declared there (or means another variable), it needs a loop, or it"
-               " holds more than one statement for a brace-less body";
-      return std::nullopt;
-    }
-    case EditType::Insert: {
-      const auto a = lookup(e.target, target_sub);
-      const auto s = lookup(e.source, source_sub);
-      if (!a) return "unknown rule " + e.target;
-      if (!s) return "unknown rule " + e.source;
-      if (target_sub || source_sub) return "insert takes line rules, not sub-rules";
-      if (g.rule(*s).kind != RuleKind::Statement) return e.source + " is not a statement: only statements are copied";
-      if (!g.context(*a).anchor_ok)
-        return "nothing may be inserted after " + e.target +
-               " (outside a function body, before else/while, after a pragma or a brace-less header)";
-      if (!can_insert_after(g, *a, *s))
-        return e.source + " cannot stand after " + e.target +
-               ": a name it uses is not declared there (or means another variable), or it needs a loop";
-      return std::nullopt;
-    }
-    case EditType::Unroll: {
-      const auto t = lookup(e.target, target_sub);
-      if (!t) return "unknown rule " + e.target;
-      if (g.rule(*t).kind != RuleKind::For) return e.target + " is not a for loop header";
-      if (e.value < -1 || e.value > 64) return "unroll factor must be -1 (full), 0 (none) or 1..64";
-      return std::nullopt;
-    }
-    case EditType::Ldg:
-    case EditType::FastMath: {
-      const auto t = lookup(e.target, target_sub);
-      if (!t) return "unknown rule " + e.target;
-      if (target_sub || !line_edit_target(g.rule(*t).kind)) return e.target + " is not a statement, declaration or if line";
-      if (count_sites(g, *t, e.type) == 0)
-        return "no " + edit_family(e.type) + " site on " + e.target;
-      return std::nullopt;
-    }
-    case EditType::Restrict: {
-      const Param* p = kernel_param(g, e.target);
-      if (!p) return "no kernel parameter named " + e.target;
-      if (!p->pointer) return "kernel parameter " + e.target + " is not a pointer";
-      return std::nullopt;
-    }
-    case EditType::LaunchBounds:
-      if (e.value < 1 || e.value > 1024) return "launch bounds max threads must be 1..1024";
-      if (e.value2 < 0 || e.value2 > 32) return "launch bounds min blocks must be 0..32";
-      return std::nullopt;
-    case EditType::Const: {
-      const Param* p = kernel_param(g, e.target);
-      if (!p) return "no kernel parameter named " + e.target;
-      if (!specialisable(*p)) return "kernel parameter " + e.target + " is not a scalar that the kernel never assigns";
-      if (!constant_literal(*p, e.literal)) return "'" + e.literal + "' is not a " + p->base_type + " literal";
-      return std::nullopt;
-    }
-  }
-  return "unknown edit type";
-}
+std::optional<std::string> edit_problem(const Grammar& g, const Edit& e) { return edit_problem(g, EditContext{}, e); }
 
 }  // namespace gi::grammar

@@ -83,6 +83,9 @@ class Grammar {
 
   std::string source() const;  // the seed, reproduced from the rules
 
+  // The line rule holding parsed element `element` (grammar/kernel_structure.hpp).
+  std::size_t rule_of_element(std::size_t element) const { return static_cast<std::size_t>(rule_of_element_.at(element)); }
+
   // Declarations visible where rule i starts: "name@line" for each.
   std::vector<std::string> visible_declarations(std::size_t i) const;
 

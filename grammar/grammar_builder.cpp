@@ -133,8 +133,15 @@ class GrammarBuilder {
       c.block_after = tail.block_after;
       c.pos_after = tail.pos + 1;
       const int after_function = g_.parsed_.blocks[c.block_after].function;
+      // Nothing goes between a header and its body, even when the body's `{`
+      // stands on the next line: there a copy would become the body and the
+      // old block would run unconditionally (found on real-world kernels).
+      const bool open_header = tail.kind == ElementKind::IfHeader || tail.kind == ElementKind::ElseHeader ||
+                               tail.kind == ElementKind::SwitchHeader ||
+                               (tail.kind == ElementKind::LoopHeader && !tok(tail.tokens.last).is(";"));
       c.anchor_ok = after_function >= 0 && !tail.awaits_braceless_body && !tail.followed_by_continuation &&
-                    tail.kind != ElementKind::Pragma && tail.kind != ElementKind::Preprocessor;
+                    !open_header && tail.kind != ElementKind::Pragma &&
+                    (tail.kind != ElementKind::Preprocessor || tail.conditional);
       for (std::size_t f = 0; f < g_.parsed_.functions.size(); ++f)
         for (std::size_t i : code)
           if (g_.parsed_.functions[f].header_element == static_cast<int>(i)) c.function_header = static_cast<int>(f);

@@ -2,6 +2,7 @@
 // type-check C++: it finds statements, headers, blocks and declarations,
 // which is all the grammar needs to keep edits balanced and scope-safe.
 #include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 #include "grammar/kernel_structure.hpp"
@@ -260,7 +261,66 @@ class Parser {
       emit_comments(block);
       if (at_end()) fail(open, "'{' opened here is never closed: expected '}'");
       if (tok(i_).is("}")) return;
+      const std::string directive = conditional_directive(i_);
+      if (directive == "if") {
+        parse_conditional(block);
+        continue;
+      }
+      if (!directive.empty()) fail(i_, "#" + directive + " without a matching #if in this block");
       parse_statement(block, false);
+    }
+  }
+
+  // "if" (#if, #ifdef, #ifndef), "elif", "else", "endif", or "" for any other token.
+  std::string conditional_directive(std::size_t at) const {
+    if (at >= k_.tokens.size() || tok(at).kind != TokenKind::Preprocessor) return "";
+    const std::string& text = tok(at).text;
+    std::size_t p = text.find_first_not_of(" \t", 1);
+    if (p == std::string::npos) return "";
+    std::size_t e = p;
+    while (e < text.size() && std::isalpha(static_cast<unsigned char>(text[e]))) ++e;
+    const std::string word = text.substr(p, e - p);
+    if (word == "if" || word == "ifdef" || word == "ifndef") return "if";
+    if (word == "elif" || word == "else" || word == "endif") return word;
+    return "";
+  }
+
+  // An #if ... #endif inside a function: each branch is a block of its own
+  // and must close every brace it opens, so the kernel parses whichever path
+  // a switch picks and every path's lines are editable.
+  void parse_conditional(int block) {
+    const std::size_t opened = i_;
+    auto directive_line = [&](int branch_after) {
+      const int e = add(ElementKind::Preprocessor, i_, i_, block);
+      k_.elements[e].conditional = true;
+      k_.elements[e].block_after = branch_after;
+      ++i_;
+    };
+    auto new_branch = [&] {
+      const int b = new_block(block, false, false);
+      k_.blocks[b].branch = true;
+      return b;
+    };
+    int branch = new_branch();
+    directive_line(branch);
+    for (;;) {
+      emit_comments(branch);
+      if (at_end()) fail(opened, "#if opened here is never closed: expected #endif");
+      if (tok(i_).is("}"))
+        fail(i_, "'}' closes a block opened before the #if at line " + std::to_string(tok(opened).line) +
+                     ": each path of an #if must close the braces it opens");
+      const std::string directive = conditional_directive(i_);
+      if (directive == "elif" || directive == "else") {
+        branch = new_branch();
+        directive_line(branch);
+      } else if (directive == "endif") {
+        directive_line(block);
+        return;
+      } else if (directive == "if") {
+        parse_conditional(branch);
+      } else {
+        parse_statement(branch, false);
+      }
     }
   }
 
@@ -277,10 +337,16 @@ class Parser {
       ~Leave() { --depth; }
     } leave{depth_};
     emit_comments(block);
-    while (!at_end() && tok(i_).kind == TokenKind::Preprocessor) {
+    while (!at_end() && tok(i_).kind == TokenKind::Preprocessor && conditional_directive(i_).empty()) {
       add(is_pragma_unroll(tok(i_).text) ? ElementKind::Pragma : ElementKind::Preprocessor, i_, i_, block);
       ++i_;
       emit_comments(block);
+    }
+    if (!conditional_directive(i_).empty()) {
+      // The block's item loop parses the conditional.
+      if (braceless) fail(i_, "a header's body without braces cannot start with #" + conditional_directive(i_) +
+                                  ": put the body in braces");
+      return;
     }
     if (at_end() || tok(i_).is("}")) {
       if (braceless) fail(i_, "expected a statement after this header");

@@ -45,6 +45,11 @@ struct Element {
   bool awaits_braceless_body = false; // a header whose body follows without braces
   bool followed_by_continuation = false;  // next is `else` or do's `while`: nothing may go between
   bool is_for = false;                // a `for` header (target of unroll edits)
+  // Preprocessor: an #if/#ifdef/#ifndef/#elif/#else/#endif line inside a
+  // function. Each branch of a conditional is a block of its own (a switch
+  // path, grammar/switches.hpp): what it declares is visible in it only, so a
+  // line copied from one path to another keeps the meaning of its names.
+  bool conditional = false;
   std::optional<TokenRange> condition;  // IfHeader: `( ... )`
   std::optional<TokenRange> scalar_type; // Declaration of one scalar: its type keywords
   std::vector<std::string> declares;
@@ -55,6 +60,7 @@ struct Block {
   int function = -1;
   bool loop = false;       // continue/break allowed
   bool breakable = false;  // break allowed (loop or switch)
+  bool branch = false;     // one branch of an #if/#elif/#else inside a function
 };
 
 struct Declaration {

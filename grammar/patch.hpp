@@ -1,36 +1,31 @@
 #pragma once
 // A patch is a list of edits against the seed's rules (never against another
-// variant). Text form: edits separated by spaces.
+// variant). Text form: edits separated by white space, `#` to the end of a
+// line is a comment. Langdon's line edits:
 //   <_k.cu_42>                delete a statement or pragma line
 //   <_k.cu_42><_k.cu_7>       replace line 42 by a copy of line 7 (same rule type;
 //                             also <IF_..><IF_..> and <type_..><type_..>)
 //   <_k.cu_42>+<_k.cu_7>      insert a copy of line 7 after line 42
-// CUDA-aware edit families (each can be switched off for ablation):
-//   unroll:<for_k.cu_40>=4    `#pragma unroll 4` before the loop (=0 removes, =-1 plain)
-//   ldg:<_k.cu_42>            read-only global loads on the line through __ldg
-//   fastmath:<_k.cu_42>       float math calls on the line -> fast intrinsics
-//   restrict:NAME             `__restrict__` on a pointer parameter
-//   launch_bounds:256,2       `__launch_bounds__(256, 2)` on the kernel
-//   const:NAME=5              specialise a scalar parameter to a constant
+// Every other family is written `name:argument` (grammar/edits/<name>.cpp;
+// `gi families` lists them), e.g.
+//   unroll:<for_k.cu_40>=4   ldg:<_k.cu_42>   fastmath:<_k.cu_42>   restrict:NAME
+//   launch_bounds:256,2      const:NAME=5     define:NAME=VALUE     coarsen:4,strided
+// A patch file may pin the seed it was made for with `@seed=<sha256 of kernel.cu>`
+// before its edits; applying it to another seed is then an error.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gi::grammar {
 
-enum class EditType { Delete, Replace, Insert, Unroll, Ldg, FastMath, Restrict, LaunchBounds, Const };
-
-// Stable lower-case name used in reports and ablation switches.
-std::string edit_family(EditType type);
-const std::vector<EditType>& all_edit_types();
-
 struct Edit {
-  EditType type = EditType::Delete;
-  std::string target;  // rule name "<...>" or, for restrict/const, a parameter name
+  std::string family;  // a registered family: "delete", "replace", "insert", "unroll", ...
+  std::string target;  // a rule name "<...>", or a parameter or switch name
   std::string source;  // replace/insert: the rule copied
-  int value = 0;       // unroll factor; launch bounds max threads
+  int value = 0;       // unroll factor; launch bounds max threads; coarsen factor
   int value2 = 0;      // launch bounds min blocks (0: absent)
-  std::string literal; // const: the value
+  std::string literal; // const/define: the value; coarsen: the item order
   bool operator==(const Edit&) const = default;
 };
 
@@ -42,7 +37,21 @@ struct Patch {
 std::string to_string(const Edit& edit);
 std::string to_string(const Patch& patch);
 
-// Parses the text form; throws SourceError(origin, line, column, what was expected).
+// Parses the text form; throws SourceError(origin, line, column, what was
+// expected). A seed pin, if present, is read and ignored (parse_patch_file
+// returns it).
 Patch parse_patch(std::string_view text, const std::string& origin = "patch");
+
+// A patch as gi writes it to a file: pinned to the seed it was made against.
+struct PatchFile {
+  Patch patch;
+  std::optional<std::string> seed_sha256;  // nullopt: not pinned (written by hand)
+};
+
+PatchFile parse_patch_file(std::string_view text, const std::string& origin = "patch");
+// "@seed=<hash>\n<edits>\n" (the pin only when `seed_sha256` is not empty).
+std::string patch_file_text(const Patch& patch, const std::string& seed_sha256);
+// The same for a patch's edits already as text.
+std::string patch_file_text(const std::string& edits, const std::string& seed_sha256);
 
 }  // namespace gi::grammar

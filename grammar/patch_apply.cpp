@@ -1,10 +1,9 @@
 #include "grammar/patch_apply.hpp"
 
-#include <map>
-#include <set>
-
-#include "grammar/cuda_rewrites.hpp"
+#include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
+#include "grammar/patch_state.hpp"
+#include "grammar/switches.hpp"
 #include "grammar/unified_diff.hpp"
 
 namespace gi::grammar {
@@ -14,8 +13,7 @@ std::string indentation(const std::string& text) {
   return text.substr(0, text.find_first_not_of(" \t"));
 }
 
-// Moves a copied rule to a new indentation, keeping its lines' relative layout.
-std::string reindent(const std::string& text, const std::string& indent) {
+std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (true) {
@@ -24,6 +22,12 @@ std::string reindent(const std::string& text, const std::string& indent) {
     if (nl == std::string::npos) break;
     start = nl + 1;
   }
+  return lines;
+}
+
+// Moves a copied rule to a new indentation, keeping its lines' relative layout.
+std::string reindent(const std::string& text, const std::string& indent) {
+  const std::vector<std::string> lines = split_lines(text);
   std::size_t common = std::string::npos;
   for (const auto& l : lines) {
     const std::size_t first = l.find_first_not_of(" \t");
@@ -36,64 +40,6 @@ std::string reindent(const std::string& text, const std::string& indent) {
     out += indent + (lines[i].size() >= common ? lines[i].substr(common) : std::string());
   }
   return out;
-}
-
-struct PatchState {
-  std::vector<bool> deleted;
-  std::vector<std::optional<std::size_t>> replaced_by;
-  std::vector<std::optional<std::string>> sub_text;
-  std::vector<std::vector<std::size_t>> inserts;
-  std::map<std::size_t, int> unroll;
-  std::set<std::size_t> ldg, fastmath;
-  HeaderEdits header;
-};
-
-PatchState collect(const Grammar& g, const Patch& patch) {
-  const std::size_t n = g.rules().size();
-  PatchState s{std::vector<bool>(n, false), std::vector<std::optional<std::size_t>>(n),
-               std::vector<std::optional<std::string>>(n), std::vector<std::vector<std::size_t>>(n),
-               {}, {}, {}, {}};
-  // The patch was validated, so every rule name resolves; parameters and
-  // launch bounds carry no rule.
-  auto index = [&](const std::string& name, bool* sub = nullptr) { return g.find(name, sub).value_or(0); };
-  for (const auto& e : patch.edits) {
-    bool sub = false;
-    switch (e.type) {
-      case EditType::Delete:
-        s.deleted[index(e.target)] = true;
-        s.replaced_by[index(e.target)].reset();
-        break;
-      case EditType::Replace: {
-        const std::size_t t = index(e.target, &sub);
-        const std::size_t src = index(e.source);
-        if (sub) {
-          s.sub_text[t] = g.rule(src).sub_text();
-        } else {
-          s.deleted[t] = false;
-          s.replaced_by[t] = src;
-        }
-        break;
-      }
-      case EditType::Insert: s.inserts[index(e.target)].push_back(index(e.source)); break;
-      case EditType::Unroll: s.unroll[index(e.target)] = e.value; break;
-      case EditType::Ldg: s.ldg.insert(index(e.target)); break;
-      case EditType::FastMath: s.fastmath.insert(index(e.target)); break;
-      case EditType::Restrict: s.header.restrict_params.insert(e.target); break;
-      case EditType::LaunchBounds: s.header.launch_bounds = std::make_pair(e.value, e.value2); break;
-      case EditType::Const: s.header.constants[e.target] = e.literal; break;
-    }
-  }
-  return s;
-}
-
-// The pragma rule directly before a loop, which an unroll edit takes over.
-std::optional<std::size_t> pragma_before(const Grammar& g, std::size_t for_rule) {
-  for (std::size_t i = for_rule; i-- > 0;) {
-    const Rule& r = g.rule(i);
-    if (r.kind == RuleKind::Pragma) return i;
-    if (r.text.find_first_not_of(" \t") != std::string::npos) return std::nullopt;
-  }
-  return std::nullopt;
 }
 
 // Indentation for lines placed right after rule i: that of the next
@@ -113,59 +59,107 @@ std::string inner_indentation(const Grammar& g, std::size_t i) {
   return opens ? own + "    " : indentation(text);
 }
 
-}  // namespace
-
-void validate_patch(const Grammar& g, const Patch& patch) {
-  for (std::size_t i = 0; i < patch.edits.size(); ++i)
-    if (auto problem = edit_problem(g, patch.edits[i]))
-      throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(patch.edits[i]) + "': " + *problem);
+PatchState collect(const Grammar& g, const Patch& patch, const EditContext& context) {
+  PatchState state;
+  state.rules.resize(g.rules().size());
+  state.launch.switches = switch_values(g, context);
+  for (const Edit& e : patch.edits) edit_family(e.family).apply(g, context, e, state);
+  return state;
 }
 
-std::string apply_patch(const Grammar& g, const Patch& patch) {
-  validate_patch(g, patch);
-  PatchState s = collect(g, patch);
-  std::set<std::size_t> taken_pragmas;
-  for (const auto& [loop, factor] : s.unroll)
-    if (auto p = pragma_before(g, loop)) taken_pragmas.insert(*p);
+// Writes the rules with their changes. Lines inside a wrap get one more
+// level of indentation (preprocessor lines stay in column 0).
+class Writer {
+ public:
+  void push(const std::string& text) {
+    for (const std::string& line : split_lines(text))
+      out_.push_back(extra_.empty() || line.empty() || line[0] == '#' ? line : extra_ + line);
+  }
+  void deeper() { extra_ += "    "; }
+  void shallower() { extra_.resize(extra_.size() >= 4 ? extra_.size() - 4 : 0); }
+  std::string text(bool final_newline) const {
+    std::string result;
+    for (std::size_t i = 0; i < out_.size(); ++i) {
+      if (i) result += '\n';
+      result += out_[i];
+    }
+    if (final_newline) result += '\n';
+    return result;
+  }
 
-  std::vector<std::string> out;
+ private:
+  std::vector<std::string> out_;
+  std::string extra_;
+};
+
+std::string write(const Grammar& g, const PatchState& s) {
+  Writer w;
+  std::string wrap_indent;
   for (std::size_t i = 0; i < g.rules().size(); ++i) {
     const Rule& r = g.rule(i);
     const RuleContext& c = g.context(i);
+    const RuleChange& change = s.rules[i];
     const std::string indent = indentation(r.text);
-    if (const auto u = s.unroll.find(i); u != s.unroll.end() && u->second != 0)
-      out.push_back(indent + (u->second < 0 ? "#pragma unroll" : "#pragma unroll " + std::to_string(u->second)));
+    if (s.wrap && s.wrap->first == i) {
+      wrap_indent = indent;
+      for (const std::string& line : s.wrap->open) w.push(indent + line);
+      w.deeper();
+    }
+    for (const auto& [family, line] : change.line_before) w.push(indent + line);
     std::optional<std::string> text = r.text;
-    if (s.deleted[i] || taken_pragmas.count(i)) {
+    if (change.deleted || change.dropped) {
       // A brace-less body cannot vanish: the header would swallow the next line.
       text = c.braceless_body ? std::optional<std::string>(indent + ";") : std::nullopt;
-    } else if (s.replaced_by[i]) {
-      text = reindent(g.rule(*s.replaced_by[i]).text, indent);
-    } else if (s.sub_text[i]) {
-      text = r.text.substr(0, r.sub.offset) + *s.sub_text[i] + r.text.substr(r.sub.offset + r.sub.length);
+    } else if (change.replaced_by) {
+      text = reindent(g.rule(*change.replaced_by).text, indent);
+    } else if (change.sub_text) {
+      text = r.text.substr(0, r.sub.offset) + *change.sub_text + r.text.substr(r.sub.offset + r.sub.length);
+    } else if (change.text) {
+      text = change.text;
     }
     std::vector<std::string> body_lines;
     if (text) {
-      if (s.ldg.count(i)) *text = rewrite_ldg(*text, ldg_parameters(g.parsed(), c.function));
-      if (s.fastmath.count(i)) *text = rewrite_fastmath(*text);
+      for (const auto& [family, rewrite] : change.rewrites) *text = rewrite(*text);
       if (c.function_header >= 0) *text = rewrite_header(g, i, s.header, body_lines);
-      out.push_back(*text);
+      w.push(*text);
     }
     const std::string inner = inner_indentation(g, i);
-    for (const auto& line : body_lines) out.push_back(inner + line);
-    for (std::size_t source : s.inserts[i]) out.push_back(reindent(g.rule(source).text, inner));
+    for (const auto& line : body_lines) w.push(inner + line);
+    for (std::size_t source : change.copies_after) w.push(reindent(g.rule(source).text, inner));
+    if (s.wrap && s.wrap->last == i) {
+      w.shallower();
+      for (const std::string& line : s.wrap->close) w.push(wrap_indent + line);
+    }
   }
-  std::string result;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (i) result += '\n';
-    result += out[i];
-  }
-  if (g.final_newline()) result += '\n';
-  return result;
+  return w.text(g.final_newline());
 }
 
-std::string patch_diff(const Grammar& g, const Patch& patch, const std::string& path) {
-  return unified_diff(g.source(), apply_patch(g, patch), "a/" + path, "b/" + path);
+}  // namespace
+
+void validate_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
+  for (std::size_t i = 0; i < patch.edits.size(); ++i)
+    if (auto problem = edit_problem(g, context, patch.edits[i]))
+      throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(patch.edits[i]) + "': " + *problem);
+  if (!context.switch_combinations.empty()) {
+    const PatchState state = collect(g, patch, context);
+    if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
+      throw PatchError("switch setting " + to_string(LaunchEffect{state.launch.switches, 1}) +
+                       " is not one the seed's spec allows (switch_combinations)");
+  }
+}
+
+PatchedKernel patch_kernel(const Grammar& g, const Patch& patch, const EditContext& context) {
+  validate_patch(g, patch, context);
+  const PatchState state = collect(g, patch, context);
+  return PatchedKernel{write(g, state), state.launch};
+}
+
+std::string apply_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
+  return patch_kernel(g, patch, context).source;
+}
+
+std::string patch_diff(const Grammar& g, const Patch& patch, const std::string& path, const EditContext& context) {
+  return unified_diff(g.source(), apply_patch(g, patch, context), "a/" + path, "b/" + path);
 }
 
 }  // namespace gi::grammar

@@ -1,54 +1,18 @@
-// Text form of patches, parsed with Boost.Spirit X3.
+// Text form of patches. An edit is one white-space-free word: Langdon's
+// forms <a>, <a><b>, <a>+<b> (the delete, replace and insert families), or
+// `family:argument`, whose argument the family reads itself
+// (EditFamily::parse with an ArgumentReader, Boost.Spirit X3 underneath).
 #include <algorithm>
-#include <boost/fusion/include/adapt_struct.hpp>
-#include <boost/spirit/home/x3.hpp>
-#include <cstddef>
+#include <cctype>
 
+#include "grammar/edit_family.hpp"
+#include "grammar/edit_text.hpp"
 #include "grammar/patch.hpp"
 #include "grammar/source_error.hpp"
 
 namespace gi::grammar {
-namespace x3 = boost::spirit::x3;
 
-std::string edit_family(EditType type) {
-  switch (type) {
-    case EditType::Delete: return "delete";
-    case EditType::Replace: return "replace";
-    case EditType::Insert: return "insert";
-    case EditType::Unroll: return "unroll";
-    case EditType::Ldg: return "ldg";
-    case EditType::FastMath: return "fastmath";
-    case EditType::Restrict: return "restrict";
-    case EditType::LaunchBounds: return "launch_bounds";
-    case EditType::Const: return "const";
-  }
-  return "?";
-}
-
-const std::vector<EditType>& all_edit_types() {
-  static const std::vector<EditType> types = {EditType::Delete, EditType::Replace, EditType::Insert,
-                                              EditType::Unroll, EditType::Ldg, EditType::FastMath,
-                                              EditType::Restrict, EditType::LaunchBounds, EditType::Const};
-  return types;
-}
-
-std::string to_string(const Edit& e) {
-  switch (e.type) {
-    case EditType::Delete: return e.target;
-    case EditType::Replace: return e.target + e.source;
-    case EditType::Insert: return e.target + "+" + e.source;
-    case EditType::Unroll: return "unroll:" + e.target + "=" + std::to_string(e.value);
-    case EditType::Ldg: return "ldg:" + e.target;
-    case EditType::FastMath: return "fastmath:" + e.target;
-    case EditType::Restrict: return "restrict:" + e.target;
-    case EditType::LaunchBounds:
-      // Any min-blocks but 0 (absent) is printed, so a parsed negative value
-      // (which validation rejects) prints back to itself. Found by fuzzing.
-      return "launch_bounds:" + std::to_string(e.value) + (e.value2 != 0 ? "," + std::to_string(e.value2) : "");
-    case EditType::Const: return "const:" + e.target + "=" + e.literal;
-  }
-  return "?";
-}
+std::string to_string(const Edit& e) { return edit_family(e.family).print(e); }
 
 std::string to_string(const Patch& patch) {
   std::string out;
@@ -61,28 +25,24 @@ std::string to_string(const Patch& patch) {
 
 namespace {
 
-using Iterator = std::string_view::const_iterator;
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
-const x3::rule<struct rule_ref_, std::string> rule_ref = "rule name like <_kernel.cu_42>";
-const x3::rule<struct ident_, std::string> ident = "parameter name";
-const x3::rule<struct literal_, std::string> literal = "number";
-
-const auto rule_ref_def = x3::raw[x3::lit('<') > +(x3::alnum | x3::char_("_.-")) > x3::lit('>')];
-const auto ident_def = x3::raw[(x3::alpha | x3::char_('_')) >> *(x3::alnum | x3::char_('_'))];
-const auto literal_def = x3::raw[-x3::char_("+-") >> +(x3::alnum | x3::char_(".+-"))];
-BOOST_SPIRIT_DEFINE(rule_ref, ident, literal)
+std::string prefixes() {
+  std::string out;
+  for (const EditFamily* f : edit_families())
+    if (f->group() != EditGroup::Line) out += (out.empty() ? "" : "/") + f->name() + ":";
+  return out;
+}
 
 }  // namespace
 
-Patch parse_patch(std::string_view text, const std::string& origin) {
-  Patch patch;
-  Iterator it = text.begin();
-  const Iterator end = text.end();
-  auto position = [&](Iterator at, int& line, int& column) {
+PatchFile parse_patch_file(std::string_view text, const std::string& origin) {
+  PatchFile file;
+  auto position = [&](std::size_t at, int& line, int& column) {
     line = 1;
     column = 1;
-    for (Iterator p = text.begin(); p != at; ++p) {
-      if (*p == '\n') {
+    for (std::size_t p = 0; p < at && p < text.size(); ++p) {
+      if (text[p] == '\n') {
         ++line;
         column = 1;
       } else {
@@ -90,78 +50,86 @@ Patch parse_patch(std::string_view text, const std::string& origin) {
       }
     }
   };
-  auto fail = [&](Iterator at, const std::string& message) {
+  auto fail = [&](std::size_t at, const std::string& message) {
     int line, column;
     position(at, line, column);
     throw SourceError(origin, line, column, message);
   };
 
-  const auto space = x3::space;
+  std::size_t at = 0;
+  bool any_edit = false;
   while (true) {
-    x3::parse(it, end, *space);
-    if (it == end) break;
-    if (*it == '#') {  // comment to end of line: lets patch files carry notes
-      while (it != end && *it != '\n') ++it;
+    while (at < text.size() && is_space(text[at])) ++at;
+    if (at >= text.size()) break;
+    if (text[at] == '#') {  // comment to end of line: lets patch files carry notes
+      while (at < text.size() && text[at] != '\n') ++at;
       continue;
     }
-    const Iterator start = it;
-    Edit e;
-    try {
-      // After a family prefix every piece is expected (>): a missing piece is
-      // reported where it should have been.
-      auto expect = [&](const auto& parser, auto& attribute) {
-        x3::parse(it, end, x3::eps > parser, attribute);
-      };
-      auto expect_lit = [&](char c) { x3::parse(it, end, x3::eps > x3::lit(c)); };
-      auto prefix = [&](const char* p) { return x3::parse(it, end, x3::lit(p)); };
-      if (prefix("unroll:")) {
-        e.type = EditType::Unroll;
-        expect(rule_ref, e.target);
-        expect_lit('=');
-        expect(x3::int_, e.value);
-      } else if (prefix("ldg:")) {
-        e.type = EditType::Ldg;
-        expect(rule_ref, e.target);
-      } else if (prefix("fastmath:")) {
-        e.type = EditType::FastMath;
-        expect(rule_ref, e.target);
-      } else if (prefix("restrict:")) {
-        e.type = EditType::Restrict;
-        expect(ident, e.target);
-      } else if (prefix("launch_bounds:")) {
-        e.type = EditType::LaunchBounds;
-        expect(x3::int_, e.value);
-        if (x3::parse(it, end, x3::lit(','))) expect(x3::int_, e.value2);
-      } else if (prefix("const:")) {
-        e.type = EditType::Const;
-        expect(ident, e.target);
-        expect_lit('=');
-        expect(literal, e.literal);
-      } else if (it != end && *it == '<') {
-        expect(rule_ref, e.target);
-        if (x3::parse(it, end, x3::lit('+'))) {
-          e.type = EditType::Insert;
-          expect(rule_ref, e.source);
-        } else if (it != end && *it == '<') {
-          e.type = EditType::Replace;
-          expect(rule_ref, e.source);
-        } else {
-          e.type = EditType::Delete;
-        }
-      } else {
-        fail(start, "expected an edit: <rule>, <rule><rule>, <rule>+<rule>, or unroll:/ldg:/fastmath:/"
-                    "restrict:/launch_bounds:/const:");
-      }
-    } catch (const x3::expectation_failure<Iterator>& ex) {
-      // `start + 40` past the end would be undefined even if never read.
-      fail(ex.where(), "expected " + ex.which() + " in edit starting '" +
-                           std::string(start, start + std::min<std::ptrdiff_t>(end - start, 40)) + "'");
+    std::size_t end = at;
+    while (end < text.size() && !is_space(text[end])) ++end;
+    const std::string_view word = text.substr(at, end - at);
+    // The edit quoted in messages: at most 40 characters of it.
+    const std::string quoted(word.substr(0, std::min<std::size_t>(word.size(), 40)));
+
+    if (word.rfind("@seed=", 0) == 0) {
+      if (any_edit || file.seed_sha256) fail(at, "the seed pin '@seed=...' must come once, before every edit");
+      const std::string_view hash = word.substr(6);
+      if (hash.size() != 64 || !std::all_of(hash.begin(), hash.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+        fail(at + 6, "expected the seed's sha256 (64 hexadecimal digits) after '@seed='");
+      file.seed_sha256 = std::string(hash);
+      at = end;
+      continue;
     }
-    if (it != end && !std::isspace(static_cast<unsigned char>(*it)))
-      fail(it, "expected a space between edits, found '" + std::string(1, *it) + "'");
-    patch.edits.push_back(std::move(e));
+
+    Edit e;
+    std::size_t argument_at = at;
+    try {
+      if (word.front() == '<') {
+        ArgumentReader r(word);
+        e.target = r.rule_ref();
+        if (r.accept('+')) {
+          e.family = "insert";
+          e.source = r.rule_ref();
+        } else if (r.offset() < word.size() && word[r.offset()] == '<') {
+          e.family = "replace";
+          e.source = r.rule_ref();
+        } else {
+          e.family = "delete";
+        }
+        if (r.offset() < word.size())
+          fail(at + r.offset(), "expected a space between edits, found '" + std::string(1, word[r.offset()]) + "'");
+      } else {
+        const std::size_t colon = word.find(':');
+        const EditFamily* family = colon == std::string_view::npos ? nullptr : find_edit_family(word.substr(0, colon));
+        if (family == nullptr || family->group() == EditGroup::Line)
+          fail(at, "expected an edit: <rule>, <rule><rule>, <rule>+<rule>, or one of " + prefixes() + " (found '" +
+                       quoted + "')");
+        e.family = family->name();
+        argument_at = at + colon + 1;
+        ArgumentReader r(word.substr(colon + 1));
+        family->parse(r, e);
+        r.end();
+      }
+    } catch (const ArgumentError& ex) {
+      fail(argument_at + ex.offset(), std::string(ex.what()) + " in edit starting '" + quoted + "'");
+    }
+    file.patch.edits.push_back(std::move(e));
+    any_edit = true;
+    at = end;
   }
-  return patch;
+  return file;
+}
+
+Patch parse_patch(std::string_view text, const std::string& origin) { return parse_patch_file(text, origin).patch; }
+
+std::string patch_file_text(const std::string& edits, const std::string& seed_sha256) {
+  std::string out;
+  if (!seed_sha256.empty()) out += "@seed=" + seed_sha256 + "\n";
+  return out + edits + "\n";
+}
+
+std::string patch_file_text(const Patch& patch, const std::string& seed_sha256) {
+  return patch_file_text(to_string(patch), seed_sha256);
 }
 
 }  // namespace gi::grammar

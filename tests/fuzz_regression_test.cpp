@@ -62,12 +62,11 @@ TEST(FuzzRegression, BracelessBodyIsReplacedBySingleStatementsOnly) {
   EXPECT_EQ(patch_error_of(g, "<_k.cu_3><_k.cu_6>"), "");
   EXPECT_EQ(patch_error_of(g, "<_k.cu_6><_k.cu_5>"), "");
   // What fuzz_grammar checks: every legal replacement parses again.
-  const EditSites sites = find_edit_sites(g);
-  for (std::size_t t : sites.statements)
-    for (std::size_t s : sites.statements) {
+  for (std::size_t t = 0; t < g.rules().size(); ++t)
+    for (std::size_t s = 0; s < g.rules().size(); ++s) {
       if (!can_replace_statement(g, t, s)) continue;
       Edit e;
-      e.type = EditType::Replace;
+      e.family = "replace";
       e.target = g.rule_name(t);
       e.source = g.rule_name(s);
       const Patch p{{e}};

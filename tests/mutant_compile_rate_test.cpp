@@ -18,7 +18,8 @@ TEST_P(MutantCompileRate, AtLeast99PercentOf300Compile) {
   config.count = 300;
   config.seed = 2026;
   config.jobs = 2;
-  config.operators.constants = mutant_constants(seed, nullptr);
+  config.operators.context = seed.context;
+  config.operators.context.constants = mutant_constants(seed, nullptr);
   const SurveyResult r = survey_mutants(seed, config);
   EXPECT_TRUE(r.seed_compiles);
   EXPECT_EQ(r.total, 300);

@@ -34,9 +34,9 @@ TEST(PatchText, RoundTripOfEveryEditType) {
       "launch_bounds:128 const:spacing=5 const:scale=0.5f";
   const Patch p = parse_patch(text);
   ASSERT_EQ(p.edits.size(), 13u);
-  EXPECT_EQ(p.edits[0].type, EditType::Delete);
-  EXPECT_EQ(p.edits[1].type, EditType::Replace);
-  EXPECT_EQ(p.edits[2].type, EditType::Insert);
+  EXPECT_EQ(p.edits[0].family, "delete");
+  EXPECT_EQ(p.edits[1].family, "replace");
+  EXPECT_EQ(p.edits[2].family, "insert");
   EXPECT_EQ(p.edits[5].value, -1);
   EXPECT_EQ(p.edits[9].value2, 2);
   EXPECT_EQ(p.edits[10].value2, 0);

@@ -103,7 +103,7 @@ TEST(ScopeSafety, RandomEditsNeverTouchFixedStructure) {
     for (int i = 0; i < 2000; ++i) {
       const Edit e = ops.random_edit(rng);
       ASSERT_FALSE(edit_problem(g, e)) << to_string(e) << ": " << *edit_problem(g, e);
-      if (e.type == EditType::Delete || e.type == EditType::Replace) {
+      if (e.family == "delete" || e.family == "replace") {
         bool sub = false;
         const auto t = g.find(e.target, &sub);
         ASSERT_TRUE(t);

@@ -1,0 +1,49 @@
+#pragma once
+// What edit families need to know beyond the kernel source: the seed's
+// switches (declared in its spec.json) for define edits, the workload's
+// constants for const edits, and the values random edits are drawn from.
+// Plain values, filled by the caller (gi/ reads them from the seed's spec).
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gi::grammar {
+
+// A switch: a `#define NAME VALUE` line of the seed whose values pick an
+// alternative code path (`#if NAME == 1`) or a parameter of one (items per
+// thread). The seed's own value is the default and gives the plain algorithm.
+struct SwitchDef {
+  std::string name;
+  std::vector<std::string> values;  // the default among them
+};
+
+// Switch settings a seed allows, as a list of allowed sub-products: a setting
+// is allowed when some entry admits it, i.e. every switch the entry names has
+// one of the entry's values there (switches it does not name are free). An
+// empty list allows every setting.
+using SwitchCombinations = std::vector<std::map<std::string, std::vector<std::string>>>;
+
+struct EditContext {
+  std::vector<SwitchDef> switches;
+  SwitchCombinations switch_combinations;
+  // Constant specialisation: parameter -> literal (a parameter without a
+  // value here is not specialised).
+  std::map<std::string, std::string> constants;
+  // What random edits draw from.
+  std::vector<int> unroll_factors{-1, 0, 1, 2, 4, 8};
+  std::vector<int> launch_bound_threads{64, 128, 256, 512, 1024};
+  std::vector<int> launch_bound_blocks{0, 1, 2, 4, 8};
+  std::vector<int> coarsen_factors{2, 4, 8};
+
+  const SwitchDef* find_switch(std::string_view name) const {
+    for (const SwitchDef& s : switches)
+      if (s.name == name) return &s;
+    return nullptr;
+  }
+};
+
+// Whether `setting` (switch -> value) is allowed by `combinations`.
+bool switch_setting_allowed(const SwitchCombinations& combinations, const std::map<std::string, std::string>& setting);
+
+}  // namespace gi::grammar

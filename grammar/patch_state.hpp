@@ -1,0 +1,48 @@
+#pragma once
+// What a patch does to the seed, collected edit by edit by the families'
+// apply() (grammar/edit_family.hpp) and then written out by apply_patch
+// (grammar/patch_apply.cpp). Every slot refers to the seed's rules, so the
+// order of rules, and with it the seed's layout, is kept.
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grammar/cuda_rewrites.hpp"
+#include "grammar/patch_effect.hpp"
+
+namespace gi::grammar {
+
+struct RuleChange {
+  bool deleted = false;                    // a brace-less body becomes `;`
+  bool dropped = false;                    // removed whatever other edits say (a pragma an unroll edit took over)
+  std::optional<std::size_t> replaced_by;  // a seed rule copied over it, re-indented
+  std::optional<std::string> sub_text;     // new text of its IF condition or type sub-rule
+  std::optional<std::string> text;         // its whole text replaced (a `#define NAME VALUE` line)
+  std::vector<std::size_t> copies_after;   // seed rules copied after it, in edit order
+  // One line per family put before the rule (`#pragma unroll 4`); the last
+  // edit of a family wins.
+  std::map<std::string, std::string> line_before;
+  // Token rewrites of the rule's text by family (__ldg, fast math); each
+  // applied once, in family-name order (they commute).
+  std::map<std::string, std::function<std::string(const std::string&)>> rewrites;
+};
+
+// Rules [first, last] put inside a new block: `open` lines before `first`,
+// `close` lines after `last`, the rules between indented one level more
+// (thread coarsening's loop).
+struct Wrap {
+  std::size_t first = 0, last = 0;
+  std::vector<std::string> open, close;
+};
+
+struct PatchState {
+  std::vector<RuleChange> rules;  // one per seed rule
+  HeaderEdits header;             // __restrict__, __launch_bounds__, constants
+  std::optional<Wrap> wrap;       // at most one (a later wrapping edit replaces an earlier one)
+  LaunchEffect launch;            // switch values and grid shrink
+};
+
+}  // namespace gi::grammar

@@ -1,0 +1,87 @@
+// Edit families as plug-ins (grammar/edit_family.hpp): each registers itself,
+// every edit it offers is legal and prints to text that parses back to it,
+// and lists of families name them or their groups. Per family behaviour is
+// tested in patch_test, switches_test and coarsen_test.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gi/edit_operators.hpp"
+#include "gi/mutant_survey.hpp"
+#include "grammar/edit_family.hpp"
+#include "grammar/edit_rules.hpp"
+#include "grammar/patch_apply.hpp"
+#include "test_support.hpp"
+
+namespace gi::grammar {
+namespace {
+
+TEST(EditFamilies, EveryFamilyIsRegisteredOnce) {
+  std::set<std::string> names;
+  for (const EditFamily* f : edit_families()) {
+    EXPECT_TRUE(names.insert(f->name()).second) << f->name();
+    EXPECT_FALSE(f->syntax().empty()) << f->name();
+  }
+  for (const char* expected : {"delete", "replace", "insert", "unroll", "ldg", "fastmath", "restrict", "launch_bounds",
+                               "const", "define", "coarsen"})
+    EXPECT_TRUE(names.count(expected)) << expected;
+  EXPECT_EQ(find_edit_family("no_such"), nullptr);
+  EXPECT_THROW(edit_family("no_such"), std::runtime_error);
+}
+
+TEST(EditFamilies, ListsNameFamiliesGroupsOrAll) {
+  EXPECT_EQ(parse_family_list("delete,insert"), (std::vector<std::string>{"delete", "insert"}));
+  EXPECT_EQ(parse_family_list("line"), (std::vector<std::string>{"delete", "insert", "replace"}));
+  EXPECT_EQ(parse_family_list("structural,switch"), (std::vector<std::string>{"coarsen", "define"}));
+  EXPECT_EQ(parse_family_list("all").size(), edit_families().size());
+  try {
+    parse_family_list("delete,bogus");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown edit family 'bogus'"), std::string::npos);
+  }
+}
+
+// On every seed: every candidate of every family is legal, applies, and
+// round-trips through the text form.
+TEST(EditFamilies, CandidatesAreLegalAndRoundTrip) {
+  for (const auto& dir : test::seed_dirs()) {
+    const Seed seed = load_seed(dir);
+    EditContext context = seed.context;
+    context.constants = mutant_constants(seed, nullptr);
+    std::size_t checked = 0;
+    for (const EditFamily* f : edit_families()) {
+      const std::vector<Edit> all = f->candidates(seed.grammar, context);
+      // Every tenth edit keeps the test quick; the first always.
+      for (std::size_t i = 0; i < all.size(); i += 10) {
+        const Edit& e = all[i];
+        SCOPED_TRACE(test::seed_name(dir) + ": " + to_string(e));
+        EXPECT_EQ(e.family, f->name());
+        EXPECT_EQ(edit_problem(seed.grammar, context, e), std::nullopt);
+        const Patch parsed = parse_patch(to_string(e));
+        ASSERT_EQ(parsed.edits.size(), 1u);
+        EXPECT_EQ(parsed.edits[0], e);
+        EXPECT_NO_THROW(apply_patch(seed.grammar, Patch{{e}}, context));
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 10u) << test::seed_name(dir);
+  }
+}
+
+TEST(EditFamilies, OperatorsDrawOnlyEnabledFamilies) {
+  const Seed seed = load_seed(test::seed_dirs()[0]);
+  OperatorConfig config;
+  config.context = seed.context;
+  config.enabled = parse_families("define,unroll");
+  const EditOperators ops(seed.grammar, config);
+  EXPECT_EQ(ops.available(), (std::vector<std::string>{"define", "unroll"}));
+  std::mt19937_64 rng(5);
+  std::set<std::string> drawn;
+  for (int i = 0; i < 100; ++i) drawn.insert(ops.random_edit(rng).family);
+  EXPECT_EQ(drawn, (std::set<std::string>{"define", "unroll"}));
+  EXPECT_THROW(ops.random_edit("delete", rng), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace gi::grammar
