@@ -15,4 +15,5 @@ void register_bench(CLI::App& app);
 void register_list(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_nvrtc(CLI::App& app);
+void register_families(CLI::App& app);
 }  // namespace gi::cli

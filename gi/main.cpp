@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   gi::cli::register_list(app);
   gi::cli::register_verify(app);
   gi::cli::register_nvrtc(app);
+  gi::cli::register_families(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 #include "grammar/switches.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <vector>
@@ -267,10 +268,25 @@ std::map<std::string, std::string> switch_values(const Grammar& g, const EditCon
   return values;
 }
 
-std::string resolve_switches(std::string_view source, const std::map<std::string, std::string>& values,
-                             const std::string& file_name) {
-  if (values.empty()) return std::string(source);
-  const std::vector<std::string> lines = logical_lines(source);
+namespace {
+
+struct Resolution {
+  std::vector<std::string> lines;  // logical lines (directives with their continuations)
+  std::vector<int> first_line;     // each logical line's first source line (1-based)
+  std::vector<bool> kept;          // per logical line
+};
+
+Resolution resolve(std::string_view source, const std::map<std::string, std::string>& values,
+                   const std::string& file_name) {
+  Resolution r;
+  r.lines = logical_lines(source);
+  int line_number = 1;
+  for (const std::string& l : r.lines) {
+    r.first_line.push_back(line_number);
+    for (char c : l) line_number += c == '\n';
+    ++line_number;
+  }
+  r.kept.assign(r.lines.size(), false);
   // A conditional group: whether we decide it, and whether its current branch is kept.
   struct Group {
     bool decided = false;  // its condition read only switches
@@ -280,18 +296,17 @@ std::string resolve_switches(std::string_view source, const std::map<std::string
     int line = 0;
   };
   std::vector<Group> stack;
-  std::vector<std::string> out;
-  std::vector<std::size_t> define_at;  // indices in `out` of switch #define lines
+  std::vector<std::size_t> defines;  // logical lines of kept switch #defines
   auto kept = [&] { return stack.empty() || (stack.back().outer && stack.back().keep); };
-  auto fail = [&](std::size_t i, const std::string& what) { throw SourceError(file_name, static_cast<int>(i) + 1, 1, what); };
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
+  auto fail = [&](std::size_t i, const std::string& what) { throw SourceError(file_name, r.first_line[i], 1, what); };
+  for (std::size_t i = 0; i < r.lines.size(); ++i) {
+    const std::string& line = r.lines[i];
     const auto d = directive_of(line);
     const std::string k = d ? d->keyword : "";
     if (k == "if" || k == "ifdef" || k == "ifndef") {
       Group grp;
       grp.outer = kept();
-      grp.line = static_cast<int>(i) + 1;
+      grp.line = static_cast<int>(i);
       std::optional<std::int64_t> v;
       if (k == "if") {
         v = ConditionEvaluator(d->rest, values).evaluate();
@@ -305,7 +320,7 @@ std::string resolve_switches(std::string_view source, const std::map<std::string
       grp.keep = !grp.decided || *v != 0;
       grp.taken = grp.decided && *v != 0;
       stack.push_back(grp);
-      if (!grp.decided && grp.outer) out.push_back(line);
+      r.kept[i] = !grp.decided && grp.outer;
       continue;
     }
     if (k == "elif" || k == "else") {
@@ -317,12 +332,12 @@ std::string resolve_switches(std::string_view source, const std::map<std::string
         } else {
           const auto v = ConditionEvaluator(d->rest, values).evaluate();
           if (!v) fail(i, "#elif condition '" + d->rest + "' does not read only switches, but its #if (line " +
-                              std::to_string(grp.line) + ") did");
+                              std::to_string(r.first_line[static_cast<std::size_t>(grp.line)]) + ") did");
           grp.keep = !grp.taken && *v != 0;
         }
         grp.taken = grp.taken || grp.keep;
-      } else if (grp.outer) {
-        out.push_back(line);
+      } else {
+        r.kept[i] = grp.outer;
       }
       continue;
     }
@@ -330,31 +345,61 @@ std::string resolve_switches(std::string_view source, const std::map<std::string
       if (stack.empty()) fail(i, "#endif without #if");
       const Group grp = stack.back();
       stack.pop_back();
-      if (!grp.decided && grp.outer) out.push_back(line);
+      r.kept[i] = !grp.decided && grp.outer;
       continue;
     }
     if (!kept()) continue;
+    r.kept[i] = true;
     if (k == "define") {
       const auto parts = define_parts(line);
-      if (parts && values.count(parts->name)) define_at.push_back(out.size());
+      if (parts && values.count(parts->name)) defines.push_back(i);
     }
-    out.push_back(line);
   }
   if (!stack.empty())
-    fail(static_cast<std::size_t>(stack.back().line) - 1, "#if never closed: expected #endif");
+    fail(static_cast<std::size_t>(stack.back().line), "#if never closed: expected #endif");
   // A switch's #define goes where nothing reads its name any more.
-  std::vector<bool> drop(out.size(), false);
-  for (std::size_t at : define_at) drop[at] = !uses_name(out, at, define_parts(out[at])->name);
+  std::vector<std::string> kept_text;
+  std::vector<std::size_t> kept_index;
+  for (std::size_t i = 0; i < r.lines.size(); ++i)
+    if (r.kept[i]) {
+      kept_text.push_back(r.lines[i]);
+      kept_index.push_back(i);
+    }
+  for (std::size_t i : defines) {
+    const std::size_t at = static_cast<std::size_t>(
+        std::find(kept_index.begin(), kept_index.end(), i) - kept_index.begin());
+    if (!uses_name(kept_text, at, define_parts(r.lines[i])->name)) r.kept[i] = false;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string resolve_switches(std::string_view source, const std::map<std::string, std::string>& values,
+                             const std::string& file_name) {
+  if (values.empty()) return std::string(source);
+  const Resolution r = resolve(source, values, file_name);
   std::string result;
   bool first = true;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (drop[i]) continue;
+  for (std::size_t i = 0; i < r.lines.size(); ++i) {
+    if (!r.kept[i]) continue;
     if (!first) result += '\n';
-    result += out[i];
+    result += r.lines[i];
     first = false;
   }
   // logical_lines keeps a final empty line for a source ending in '\n'.
   return result;
+}
+
+std::vector<bool> live_lines(std::string_view source, const std::map<std::string, std::string>& values,
+                             const std::string& file_name) {
+  const Resolution r = resolve(source, values, file_name);
+  std::vector<bool> live(1, false);
+  for (std::size_t i = 0; i < r.lines.size(); ++i) {
+    const int spans = 1 + static_cast<int>(std::count(r.lines[i].begin(), r.lines[i].end(), '\n'));
+    for (int k = 0; k < spans; ++k) live.push_back(r.kept[i]);
+  }
+  return live;
 }
 
 }  // namespace gi::grammar

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grammar/edit_context.hpp"
 #include "grammar/grammar.hpp"
@@ -35,6 +36,12 @@ std::map<std::string, std::string> switch_values(const Grammar& g, const EditCon
 // as they are. Throws SourceError for a malformed conditional (an #else
 // without #if, an #if never closed, a condition that does not parse).
 std::string resolve_switches(std::string_view source, const std::map<std::string, std::string>& values,
+                             const std::string& file_name = "kernel.cu");
+
+// Which lines of `source` (1-based; index 0 unused) the resolution keeps: a
+// line in a dead path (or a decided directive) is not live under `values`.
+// What a branch-coverage report needs to tell "never taken" from "not there".
+std::vector<bool> live_lines(std::string_view source, const std::map<std::string, std::string>& values,
                              const std::string& file_name = "kernel.cu");
 
 }  // namespace gi::grammar

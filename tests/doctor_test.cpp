@@ -5,27 +5,13 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "test_support.hpp"
 
 namespace {
 
-struct CommandOutput {
-  std::string output;
-  int exit_code = -1;
-};
-
-CommandOutput run_gi(const std::string& args) {
-  CommandOutput r;
-  const std::string command = std::string("\"") + GI_BINARY + "\" " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gi::test::CommandOutput;
+using gi::test::run_gi;
 
 TEST(Doctor, ReportsNvrtcAndGpusOrTheirAbsence) {
   const CommandOutput r = run_gi("doctor");

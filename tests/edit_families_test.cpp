@@ -83,5 +83,17 @@ TEST(EditFamilies, OperatorsDrawOnlyEnabledFamilies) {
   EXPECT_THROW(ops.random_edit("delete", rng), std::runtime_error);
 }
 
+TEST(EditFamilies, TheCommandListsFamiliesAndTheirEditsInASeed) {
+  const auto r = test::run_gi("families \"" + (test::source_dir() / "seeds/bspline/deformation_field").string() + "\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = nlohmann::json::parse(r.output);
+  ASSERT_EQ(rows.size(), edit_families().size());
+  std::map<std::string, std::size_t> edits;
+  for (const auto& row : rows) edits[row.at("family").get<std::string>()] = row.at("legal_edits").get<std::size_t>();
+  EXPECT_EQ(edits.at("define"), 1u);   // BSPLINE_PATH=1
+  EXPECT_EQ(edits.at("coarsen"), 6u);  // 2, 4, 8 times consecutive or strided
+  EXPECT_GT(edits.at("insert"), 100u);
+}
+
 }  // namespace
 }  // namespace gi::grammar

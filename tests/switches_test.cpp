@@ -53,6 +53,25 @@ TEST(Switches, ThePublishedWarpPathHoldsNoDeadCode) {
   EXPECT_NE(raw.find("if (tid < activeVoxelNumber) {"), std::string::npos);
 }
 
+TEST(Switches, LiveLinesTellDeadPathsFromLivingOnes) {
+  const Grammar& g = bspline().grammar;
+  int lane = 0, guard = 0, shared = 0, directive = 0;
+  for (const Rule& r : g.rules()) {
+    if (r.text.find("lane = threadIdx.x & 31;") != std::string::npos) lane = r.first_line;
+    if (r.text.find("if (tid < activeVoxelNumber) {") != std::string::npos) guard = r.first_line;
+    if (r.text.find("__device__ void bspline_basis") != std::string::npos) shared = r.first_line;
+    if (r.text.rfind("#if BSPLINE_PATH", 0) == 0) directive = r.first_line;
+  }
+  const auto plain = live_lines(bspline().source, {{"BSPLINE_PATH", "0"}});
+  const auto warp = live_lines(bspline().source, {{"BSPLINE_PATH", "1"}});
+  EXPECT_FALSE(plain.at(lane));
+  EXPECT_TRUE(warp.at(lane));
+  EXPECT_TRUE(plain.at(guard));
+  EXPECT_FALSE(warp.at(guard));
+  EXPECT_TRUE(plain.at(shared) && warp.at(shared));
+  EXPECT_FALSE(plain.at(directive) || warp.at(directive));
+}
+
 TEST(Switches, LineEditsReachEveryPathAndStayScopeSafe) {
   const Grammar& g = bspline().grammar;
   // `lane = threadIdx.x & 31;` (warp path) uses a name declared in that path only.

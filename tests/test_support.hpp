@@ -1,5 +1,8 @@
 #pragma once
 // Shared helpers for tests: the seed folders and reading files.
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -42,6 +45,25 @@ inline std::vector<std::filesystem::path> seed_dirs() {
 // "family/kernel" of a seed folder.
 inline std::string seed_name(const std::filesystem::path& dir) {
   return dir.parent_path().filename().string() + "/" + dir.filename().string();
+}
+
+struct CommandOutput {
+  std::string output;  // stdout and stderr together
+  int exit_code = -1;
+};
+
+// Runs the gi binary as a user would: `gi <args>`.
+inline CommandOutput run_gi(const std::string& args) {
+  CommandOutput r;
+  const std::string command = "\"" + gi_binary() + "\" " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 inline std::string sample_source() { return read_text_file(std::filesystem::path(GI_TEST_DATA) / "sample.cu"); }
