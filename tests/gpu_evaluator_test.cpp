@@ -58,75 +58,69 @@ TEST(EvaluatorStats, RoundTripsThroughJsonAndAddsAcrossCalls) {
   EXPECT_DOUBLE_EQ(j["evaluations_per_second"].get<double>(), 200.0);
 }
 
-TEST(GpuEvaluatorGpu, SameBinaryIsMeasuredOnceAndIdenticalVariantsAreCached) {
-  const auto cuda = gi::fitness::probe_cuda();
-  if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.message;
+// An evaluator on the B-spline seed, on a real GPU (skipped without one).
+class GpuEvaluatorGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto cuda = gi::fitness::probe_cuda();
+    if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.message;
+    config.worker_executable = gi_binary();
+    config.cache_dir = cache;
+    config.jobs = 4;
+    config.timing.budget_seconds = 0.3;
+  }
+  void TearDown() override { fs::remove_all(cache); }
+
   const fs::path dir = gi::test::source_dir() / "seeds/bspline/deformation_field";
   const gi::Seed seed = gi::load_seed(dir);
-  const auto spec = gi::fitness::load_kernel_spec(dir);
-  const fs::path cache = fs::temp_directory_path() / ("gi-evaluator-test-" + std::to_string(::getpid()));
+  const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(dir);
+  const fs::path cache = fs::temp_directory_path() / ("gi-evaluator-test-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
   gi::GpuEvaluatorConfig config;
-  config.worker_executable = gi_binary();
-  config.cache_dir = cache;
-  config.jobs = 4;
-  config.timing.budget_seconds = 0.5;
-  {
-    gi::GpuEvaluator evaluator(seed, spec, config);
-    evaluator.begin_generation(0, 7);
-    // A second copy of the plain path's "position.w = 0.0f;" changes the
-    // source, not the code.
-    const std::string store = "<_kernel.cu_" + std::to_string(plain_path_line(seed, "position.w = 0.0f;")) + ">";
-    const std::string duplicate_store = store + "+" + store;
-    const auto results = evaluator.evaluate({gi::grammar::Patch{}, gi::grammar::parse_patch(duplicate_store),
-                                             gi::grammar::parse_patch(duplicate_store)});
-    ASSERT_EQ(results.size(), 3u);
-    ASSERT_TRUE(results[0].valid()) << results[0].message;
-    EXPECT_FALSE(results[0].same_binary);
-    EXPECT_TRUE(results[1].valid()) << results[1].message;
-    EXPECT_TRUE(results[1].same_binary);
-    EXPECT_FALSE(results[1].cached);
-    EXPECT_EQ(results[1].median_ms, results[0].median_ms);
-    EXPECT_TRUE(results[2].cached);
-    EXPECT_EQ(evaluator.stats().measured, 1);
-    EXPECT_EQ(evaluator.stats().binary_reuses, 1);
-    EXPECT_EQ(evaluator.stats().evaluations, 3);
-  }
-  fs::remove_all(cache);
+};
+
+TEST_F(GpuEvaluatorGpu, SameBinaryIsMeasuredOnceAndIdenticalVariantsAreCached) {
+  gi::GpuEvaluator evaluator(seed, spec, config);
+  evaluator.begin_generation(0, 7);
+  // A second copy of the plain path's "position.w = 0.0f;" changes the
+  // source, not the code.
+  const std::string store = "<_kernel.cu_" + std::to_string(plain_path_line(seed, "position.w = 0.0f;")) + ">";
+  const std::string duplicate_store = store + "+" + store;
+  const auto results = evaluator.evaluate({gi::grammar::Patch{}, gi::grammar::parse_patch(duplicate_store),
+                                           gi::grammar::parse_patch(duplicate_store)});
+  ASSERT_EQ(results.size(), 3u);
+  ASSERT_TRUE(results[0].valid()) << results[0].message;
+  EXPECT_FALSE(results[0].same_binary);
+  EXPECT_TRUE(results[1].valid()) << results[1].message;
+  EXPECT_TRUE(results[1].same_binary);
+  EXPECT_FALSE(results[1].cached);
+  EXPECT_EQ(results[1].median_ms, results[0].median_ms);
+  EXPECT_TRUE(results[2].cached);
+  EXPECT_EQ(evaluator.stats().measured, 1);
+  EXPECT_EQ(evaluator.stats().binary_reuses, 1);
+  EXPECT_EQ(evaluator.stats().evaluations, 3);
 }
 
 // Switch paths and coarsened variants are checked like any other variant:
 // on the GPU they must give the reference's answer, and a variant whose launch
 // does not fit its code (the grid halved for the plain path's loop, but the
 // warp-cooperative path chosen, which does not loop) fails the check.
-TEST(GpuEvaluatorGpu, SwitchPathsAndCoarsenedVariantsAreChecked) {
-  const auto cuda = gi::fitness::probe_cuda();
-  if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.message;
-  const fs::path dir = gi::test::source_dir() / "seeds/bspline/deformation_field";
-  const gi::Seed seed = gi::load_seed(dir);
-  const auto spec = gi::fitness::load_kernel_spec(dir);
-  const fs::path cache = fs::temp_directory_path() / ("gi-evaluator-switch-test-" + std::to_string(::getpid()));
-  gi::GpuEvaluatorConfig config;
-  config.worker_executable = gi_binary();
-  config.cache_dir = cache;
-  config.jobs = 4;
-  config.timing.budget_seconds = 0.3;
-  {
-    gi::GpuEvaluator evaluator(seed, spec, config);
-    evaluator.begin_generation(0, 11);
-    // An edit in the dead (warp) path leaves the published source as the seed's.
-    const std::string dead = "<_kernel.cu_" + std::to_string(plain_path_line(seed, "lane = threadIdx.x & 31;")) + ">";
-    const std::vector<std::string> texts = {"", "define:BSPLINE_PATH=1", "coarsen:2", "coarsen:4,strided",
-                                            "define:BSPLINE_PATH=1 coarsen:2", dead};
-    std::vector<gi::grammar::Patch> patches;
-    for (const auto& t : texts) patches.push_back(gi::grammar::parse_patch(t));
-    const auto r = evaluator.evaluate(patches);
-    ASSERT_EQ(r.size(), texts.size());
-    for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(r[i].valid()) << texts[i] << ": " << gi::to_string(r[i].status) << " " << r[i].message;
-    EXPECT_FALSE(r[4].valid()) << "a coarsened grid with the non-looping path must fail";
-    EXPECT_EQ(r[4].status, gi::EvalStatus::WrongOutput) << r[4].message;
-    EXPECT_TRUE(r[5].cached) << "an edit in a dead path gives the seed's published source";
-  }
-  fs::remove_all(cache);
+TEST_F(GpuEvaluatorGpu, SwitchPathsAndCoarsenedVariantsAreChecked) {
+  gi::GpuEvaluator evaluator(seed, spec, config);
+  evaluator.begin_generation(0, 11);
+  // An edit in the dead (warp) path leaves the published source as the seed's.
+  const std::string dead = "<_kernel.cu_" + std::to_string(plain_path_line(seed, "lane = threadIdx.x & 31;")) + ">";
+  const std::vector<std::string> texts = {"", "define:BSPLINE_PATH=1", "coarsen:2", "coarsen:4,strided",
+                                          "define:BSPLINE_PATH=1 coarsen:2", dead};
+  std::vector<gi::grammar::Patch> patches;
+  for (const auto& t : texts) patches.push_back(gi::grammar::parse_patch(t));
+  const auto r = evaluator.evaluate(patches);
+  ASSERT_EQ(r.size(), texts.size());
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_TRUE(r[i].valid()) << texts[i] << ": " << gi::to_string(r[i].status) << " " << r[i].message;
+  EXPECT_FALSE(r[4].valid()) << "a coarsened grid with the non-looping path must fail";
+  EXPECT_EQ(r[4].status, gi::EvalStatus::WrongOutput) << r[4].message;
+  EXPECT_TRUE(r[5].cached) << "an edit in a dead path gives the seed's published source";
 }
 
 }  // namespace

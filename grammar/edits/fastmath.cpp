@@ -2,48 +2,23 @@
 // into the fast intrinsics (expf -> __expf, ...): less accurate, so only a
 // variant that still passes the tolerance survives.
 #include "grammar/cuda_rewrites.hpp"
-#include "grammar/edit_family.hpp"
-#include "grammar/edit_rules.hpp"
-#include "grammar/edit_text.hpp"
 #include "grammar/edits/line_edits.hpp"
-#include "grammar/patch_state.hpp"
 
 namespace gi::grammar {
 namespace {
 
-int fastmath_sites(const Grammar& g, std::size_t rule) {
-  int sites = 0;
-  rewrite_fastmath(g.rule(rule).text, &sites);
-  return sites;
-}
-
-class FastMathFamily : public EditFamily {
+class FastMathFamily : public edits::LineRewriteFamily {
  public:
   std::string name() const override { return "fastmath"; }
-  EditGroup group() const override { return EditGroup::Cuda; }
-  std::string syntax() const override { return "fastmath:<_k.cu_N>"; }
 
-  void parse(ArgumentReader& r, Edit& e) const override { e.target = r.rule_ref(); }
-  std::string print(const Edit& e) const override { return "fastmath:" + e.target; }
-
-  std::optional<std::string> problem(const Grammar& g, const EditContext&, const Edit& e) const override {
-    const auto t = edits::named_rule(g, e.target);
-    if (!t) return "unknown rule " + e.target;
-    if (t->sub || !line_edit_target(g.rule(t->index).kind)) return e.target + " is not a statement, declaration or if line";
-    if (fastmath_sites(g, t->index) == 0) return "no fastmath site on " + e.target;
-    return std::nullopt;
+ protected:
+  int sites(const Grammar& g, std::size_t rule) const override {
+    int n = 0;
+    rewrite_fastmath(g.rule(rule).text, &n);
+    return n;
   }
-
-  std::vector<Edit> candidates(const Grammar& g, const EditContext&) const override {
-    std::vector<Edit> out;
-    for (std::size_t i = 0; i < g.rules().size(); ++i)
-      if (line_edit_target(g.rule(i).kind) && fastmath_sites(g, i) > 0)
-        out.push_back(Edit{name(), g.rule_name(i), "", 0, 0, ""});
-    return out;
-  }
-
-  void apply(const Grammar& g, const EditContext&, const Edit& e, PatchState& s) const override {
-    s.rules[*g.find(e.target)].rewrites[name()] = [](const std::string& text) { return rewrite_fastmath(text); };
+  std::function<std::string(const std::string&)> rewriter(const Grammar&, std::size_t) const override {
+    return [](const std::string& text) { return rewrite_fastmath(text); };
   }
 };
 
