@@ -41,6 +41,7 @@ DriverApi load_driver_api() {
   resolve(api.module_load_data, "cuModuleLoadData", kAbiVersion, true);
   resolve(api.module_unload, "cuModuleUnload", kAbiVersion, true);
   resolve(api.module_get_function, "cuModuleGetFunction", kAbiVersion, true);
+  resolve(api.module_get_global, "cuModuleGetGlobal", kAbiVersion, true);
   resolve(api.func_get_attribute, "cuFuncGetAttribute", kAbiVersion, true);
   resolve(api.func_set_attribute, "cuFuncSetAttribute", kAbiVersion, true);
   resolve(api.func_get_param_info, "cuFuncGetParamInfo", kParamInfoVersion, false);

@@ -15,6 +15,7 @@ struct DriverApi {
   decltype(&::cuModuleLoadData) module_load_data = nullptr;
   decltype(&::cuModuleUnload) module_unload = nullptr;
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuModuleGetGlobal) module_get_global = nullptr;  // a __device__ variable's address and size
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   // CUDA 12.4+ drivers only; nullptr on older ones (parameter checks are skipped).

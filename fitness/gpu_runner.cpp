@@ -451,6 +451,60 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
   }
 }
 
+CountedRun GpuRunner::run_counted(const LoadedKernel& instrumented, const LaunchPlan& plan,
+                                  const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance,
+                                  const std::string& counter_symbol, std::size_t counters) {
+  require_usable();
+  CountedRun result;
+  CUdeviceptr address = 0;
+  const std::size_t wanted = counters * sizeof(std::uint64_t);
+  try {
+    cudaSetDevice(device_);
+    std::size_t bytes = 0;
+    const CUresult status =
+        driver_api().module_get_global(&address, &bytes, instrumented.module_, counter_symbol.c_str());
+    if (status != CUDA_SUCCESS) {
+      result.check.status = RunStatus::LoadError;
+      result.check.message = describe_driver_error(("cuModuleGetGlobal(" + counter_symbol + ")").c_str(), status) +
+                             ": the module of '" + instrumented.entry() + "' is not instrumented";
+      return result;
+    }
+    if (bytes < wanted) {
+      result.check.status = RunStatus::LoadError;
+      result.check.message = "'" + counter_symbol + "' in the module of '" + instrumented.entry() + "' holds " +
+                             std::to_string(bytes) + " bytes, expected at least " + std::to_string(wanted) +
+                             " (" + std::to_string(counters) + " counters)";
+      return result;
+    }
+    // Queued before run_checked's launch on the same stream.
+    check_runtime(cudaMemsetAsync(reinterpret_cast<void*>(address), 0, wanted, stream_),
+                  "cudaMemsetAsync(branch counters)");
+  } catch (const std::exception& e) {
+    const RunFailure failure = failure_from(e, "counted run");
+    result.check.status = failure.status();
+    result.check.message = failure.what();
+    return result;
+  }
+  result.check = run_checked(instrumented, plan, expected, tolerance);
+  const RunStatus s = result.check.status;
+  const bool finished = s == RunStatus::Ok || s == RunStatus::WrongOutput || s == RunStatus::GuardViolation ||
+                        s == RunStatus::InputModified;
+  if (!finished || !usable_) return result;
+  try {
+    std::vector<std::uint64_t> counts(counters);
+    check_runtime(cudaMemcpyAsync(counts.data(), reinterpret_cast<void*>(address), wanted, cudaMemcpyDeviceToHost,
+                                  stream_),
+                  "cudaMemcpyAsync(branch counters)");
+    check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(branch counters)");
+    result.counts = std::move(counts);
+  } catch (const std::exception& e) {
+    const RunFailure failure = failure_from(e, "reading the branch counters");
+    result.check.status = failure.status();
+    result.check.message = failure.what();
+  }
+  return result;
+}
+
 void GpuRunner::prepare_sample(const TimingConfig& config) {
   buffers_->restore_inouts(stream_);
   if (config.flush_l2) {

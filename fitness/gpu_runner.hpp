@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -64,6 +65,15 @@ class LoadedKernel {
   int max_threads_per_block_ = 0;
 };
 
+// What a counted run (GpuRunner::run_counted) gives: the checked run's
+// report and the counters the kernel left.
+struct CountedRun {
+  CheckReport check;
+  // Empty unless the kernel ran to its end (check.status Ok, WrongOutput,
+  // GuardViolation or InputModified).
+  std::vector<std::uint64_t> counts;
+};
+
 struct LoadResult {
   RunStatus status = RunStatus::Ok;  // Ok or LoadError
   std::string message;               // for LoadError: the call and the CUDA error
@@ -115,6 +125,18 @@ class GpuRunner {
   // for a plan or reference that does not fit together.
   CheckReport run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
                           const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance);
+
+  // A coverage run of a kernel built by instrument_branches
+  // (fitness/branch_coverage.hpp): the module's __device__ array
+  // `counter_symbol` (at least `counters` unsigned long longs) is zeroed,
+  // the kernel runs once as in run_checked (NaN-filled outputs, checked
+  // against `expected`, which may be empty: then only digested), and
+  // `counters` elements are read back. Never throws for a failure of the
+  // variant: a module without such an array is a LoadError, a fault or
+  // time-out is reported in `check` as by run_checked.
+  CountedRun run_counted(const LoadedKernel& instrumented, const LaunchPlan& plan,
+                         const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance,
+                         const std::string& counter_symbol, std::size_t counters);
 
   // The bytes buffer `name` of `plan` holds now (after run_checked: what the
   // kernel left there). For measuring run-to-run spread.

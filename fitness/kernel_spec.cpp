@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fitness/branch_coverage.hpp"
 #include "fitness/reference_registry.hpp"
 #include "grammar/grammar.hpp"
 #include "grammar/switches.hpp"
@@ -132,7 +133,8 @@ class SpecReader {
     k.display_path = file_;
     expect_object(spec, "");
     only_keys(spec, "", {"entry", "family", "work_item", "parameters", "launch", "tolerance", "tolerance_note",
-                         "min_bytes", "tunables", "switches", "switch_combinations", "workloads"});
+                         "min_bytes", "tunables", "switches", "switch_combinations", "workloads",
+                         "coverage_exempt"});
     k.entry = string_field(required(spec, "", "entry"), "entry");
     k.family = string_field(required(spec, "", "family"), "family");
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");
@@ -143,6 +145,7 @@ class SpecReader {
     k.min_bytes = expression_field(required(spec, "", "min_bytes"), "min_bytes");
     read_tunables(required(spec, "", "tunables"), k);
     read_workloads(required(spec, "", "workloads"), k);
+    if (const auto c = spec.find("coverage_exempt"); c != spec.end()) read_coverage_exempt(*c, k);
     check_against_kernel(k, kernel_source, kernel_name);
     read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations);
     if (check_.registry && !has_reference(k.entry))
@@ -350,6 +353,35 @@ class SpecReader {
     for (std::size_t i = 0; i < v.size(); ++i)
       k.validate.push_back(read_workload(v[i], index("workloads.validate", i), WorkloadRole::Validate));
   }
+
+  void read_coverage_exempt(const json& list, KernelSpec& k) const {
+    if (!list.is_array()) fail("coverage_exempt", std::string("expected an array, found ") + json_kind(list));
+    std::set<std::pair<std::string, bool>> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = index("coverage_exempt", i);
+      const json& e = list[i];
+      expect_object(e, path);
+      only_keys(e, path, {"branch", "direction", "reason"});
+      CoverageExemption x;
+      x.json_path = path;
+      x.branch = string_field(required(e, path, "branch"), child(path, "branch"));
+      if (!parse_branch_key(x.branch))
+        fail(child(path, "branch"), "'" + x.branch + "' is not a branch key: expected <kind>@<line>:<column> with "
+                                    "kind if, op or ?: and positive numbers (e.g. if@35:13)");
+      const json& d = required(e, path, "direction");
+      const std::string direction = string_field(d, child(path, "direction"), false);
+      if (direction != "true" && direction != "false")
+        fail(child(path, "direction"), "expected \"true\" or \"false\", found '" + direction + "'");
+      x.direction = direction == "true";
+      x.reason = string_field(required(e, path, "reason"), child(path, "reason"));
+      if (x.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+        fail(child(path, "reason"), "expected a reason, found only whitespace");
+      if (!seen.emplace(x.branch, x.direction).second)
+        fail(path, x.branch + " " + direction + " is exempted twice");
+      k.coverage_exempt.push_back(std::move(x));
+    }
+  }
+
 
   // A switch value as text: integers as integers, strings as they are.
   std::string switch_value(const json& v, const std::string& path) const {

@@ -49,7 +49,11 @@
 //   }                                      //   seed optional (default 0), added to the caller's seed
 //   Any workload may carry its own "tolerance": {"abs", "rel"} with a "tolerance_note" saying why:
 //   a workload on which the seed is exact can be checked exactly (e.g. float sums of small integers).
-// }
+//   "coverage_exempt": [                   // optional: branch directions the training set may leave
+//     {"branch": "if@35:13",               //   untaken (`gi verify` fails a seed for any other one);
+//      "direction": "false",               //   branch keys as fitness/branch_coverage.hpp names them
+//      "reason": "why it cannot matter"}]  //   (<if|op|?:>@line:column in kernel.cu), direction
+// }                                        //   "true" or "false", a non-empty reason
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -91,6 +95,14 @@ struct WorkloadSpec {
   std::string tolerance_note;
 };
 
+// A branch direction the training set need not take (see branch_coverage.hpp).
+struct CoverageExemption {
+  std::string branch;      // "if@35:13"
+  bool direction = false;  // the exempted direction
+  std::string reason;
+  std::string json_path;   // "coverage_exempt[0]"
+};
+
 struct KernelSpec {
   std::filesystem::path dir;  // the seed folder
   std::string display_path;   // spec.json as named in messages
@@ -110,6 +122,7 @@ struct KernelSpec {
   WorkloadSpec train;                      // timed: its time ranks variants
   std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed
   std::vector<WorkloadSpec> validate;
+  std::vector<CoverageExemption> coverage_exempt;
 
   std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
   const ParamSpec* find_parameter(std::string_view name) const;

@@ -1,5 +1,6 @@
 // `gi verify [SEED_DIR...] [--out DIR] [--again]`: every seed on the GPU
-// against its reference, training and held-out workloads; one JSON per kernel
+// against its reference, training and held-out workloads, and the branch
+// coverage of its training set; one JSON per kernel
 // in DIR (kept across calls: done kernels are skipped unless --again) and a
 // README.md table over all of them.
 #include <fstream>
@@ -12,6 +13,24 @@
 #include "gi/versions.hpp"
 
 namespace gi::cli {
+
+namespace {
+
+// "  coverage 14/16 (2 exempt)", and what failed it.
+std::string coverage_summary(const nlohmann::json& r) {
+  if (!r.contains("coverage")) return "";
+  const nlohmann::json& c = r["coverage"];
+  std::string s = "  coverage ";
+  if (c.contains("taken") && c.contains("directions"))
+    s += std::to_string(c["taken"].get<long long>()) + "/" + std::to_string(c["directions"].get<long long>()) + " (" +
+         std::to_string(c.value("exempt", 0LL)) + " exempt)";
+  else
+    s += "not measured";
+  if (r.contains("coverage_failure")) s += "  " + r["coverage_failure"].get<std::string>();
+  return s;
+}
+
+}  // namespace
 
 void register_verify(CLI::App& app) {
   auto* cmd = app.add_subcommand("verify", "Run every seed on the GPU against its reference on all its workloads and "
@@ -56,7 +75,7 @@ void register_verify(CLI::App& app) {
       fitness::write_file_atomically(file, r.dump(2) + "\n");
       std::cout << (r.value("passed", false) ? "ok    " : "FAIL  ") << r["kernel"].get<std::string>() << "  max abs "
                 << r.value("max_abs_error", nlohmann::json()).dump() << "  max rel "
-                << r.value("max_rel_error", nlohmann::json()).dump()
+                << r.value("max_rel_error", nlohmann::json()).dump() << coverage_summary(r)
                 << (r.contains("error") ? "  " + r["error"].get<std::string>() : std::string()) << std::endl;
       all_passed = all_passed && r.value("passed", false);
       if (!runner.usable()) throw std::runtime_error("the CUDA context was lost; run gi verify again to go on");

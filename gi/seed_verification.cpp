@@ -10,6 +10,7 @@
 #include "fitness/output_check.hpp"
 #include "fitness/workload_plan.hpp"
 #include "gi/seed.hpp"
+#include "gi/seed_coverage.hpp"
 #include "gi/variant_build.hpp"
 
 namespace gi {
@@ -60,6 +61,52 @@ double worst_tolerance_ratio(const fitness::BufferArg& buffer, const std::vector
   return worst;
 }
 
+std::string count_text(const nlohmann::json& coverage, const char* key) {
+  return coverage.contains(key) && coverage[key].is_number() ? std::to_string(coverage[key].get<long long>()) : "-";
+}
+
+// Per kernel: how many branch directions the timed workload alone takes
+// (the library before it had train_checks) and how many the whole training
+// set takes; then every direction that fails a seed, with its source text.
+std::string coverage_section(const std::vector<nlohmann::json>& results) {
+  std::ostringstream out;
+  int passed = 0, measured = 0;
+  for (const auto& r : results)
+    if (r.contains("coverage")) {
+      ++measured;
+      passed += r["coverage"].value("passed", false);
+    }
+  out << "\n## Branch coverage of the training set\n\n"
+      << "Every seed instrumented with a counter per branch direction (each `if`, each `?:` condition, each "
+         "operand of `&&` / `||`; fitness/branch_coverage.hpp) and run on every training workload. A direction "
+         "that no training workload takes can be deleted by an edit that still passes training, so a seed "
+         "fails verification when it leaves one untaken that its spec does not exempt (`coverage_exempt`, with a "
+         "reason). \"train alone\" is the coverage of the timed workload by itself: the library before it had "
+         "correctness-only training workloads. `gi coverage SEED_DIR` shows one seed's directions with their counts.\n\n"
+      << passed << " of " << measured << " kernels measured have every direction taken or exempt.\n\n"
+      << "| kernel | directions | taken by train alone | taken by the training set | exempt | untaken |\n"
+      << "|---|---|---|---|---|---|\n";
+  std::string untaken;
+  for (const auto& r : results) {
+    if (!r.contains("coverage")) continue;
+    const nlohmann::json& c = r["coverage"];
+    const std::string kernel = r.value("kernel", std::string("?"));
+    const bool has_untaken = c.contains("untaken") && c["untaken"].is_array();
+    out << "| " << kernel << " | " << count_text(c, "directions") << " | " << count_text(c, "taken_by_train")
+        << " | " << count_text(c, "taken") << " | " << count_text(c, "exempt") << " | "
+        << (has_untaken ? std::to_string(c["untaken"].size()) : std::string("-")) << " |\n";
+    if (c.contains("error")) untaken += "- " + kernel + ": " + c["error"].get<std::string>() + "\n";
+    if (has_untaken)
+      for (const auto& d : c["untaken"])
+        untaken += "- " + kernel + " " + d.value("branch", std::string("?")) + " " +
+                   d.value("direction", std::string("?")) + ": `" + d.value("text", std::string()) + "`\n";
+    if (c.contains("errors"))
+      for (const auto& e : c["errors"]) untaken += "- " + kernel + ": " + e.get<std::string>() + "\n";
+  }
+  if (!untaken.empty()) out << "\nUntaken directions and coverage errors:\n\n" << untaken;
+  return out.str();
+}
+
 nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace
@@ -86,12 +133,20 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
     result["error"] = loaded.message;
     return result;
   }
-  std::vector<std::string> workloads = {"train"};
+  // The whole training set (the search checks every one of its workloads
+  // every generation), then the held-out workloads.
+  std::vector<std::string> workloads = spec.training_workloads();
+  const std::size_t training = workloads.size();
   for (std::size_t i = 0; i < spec.validate.size(); ++i) workloads.push_back("validate:" + std::to_string(i));
+  // Branch coverage of the training set: the instrumented seed runs on the
+  // same prepared training workloads as the plain one.
+  const InstrumentedSeed instrumented = build_instrumented_seed(runner, seed, spec, tuning, o.cache);
+  std::vector<CoverageRun> coverage_runs;
   bool passed = true;
   double max_abs = 0, max_rel = 0, values = 0, worst_ratio = 0;
   nlohmann::json rows = nlohmann::json::array();
-  for (const std::string& which : workloads) {
+  for (std::size_t w = 0; w < workloads.size(); ++w) {
+    const std::string& which = workloads[w];
     const std::optional<std::filesystem::path> refs =
         o.cache ? std::optional<std::filesystem::path>(*o.cache / "reference") : std::nullopt;
     const fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, 0, refs, tuning.block_size);
@@ -139,8 +194,16 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
       result["run_to_run_max_abs"] = finite(spread);
     }
     rows.push_back(row);
+    if (w < training && instrumented.kernel && runner.usable())
+      coverage_runs.push_back(run_coverage(runner, instrumented, work));
   }
   result["workloads"] = rows;
+  const SeedCoverage coverage = seed_coverage(instrumented, spec, coverage_runs);
+  result["coverage"] = to_json(coverage);
+  if (!coverage.passed()) {
+    passed = false;
+    result["coverage_failure"] = coverage.failure();
+  }
   result["passed"] = passed;
   result["max_abs_error"] = max_abs;
   result["max_rel_error"] = max_rel;
@@ -156,7 +219,8 @@ std::string verification_readme(const nlohmann::json& versions, const std::vecto
   for (const auto& r : results) passed += r.value("passed", false);
   out << "# Seed verification on " << versions.value("gpu", std::string("?")) << "\n\n"
       << "Every seed kernel, as written, run on the GPU and checked against its double-precision CPU reference on "
-         "the training workload and every held-out workload (`gi verify`; generator seed 0). Driver "
+         "every training workload (`train` and its correctness-only `train:N`) and every held-out workload (`gi "
+         "verify`; generator seed 0). Driver "
       << versions.value("driver", std::string("?")) << ", " << versions.value("date", std::string("?"))
       << ", gi " << versions.value("gi_commit", std::string("?")) << ".\n\n"
       << passed << " of " << results.size() << " kernels passed on every workload.\n\n"
@@ -189,6 +253,7 @@ std::string verification_readme(const nlohmann::json& versions, const std::vecto
                 : std::string("-"))
         << " | " << num(r.value("run_to_run_max_abs", nlohmann::json())) << " |\n";
   }
+  out << coverage_section(results);
   return out.str();
 }
 

@@ -291,6 +291,60 @@ TEST_F(MalformedSpec, TrainingSetNamesAndTolerances) {
   EXPECT_THROW(k.workload("train:3"), std::runtime_error);
 }
 
+TEST_F(MalformedSpec, CoverageExemptionsAreRead) {
+  spec["coverage_exempt"] = json::array({{{"branch", "if@52:5"}, {"direction", "false"}, {"reason", "no padding"}},
+                                         {{"branch", "?:@7:12"}, {"direction", "true"}, {"reason", "r"}},
+                                         {{"branch", "op@60:1"}, {"direction", "false"}, {"reason", "r"}}});
+  const KernelSpec k = parse_kernel_spec(spec, "seeds/x/y/spec.json", kernel, "kernel.cu");
+  ASSERT_EQ(k.coverage_exempt.size(), 3u);
+  EXPECT_EQ(k.coverage_exempt[0].branch, "if@52:5");
+  EXPECT_FALSE(k.coverage_exempt[0].direction);
+  EXPECT_EQ(k.coverage_exempt[0].reason, "no padding");
+  EXPECT_EQ(k.coverage_exempt[0].json_path, "coverage_exempt[0]");
+  EXPECT_TRUE(k.coverage_exempt[1].direction);
+  // Optional: the seed's own spec may have none.
+  spec.erase("coverage_exempt");
+  EXPECT_TRUE(parse_kernel_spec(spec, "seeds/x/y/spec.json", kernel, "kernel.cu").coverage_exempt.empty());
+}
+
+TEST_F(MalformedSpec, CoverageExemptionsAreValidated) {
+  const json good = {{"branch", "if@52:5"}, {"direction", "false"}, {"reason", "why"}};
+  auto with = [&](const json& entry) {
+    json j = spec;
+    j["coverage_exempt"] = json::array({good, entry});
+    return j;
+  };
+  json entry = good;
+  entry["branch"] = "while@52:5";
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].branch: 'while@52:5' is not a branch key",
+               "kind if, op or ?:");
+  for (const char* bad : {"if@52", "if@0:5", "if@52:-1", "if52:5", "if@52:5x", "if@:5", "op@1:2:3"}) {
+    entry["branch"] = bad;
+    expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].branch: '" + std::string(bad) + "' is not");
+  }
+  entry = good;
+  entry["direction"] = "both";
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].direction: expected \"true\" or \"false\"",
+               "'both'");
+  entry["direction"] = false;
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].direction: expected a string");
+  entry = good;
+  entry["reason"] = "";
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].reason: expected a non-empty string");
+  entry["reason"] = "  \n";
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].reason: expected a reason");
+  entry.erase("reason");
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].reason: missing required field");
+  entry = good;
+  entry["note"] = "x";
+  expect_error(with(entry), "seeds/x/y/spec.json: coverage_exempt[1].note: unknown field");
+  expect_error(with(good), "seeds/x/y/spec.json: coverage_exempt[1]: if@52:5 false is exempted twice");
+  spec["coverage_exempt"] = json::object();
+  expect_error(spec, "seeds/x/y/spec.json: coverage_exempt: expected an array");
+  spec["coverage_exempt"] = json::array({"if@52:5"});
+  expect_error(spec, "seeds/x/y/spec.json: coverage_exempt[0]: expected an object");
+}
+
 TEST_F(MalformedSpec, DebugOptionIsNoTunable) {
   spec["tunables"]["options"].push_back(json::array({"-G"}));
   expect_error(spec, "seeds/x/y/spec.json: tunables.options[5][0]: '-G' is not a performance option");
