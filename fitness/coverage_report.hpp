@@ -29,14 +29,16 @@ struct DirectionCoverage {
 };
 
 struct CoverageReport {
-  std::vector<std::string> workloads;          // "train", "train:1", ...
+  // "train", "train:1", ...; runs of another switch setting of the seed
+  // (another code path) are named "train@BSPLINE_PATH=1", ...
+  std::vector<std::string> workloads;
   std::vector<BranchSite> sites;
   std::vector<DirectionCoverage> directions;   // site i: [2i] false, [2i+1] true
   std::vector<std::string> errors;             // stale exemptions
   std::vector<std::string> notes;              // exemptions of directions the training set takes
 
-  // Directions taken by the timed workload ("train") alone: the coverage
-  // the library had before it had train_checks.
+  // Directions taken by the timed workload ("train", at any switch setting)
+  // alone: the coverage the library had before it had train_checks.
   std::size_t taken_by_timed() const;
   std::size_t taken() const;
   // Untaken and exempted.

@@ -2,16 +2,24 @@
 
 #include "fitness/nvrtc_compiler.hpp"
 #include "gi/variant_build.hpp"
+#include "grammar/patch_apply.hpp"
 
 namespace gi {
 
+std::string coverage_workload_name(const std::string& which, const SwitchSetting& setting) {
+  return setting.name.empty() ? which : which + "@" + setting.name;
+}
+
 InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
                                          const Tuning& tuning,
-                                         const std::optional<std::filesystem::path>& cache) {
+                                         const std::optional<std::filesystem::path>& cache,
+                                         const SwitchSetting& setting) {
   InstrumentedSeed result;
   const std::string file = seed.grammar.file_name();
   try {
-    result.instrumentation = fitness::instrument_branches(seed.source, file);
+    // Unresolved: the preprocessor drops the dead paths, whose counters stay 0.
+    const std::string source = grammar::apply_patch(seed.grammar, setting.patch, seed.context);
+    result.instrumentation = fitness::instrument_branches(source, file);
   } catch (const std::exception& e) {
     result.error = "cannot instrument the seed for coverage: " + std::string(e.what());
     return result;
@@ -67,7 +75,7 @@ std::string SeedCoverage::failure() const {
 }
 
 SeedCoverage seed_coverage(const InstrumentedSeed& instrumented, const fitness::KernelSpec& spec,
-                           const std::vector<CoverageRun>& runs) {
+                           const std::vector<CoverageRun>& runs, const std::vector<SwitchSetting>& settings) {
   SeedCoverage c;
   std::vector<std::string> workloads;
   std::vector<std::vector<std::uint64_t>> counts;
@@ -85,7 +93,9 @@ SeedCoverage seed_coverage(const InstrumentedSeed& instrumented, const fitness::
     counts.push_back(r.run.counts);
   }
   if (!instrumented.error.empty()) c.error = instrumented.error;
-  const std::vector<std::string> expected = spec.training_workloads();
+  std::vector<std::string> expected;
+  for (const SwitchSetting& setting : settings)
+    for (const std::string& which : spec.training_workloads()) expected.push_back(coverage_workload_name(which, setting));
   if (c.error.empty() && workloads != expected)
     c.error = "coverage runs on " + std::to_string(workloads.size()) + " workloads, the training set has " +
               std::to_string(expected.size());
@@ -98,19 +108,29 @@ SeedCoverage seed_coverage(const InstrumentedSeed& instrumented, const fitness::
 SeedCoverage measure_seed_coverage(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
                                    const Tuning& tuning, const std::optional<std::filesystem::path>& cache,
                                    std::uint64_t generator_seed) {
-  const InstrumentedSeed instrumented = build_instrumented_seed(runner, seed, spec, tuning, cache);
-  std::vector<CoverageRun> runs;
-  if (instrumented.kernel) {
-    const std::optional<std::filesystem::path> refs =
-        cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt;
-    for (const std::string& which : spec.training_workloads()) {
-      const fitness::PreparedWorkload work =
-          fitness::prepare_workload(spec, which, generator_seed, refs, tuning.block_size);
-      runs.push_back(run_coverage(runner, instrumented, work));
-      if (!runner.usable()) break;  // the context is lost: nothing more can run
+  const std::vector<SwitchSetting> settings = switch_settings(seed);
+  std::vector<InstrumentedSeed> builds;
+  for (const SwitchSetting& setting : settings)
+    builds.push_back(build_instrumented_seed(runner, seed, spec, tuning, cache, setting));
+  const std::optional<std::filesystem::path> refs =
+      cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt;
+  std::vector<std::vector<CoverageRun>> by_setting(settings.size());
+  for (const std::string& which : spec.training_workloads()) {
+    fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, generator_seed, refs, tuning.block_size);
+    for (std::size_t s = 0; s < settings.size() && runner.usable(); ++s) {
+      if (!builds[s].kernel) continue;
+      fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size,
+                                   variant_source(seed, settings[s].patch).launch);
+      CoverageRun run = run_coverage(runner, builds[s], work);
+      run.workload = coverage_workload_name(which, settings[s]);
+      by_setting[s].push_back(std::move(run));
     }
   }
-  return seed_coverage(instrumented, spec, runs);
+  std::vector<CoverageRun> runs;
+  for (auto& r : by_setting) runs.insert(runs.end(), r.begin(), r.end());
+  for (std::size_t s = 1; s < settings.size(); ++s)
+    if (!builds[s].error.empty()) return seed_coverage(builds[s], spec, runs, settings);
+  return seed_coverage(builds[0], spec, runs, settings);
 }
 
 nlohmann::json to_json(const SeedCoverage& c) {

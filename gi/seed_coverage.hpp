@@ -21,6 +21,7 @@
 #include "fitness/workload_plan.hpp"
 #include "gi/evaluator.hpp"
 #include "gi/seed.hpp"
+#include "gi/switch_settings.hpp"
 
 namespace gi {
 
@@ -30,18 +31,24 @@ struct InstrumentedSeed {
   std::string error;                            // why it could not be instrumented, compiled or loaded
 };
 
-// The seed's source instrumented, compiled with base_compile_options() and
-// the tuning's options for the runner's device (through the compile cache in
-// `cache`/compile when given) and loaded. Never throws for a seed that
-// cannot be instrumented, compiled or loaded: `error` says why.
+// The seed's source under `setting` (its define edits applied, every path
+// kept, so branch keys are kernel.cu's lines and columns) instrumented,
+// compiled with base_compile_options() and the tuning's options for the
+// runner's device (through the compile cache in `cache`/compile when given)
+// and loaded. Never throws for a seed that cannot be instrumented, compiled
+// or loaded: `error` says why.
 InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
                                          const Tuning& tuning,
-                                         const std::optional<std::filesystem::path>& cache);
+                                         const std::optional<std::filesystem::path>& cache,
+                                         const SwitchSetting& setting = {});
 
 struct CoverageRun {
-  std::string workload;  // "train", "train:1", ...
+  std::string workload;  // "train", "train:1", ...; "train@BSPLINE_PATH=1" for another switch setting
   fitness::CountedRun run;
 };
+
+// "train" at the default setting, "train@BSPLINE_PATH=1" at another.
+std::string coverage_workload_name(const std::string& which, const SwitchSetting& setting);
 
 // One coverage run of `instrumented` on a prepared workload.
 CoverageRun run_coverage(fitness::GpuRunner& runner, const InstrumentedSeed& instrumented,
@@ -57,16 +64,21 @@ struct SeedCoverage {
   std::string failure() const;
 };
 
-// The coverage of `runs` (one per training workload of `spec`, in
-// spec.training_workloads() order). A run whose check did not pass is an
-// error: the counts of a kernel that faulted or computed something else
-// say nothing about the seed.
+// The coverage of `runs`: one per training workload of `spec` and switch
+// setting, settings in `settings` order, workloads in
+// spec.training_workloads() order within each. A direction of a switch path
+// is counted only where that path is compiled in, so across settings every
+// path's directions are measured where they live. A run whose check did not
+// pass is an error: the counts of a kernel that faulted or computed
+// something else say nothing about the seed.
 SeedCoverage seed_coverage(const InstrumentedSeed& instrumented, const fitness::KernelSpec& spec,
-                           const std::vector<CoverageRun>& runs);
+                           const std::vector<CoverageRun>& runs,
+                           const std::vector<SwitchSetting>& settings = {SwitchSetting{}});
 
-// All of it for one seed: build, prepare every training workload with
-// generator seed `generator_seed` (references cached in `cache`/reference),
-// run, report. Throws only for workloads that cannot be prepared (a broken spec).
+// All of it for one seed, at every switch setting: build, prepare every
+// training workload with generator seed `generator_seed` (references cached
+// in `cache`/reference), run, report. Throws only for workloads that cannot
+// be prepared (a broken spec).
 SeedCoverage measure_seed_coverage(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
                                    const Tuning& tuning, const std::optional<std::filesystem::path>& cache,
                                    std::uint64_t generator_seed = 0);

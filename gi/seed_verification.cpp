@@ -109,6 +109,14 @@ std::string coverage_section(const std::vector<nlohmann::json>& results) {
 
 nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+// One switch setting of the seed as verify runs it.
+struct VerifiedPath {
+  SwitchSetting setting;
+  grammar::LaunchEffect launch;
+  std::optional<fitness::LoadedKernel> kernel;
+  InstrumentedSeed instrumented;
+};
+
 }  // namespace
 
 nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::path& dir, const VerifyOptions& o) {
@@ -121,27 +129,42 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
                            {"tolerance", {{"abs", spec.tolerance.abs}, {"rel", spec.tolerance.rel}}},
                            {"block_size", tuning.block_size}};
   runner.set_kernel_timeout(std::chrono::milliseconds(o.timeout_ms));
-  const fitness::CompileResult binary = compile_variant(seed, grammar::Patch{}, tuning, runner.arch(), o.cache).binary;
-  if (!binary.ok) {
-    result["passed"] = false;
-    result["error"] = "does not compile: " + binary.error;
-    return result;
+  // Every path of every switch (the seed's own setting first) is checked
+  // like the seed, and the branch coverage of each path is measured where
+  // that path is compiled in.
+  const std::vector<SwitchSetting> settings = switch_settings(seed);
+  std::vector<VerifiedPath> paths;
+  for (const SwitchSetting& setting : settings) {
+    VerifiedPath p{setting, {}, std::nullopt, {}};
+    const BuiltVariant built = compile_variant(seed, setting.patch, tuning, runner.arch(), o.cache);
+    p.launch = built.launch;
+    const std::string which = setting.name.empty() ? "" : " (switches " + setting.name + ")";
+    if (!built.binary.ok) {
+      result["passed"] = false;
+      result["error"] = "does not compile" + which + ": " + built.binary.error;
+      return result;
+    }
+    fitness::LoadResult loaded = runner.load(built.binary.cubin, spec.entry);
+    if (!loaded.ok()) {
+      result["passed"] = false;
+      result["error"] = loaded.message + which;
+      return result;
+    }
+    p.kernel = std::move(loaded.kernel);
+    p.instrumented = build_instrumented_seed(runner, seed, spec, tuning, o.cache, setting);
+    paths.push_back(std::move(p));
   }
-  fitness::LoadResult loaded = runner.load(binary.cubin, spec.entry);
-  if (!loaded.ok()) {
-    result["passed"] = false;
-    result["error"] = loaded.message;
-    return result;
+  if (settings.size() > 1) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const SwitchSetting& s : settings) names.push_back(s.name.empty() ? "default" : s.name);
+    result["switch_settings"] = names;
   }
   // The whole training set (the search checks every one of its workloads
   // every generation), then the held-out workloads.
   std::vector<std::string> workloads = spec.training_workloads();
   const std::size_t training = workloads.size();
   for (std::size_t i = 0; i < spec.validate.size(); ++i) workloads.push_back("validate:" + std::to_string(i));
-  // Branch coverage of the training set: the instrumented seed runs on the
-  // same prepared training workloads as the plain one.
-  const InstrumentedSeed instrumented = build_instrumented_seed(runner, seed, spec, tuning, o.cache);
-  std::vector<CoverageRun> coverage_runs;
+  std::vector<std::vector<CoverageRun>> coverage_runs(paths.size());
   bool passed = true;
   double max_abs = 0, max_rel = 0, values = 0, worst_ratio = 0;
   nlohmann::json rows = nlohmann::json::array();
@@ -149,56 +172,70 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
     const std::string& which = workloads[w];
     const std::optional<std::filesystem::path> refs =
         o.cache ? std::optional<std::filesystem::path>(*o.cache / "reference") : std::nullopt;
-    const fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, 0, refs, tuning.block_size);
-    const fitness::CheckReport r = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
-    nlohmann::json row = {{"workload", which},
-                          {"status", fitness::to_string(r.status)},
-                          {"values_checked", r.values_checked},
-                          {"max_abs_error", finite(r.max_abs_error)},
-                          {"max_rel_error", finite(r.max_rel_error)},
-                          {"output_digest", r.output_digest}};
-    if (!r.ok()) row["message"] = r.message;
-    if (r.status == fitness::RunStatus::Ok || r.status == fitness::RunStatus::WrongOutput) {
-      double worst = 0;
-      for (const auto& e : work.expected)
-        for (const auto& b : work.plan.buffers)
-          if (b.name == e.buffer)
-            worst = std::max(worst, worst_tolerance_ratio(b, runner.buffer_bytes(work.plan, b.name), e, work.tolerance));
-      row["worst_tolerance_ratio"] = finite(worst);
-      worst_ratio = std::max(worst_ratio, worst);
-    }
-    passed = passed && r.ok();
-    max_abs = std::max(max_abs, r.max_abs_error);
-    max_rel = std::max(max_rel, r.max_rel_error);
-    values += static_cast<double>(r.values_checked);
-    if (which == "train" && (r.ok() || r.status == fitness::RunStatus::WrongOutput) && o.runs > 1) {
-      // Run-to-run spread: the outputs of repeated runs against the first.
-      std::vector<std::vector<std::byte>> first;
-      for (const auto& b : work.plan.buffers)
-        if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
-          first.push_back(runner.buffer_bytes(work.plan, b.name));
-      double spread = 0;
-      int identical = 0;
-      for (int run = 1; run < o.runs; ++run) {
-        const fitness::CheckReport again = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
-        passed = passed && again.ok() && r.ok();
-        identical += again.output_digest == r.output_digest;
-        std::size_t k = 0;
+    fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, 0, refs, tuning.block_size);
+    for (std::size_t k = 0; k < paths.size() && runner.usable(); ++k) {
+      const VerifiedPath& path = paths[k];
+      fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size, path.launch);
+      const fitness::CheckReport r = runner.run_checked(*path.kernel, work.plan, work.expected, work.tolerance);
+      nlohmann::json row = {{"workload", which},
+                            {"status", fitness::to_string(r.status)},
+                            {"values_checked", r.values_checked},
+                            {"max_abs_error", finite(r.max_abs_error)},
+                            {"max_rel_error", finite(r.max_rel_error)},
+                            {"output_digest", r.output_digest}};
+      if (!path.setting.name.empty()) row["switches"] = path.setting.name;
+      if (!r.ok()) row["message"] = r.message;
+      if (r.status == fitness::RunStatus::Ok || r.status == fitness::RunStatus::WrongOutput) {
+        double worst = 0;
+        for (const auto& e : work.expected)
+          for (const auto& b : work.plan.buffers)
+            if (b.name == e.buffer)
+              worst = std::max(worst, worst_tolerance_ratio(b, runner.buffer_bytes(work.plan, b.name), e, work.tolerance));
+        row["worst_tolerance_ratio"] = finite(worst);
+        worst_ratio = std::max(worst_ratio, worst);
+      }
+      passed = passed && r.ok();
+      max_abs = std::max(max_abs, r.max_abs_error);
+      max_rel = std::max(max_rel, r.max_rel_error);
+      values += static_cast<double>(r.values_checked);
+      if (k == 0 && which == "train" && (r.ok() || r.status == fitness::RunStatus::WrongOutput) && o.runs > 1) {
+        // Run-to-run spread: the outputs of repeated runs against the first.
+        std::vector<std::vector<std::byte>> first;
         for (const auto& b : work.plan.buffers)
           if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
-            spread = std::max(spread, max_difference(b, first[k++], runner.buffer_bytes(work.plan, b.name)));
+            first.push_back(runner.buffer_bytes(work.plan, b.name));
+        double spread = 0;
+        int identical = 0;
+        for (int run = 1; run < o.runs; ++run) {
+          const fitness::CheckReport again = runner.run_checked(*path.kernel, work.plan, work.expected, work.tolerance);
+          passed = passed && again.ok() && r.ok();
+          identical += again.output_digest == r.output_digest;
+          std::size_t k2 = 0;
+          for (const auto& b : work.plan.buffers)
+            if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
+              spread = std::max(spread, max_difference(b, first[k2++], runner.buffer_bytes(work.plan, b.name)));
+        }
+        row["runs"] = o.runs;
+        row["runs_identical_to_first"] = identical;
+        row["run_to_run_max_abs"] = finite(spread);
+        result["run_to_run_max_abs"] = finite(spread);
       }
-      row["runs"] = o.runs;
-      row["runs_identical_to_first"] = identical;
-      row["run_to_run_max_abs"] = finite(spread);
-      result["run_to_run_max_abs"] = finite(spread);
+      rows.push_back(row);
+      if (w < training && path.instrumented.kernel && runner.usable()) {
+        CoverageRun run = run_coverage(runner, path.instrumented, work);
+        run.workload = coverage_workload_name(which, path.setting);
+        coverage_runs[k].push_back(std::move(run));
+      }
     }
-    rows.push_back(row);
-    if (w < training && instrumented.kernel && runner.usable())
-      coverage_runs.push_back(run_coverage(runner, instrumented, work));
   }
   result["workloads"] = rows;
-  const SeedCoverage coverage = seed_coverage(instrumented, spec, coverage_runs);
+  std::vector<CoverageRun> all_runs;
+  for (auto& r : coverage_runs) all_runs.insert(all_runs.end(), r.begin(), r.end());
+  // A path whose instrumented build failed reports that, not missing runs.
+  const InstrumentedSeed* instrumented = &paths[0].instrumented;
+  for (const VerifiedPath& p : paths)
+    if (!p.instrumented.error.empty()) instrumented = &p.instrumented;
+  const SeedCoverage coverage = seed_coverage(*instrumented, spec, all_runs, settings);
   result["coverage"] = to_json(coverage);
   if (!coverage.passed()) {
     passed = false;
