@@ -72,8 +72,9 @@ int run_worker_loop(std::istream& in, std::ostream& out, int device);
 // cannot corrupt the protocol. For `gi worker` and test helpers.
 int run_worker_stdio(int device);
 
-// A slot is named by a non-empty string of at most 64 printable ASCII
-// characters ("train", "train:1", "validate:3").
+// Slots are named by non-empty strings of at most 64 printable ASCII
+// characters ("train", "train:1", "validate:3"); a request that names no
+// slot means this one.
 inline const std::string kDefaultPlanSlot = "default";
 // Empty when `name` is a valid slot name, else what is wrong with it.
 std::string slot_name_problem(const std::string& name);
