@@ -24,6 +24,10 @@ void copy_to_host(void* destination, const void* source, std::size_t bytes,
 
 }  // namespace
 
+std::uint32_t guard_word(ElementType type) {
+  return element_is_float(type) ? kFloatGuardWord : kIntGuardWord;
+}
+
 DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
   try {
     for (const BufferArg& arg : plan.buffers) {
@@ -32,6 +36,7 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
       Buffer b;
       b.name = arg.name;
       b.role = arg.role;
+      b.guard = guard_word(arg.type);
       b.bytes = arg.count * element_bytes(arg.type);
       const bool uploads = arg.role == ParamRole::In || arg.role == ParamRole::InOut;
       if (uploads && arg.initial.size() != b.bytes)
@@ -44,8 +49,10 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
       check_runtime(cudaMalloc(&added.allocation, b.bytes + 2 * kGuardBytes),
                     "cudaMalloc(buffer with guards)");
       added.data = reinterpret_cast<CUdeviceptr>(added.allocation) + kGuardBytes;
-      check_runtime(cudaMemsetAsync(added.allocation, kGuardByte, b.bytes + 2 * kGuardBytes, stream),
-                    "cudaMemsetAsync(guards)");
+      // Element sizes are whole words, so the guards start and end on words.
+      check_driver(driver_api().memset_d32_async(reinterpret_cast<CUdeviceptr>(added.allocation), added.guard,
+                                                 (b.bytes + 2 * kGuardBytes) / 4, stream),
+                   "cuMemsetD32Async(guards)");
       if (uploads && b.bytes > 0) {
         check_runtime(cudaMemcpyAsync(host_pointer(added.data), arg.initial.data(), b.bytes,
                                       cudaMemcpyHostToDevice, stream),
@@ -100,12 +107,11 @@ std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream, Devi
   if (device != nullptr) {
     // Fast path: a kernel on the device looks for any changed guard word;
     // only when it finds one does the host read the guards for the message.
-    const std::uint32_t pattern = 0x01010101u * kGuardByte;
     bool intact = true;
     for (const Buffer& b : buffers_) {
       const auto base = reinterpret_cast<CUdeviceptr>(b.allocation);
-      if (device->first_other_word(base, kGuardBytes / 4, pattern, stream) ||
-          device->first_other_word(base + kGuardBytes + b.bytes, kGuardBytes / 4, pattern, stream)) {
+      if (device->first_other_word(base, kGuardBytes / 4, b.guard, stream) ||
+          device->first_other_word(base + kGuardBytes + b.bytes, kGuardBytes / 4, b.guard, stream)) {
         intact = false;
         break;
       }
@@ -119,12 +125,14 @@ std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream, Devi
     for (int side = 0; side < 2; ++side) {
       copy_to_host(guard.data(), sides[side], kGuardBytes, stream);
       for (std::size_t i = 0; i < kGuardBytes; ++i) {
-        if (guard[i] == kGuardByte) continue;
+        // Both guards start on a word boundary: byte i is byte i % 4 of the word.
+        const unsigned expected = (b.guard >> (8 * (i % 4))) & 0xFFu;
+        if (guard[i] == expected) continue;
         const std::string offset = side == 0 ? std::to_string(kGuardBytes - i) + " bytes before"
                                              : std::to_string(i) + " bytes after the end of";
         return "guard region " + std::string(side == 0 ? "before" : "after") + " buffer '" +
                b.name + "' was written: byte " + offset + " the buffer is " +
-               std::to_string(guard[i]) + ", expected " + std::to_string(kGuardByte);
+               std::to_string(guard[i]) + ", expected " + std::to_string(expected);
       }
     }
   }

@@ -1,12 +1,21 @@
 #pragma once
 // The GPU memory of one LaunchPlan: every buffer sits between two guard
-// regions filled with a known byte, so a write just outside a buffer is
+// regions filled with a known pattern, so a write just outside a buffer is
 // caught; inputs are uploaded once and compared bit for bit after a run;
 // outputs are set to a NaN fill before every checked run.
+//
+// The guard pattern also catches reads outside a buffer. Around buffers of
+// floating-point elements it is a quiet NaN of the element's width, so a
+// value read from outside turns the output NaN and the check fails (a small
+// number such as the float of 0xA5A5A5A5, -2.9e-16, vanished in a weighted
+// sum and let an out-of-bounds read pass). Around integer buffers it is
+// 0xA5A5A5A5: an index read from past the end is about -1.5e9, which points
+// gigabytes away from every buffer.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +27,15 @@ namespace gi::fitness {
 class DeviceCheck;
 
 inline constexpr std::size_t kGuardBytes = 64 * 1024;
-inline constexpr unsigned char kGuardByte = 0xA5;
+// A quiet NaN as a float, and repeated (0x7FFA7FFA7FFA7FFA) a quiet NaN as a
+// double too, so one 32-bit word serves float, float2, float4 and double
+// buffers. It differs from the output NaN fill (kNanFillWord) and from the
+// NaN that GPU arithmetic produces (0x7FFFFFFF), so a kernel that writes
+// either past the end is still caught.
+inline constexpr std::uint32_t kFloatGuardWord = 0x7FFA7FFAu;
+inline constexpr std::uint32_t kIntGuardWord = 0xA5A5A5A5u;
+// The 32-bit word repeated in the guards of a buffer of `type`.
+std::uint32_t guard_word(ElementType type);
 
 class DeviceBuffers {
  public:
@@ -43,7 +60,8 @@ class DeviceBuffers {
   void restore_inouts(cudaStream_t stream);
 
   // After a run (stream synchronised): nullopt when every guard still holds
-  // kGuardByte, else which buffer, which side and the first changed offset.
+  // its buffer's guard_word, else which buffer, which side and the first
+  // changed byte.
   // With `device`, the comparison runs on the GPU and the host reads guards
   // back only to describe a damaged one.
   std::optional<std::string> check_guards(cudaStream_t stream, DeviceCheck* device = nullptr) const;
@@ -59,6 +77,7 @@ class DeviceBuffers {
   struct Buffer {
     std::string name;
     ParamRole role = ParamRole::In;
+    std::uint32_t guard = kIntGuardWord;  // guard_word of its element type
     std::size_t bytes = 0;
     void* allocation = nullptr;  // guard | data | guard
     CUdeviceptr data = 0;

@@ -187,18 +187,30 @@ void DeviceCheck::clear_references() {
   references_.clear();
 }
 
-bool DeviceCheck::has_reference(const std::string& buffer) const {
-  return std::any_of(references_.begin(), references_.end(), [&](const Reference& r) { return r.buffer == buffer; });
+void DeviceCheck::clear_references(const std::string& slot) {
+  std::erase_if(references_, [&](const Reference& r) {
+    if (r.slot != slot) return false;
+    if (r.values) cudaFree(ptr(r.values));
+    if (r.written) cudaFree(ptr(r.written));
+    return true;
+  });
 }
 
-const DeviceCheck::Reference& DeviceCheck::reference(const std::string& buffer) const {
+bool DeviceCheck::has_reference(const std::string& slot, const std::string& buffer) const {
+  return std::any_of(references_.begin(), references_.end(),
+                     [&](const Reference& r) { return r.slot == slot && r.buffer == buffer; });
+}
+
+const DeviceCheck::Reference& DeviceCheck::reference(const std::string& slot, const std::string& buffer) const {
   for (const Reference& r : references_)
-    if (r.buffer == buffer) return r;
-  throw std::logic_error("device check: no reference uploaded for buffer '" + buffer + "'");
+    if (r.slot == slot && r.buffer == buffer) return r;
+  throw std::logic_error("device check: no reference uploaded for buffer '" + buffer + "' of slot '" + slot + "'");
 }
 
-void DeviceCheck::upload_reference(const BufferArg& buffer, const ExpectedOutput& expected, cudaStream_t stream) {
+void DeviceCheck::upload_reference(const std::string& slot, const BufferArg& buffer, const ExpectedOutput& expected,
+                                   cudaStream_t stream) {
   Reference r;
+  r.slot = slot;
   r.buffer = buffer.name;
   r.count = buffer.count;
   for (std::size_t c : compared_components(buffer, expected)) r.component_mask |= 1u << c;
@@ -225,7 +237,7 @@ void DeviceCheck::upload_reference(const BufferArg& buffer, const ExpectedOutput
     throw;
   }
   std::erase_if(references_, [&](const Reference& old) {
-    if (old.buffer != r.buffer) return false;
+    if (old.slot != r.slot || old.buffer != r.buffer) return false;
     if (old.values) cudaFree(ptr(old.values));
     if (old.written) cudaFree(ptr(old.written));
     return true;
@@ -273,9 +285,10 @@ void launch(CUfunction f, unsigned blocks, void** args, cudaStream_t stream, con
 
 }  // namespace
 
-BufferCheck DeviceCheck::check(const BufferArg& buffer, CUdeviceptr got, const Tolerance& tolerance,
-                               std::uint64_t ordinal, std::uint64_t& digest_sum, cudaStream_t stream) {
-  const Reference& r = reference(buffer.name);
+BufferCheck DeviceCheck::check(const std::string& slot, const BufferArg& buffer, CUdeviceptr got,
+                               const Tolerance& tolerance, std::uint64_t ordinal, std::uint64_t& digest_sum,
+                               cudaStream_t stream) {
+  const Reference& r = reference(slot, buffer.name);
   if (r.count != buffer.count)
     throw std::invalid_argument("buffer '" + buffer.name + "': reference uploaded for " + std::to_string(r.count) +
                                 " elements, the buffer has " + std::to_string(buffer.count));

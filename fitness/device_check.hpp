@@ -31,14 +31,20 @@ class DeviceCheck {
   DeviceCheck& operator=(const DeviceCheck&) = delete;
 
   // Keeps `expected` (the reference values as doubles, and the written flags)
-  // on the device for the buffer named expected.buffer. Synchronous.
-  void upload_reference(const BufferArg& buffer, const ExpectedOutput& expected, cudaStream_t stream);
+  // on the device for the buffer named expected.buffer of the plan in `slot`
+  // (GpuRunner keeps several plans loaded: each slot has its own references,
+  // so checks that alternate between plans upload nothing). Synchronous.
+  void upload_reference(const std::string& slot, const BufferArg& buffer, const ExpectedOutput& expected,
+                        cudaStream_t stream);
+  // The references of one slot, or of every slot.
+  void clear_references(const std::string& slot);
   void clear_references();
-  bool has_reference(const std::string& buffer) const;
+  bool has_reference(const std::string& slot, const std::string& buffer) const;
 
-  // Compares `count` elements at `got` with the uploaded reference and adds
-  // the buffer's digest sum (ordinal `ordinal`) to `digest_sum`.
-  BufferCheck check(const BufferArg& buffer, CUdeviceptr got, const Tolerance& tolerance,
+  // Compares `count` elements at `got` with the reference uploaded for
+  // buffer.name in `slot` and adds the buffer's digest sum (ordinal
+  // `ordinal`) to `digest_sum`.
+  BufferCheck check(const std::string& slot, const BufferArg& buffer, CUdeviceptr got, const Tolerance& tolerance,
                     std::uint64_t ordinal, std::uint64_t& digest_sum, cudaStream_t stream);
   // digest_buffer_sum of `bytes` bytes at `data`, computed on the device.
   std::uint64_t digest_sum(CUdeviceptr data, std::size_t bytes, std::uint64_t ordinal, cudaStream_t stream);
@@ -50,13 +56,14 @@ class DeviceCheck {
 
  private:
   struct Reference {
+    std::string slot;
     std::string buffer;
     CUdeviceptr values = 0;   // count * components doubles
     CUdeviceptr written = 0;  // count bytes, or 0 when every element is written
     unsigned component_mask = 0;
     std::size_t count = 0;
   };
-  const Reference& reference(const std::string& buffer) const;
+  const Reference& reference(const std::string& slot, const std::string& buffer) const;
   std::optional<std::size_t> first_word(CUfunction f, CUdeviceptr a, CUdeviceptr b, std::size_t words,
                                         std::uint32_t word, cudaStream_t stream);
 

@@ -138,14 +138,14 @@ GpuRunner::~GpuRunner() {
   if (!usable_) {
     // The context is lost, or a kernel may still be spinning: freeing would
     // block or fail. The process is about to be replaced; leave it all.
-    (void)buffers_.release();
+    for (auto& [slot, resident] : residents_) (void)resident.buffers.release();
     (void)l2_flush_.release();
     (void)spin_.release();
     (void)device_check_.release();
     (void)timer_.release();
     return;
   }
-  buffers_.reset();
+  residents_.clear();
   l2_flush_.reset();
   spin_.reset();
   device_check_.reset();
@@ -206,16 +206,34 @@ LoadResult GpuRunner::load(std::span<const char> image, const std::string& entry
   return result;
 }
 
-void GpuRunner::prepare(const LaunchPlan& plan) {
+void GpuRunner::prepare(const LaunchPlan& plan, const std::string& slot) {
   require_usable();
-  buffers_.reset();
-  prepared_signature_.clear();
-  buffers_ = std::make_unique<DeviceBuffers>(plan, stream_);
-  prepared_signature_ = plan_signature(plan);
+  cudaSetDevice(device_);
+  Resident& r = residents_[slot];
+  // The old memory goes first: a slot never holds two plans' worth.
+  r.buffers.reset();
+  r.signature.clear();
+  r.buffers = std::make_unique<DeviceBuffers>(plan, stream_);
+  r.signature = plan_signature(plan);
+  ++uploads_;
 }
 
-void GpuRunner::ensure_prepared(const LaunchPlan& plan) {
-  if (!buffers_ || plan_signature(plan) != prepared_signature_) prepare(plan);
+void GpuRunner::release(const std::string& slot) {
+  const auto it = residents_.find(slot);
+  if (it == residents_.end()) return;
+  if (!usable_) {
+    (void)it->second.buffers.release();  // see ~GpuRunner
+  } else if (device_check_) {
+    device_check_->clear_references(slot);
+  }
+  residents_.erase(it);
+}
+
+GpuRunner::Resident& GpuRunner::ensure_prepared(const LaunchPlan& plan, const std::string& slot) {
+  const auto it = residents_.find(slot);
+  if (it == residents_.end() || !it->second.buffers || plan_signature(plan) != it->second.signature)
+    prepare(plan, slot);
+  return residents_.at(slot);
 }
 
 RunFailure GpuRunner::failure_from(const std::exception& error, const char* what) {
@@ -227,7 +245,8 @@ RunFailure GpuRunner::failure_from(const std::exception& error, const char* what
   return RunFailure(RunStatus::LaunchError, std::string(what) + ": " + error.what());
 }
 
-void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, std::optional<CUdeviceptr> extra) {
+void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, const DeviceBuffers& buffers,
+                       std::optional<CUdeviceptr> extra) {
   const DriverApi& api = driver_api();
   // The clock-tick instrumentation takes one pointer after the plan's parameters.
   const std::size_t param_count = plan.params.size() + (extra ? 1 : 0);
@@ -241,12 +260,12 @@ void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, std::
     const auto& [is_buffer, index] = plan.params[i];
     std::size_t bytes = 0;
     if (is_buffer) {
-      if (index >= buffers_->size())
+      if (index >= buffers.size())
         throw RunFailure(RunStatus::LaunchError, "parameter " + std::to_string(i) +
                                                      " names buffer #" + std::to_string(index) +
                                                      ", the plan has " +
-                                                     std::to_string(buffers_->size()));
-      pointers[i] = buffers_->data(index);
+                                                     std::to_string(buffers.size()));
+      pointers[i] = buffers.data(index);
       args[i] = &pointers[i];
       bytes = sizeof(CUdeviceptr);
     } else {
@@ -333,7 +352,8 @@ void GpuRunner::wait(const char* what) {
   }
 }
 
-void GpuRunner::ensure_references(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
+void GpuRunner::ensure_references(Resident& resident, const std::string& slot, const LaunchPlan& plan,
+                                  const std::vector<ExpectedOutput>& expected,
                                   const std::vector<std::size_t>& indices) {
   if (!device_check_) device_check_ = std::make_unique<DeviceCheck>(arch_);
   std::string signature;
@@ -343,28 +363,29 @@ void GpuRunner::ensure_references(const LaunchPlan& plan, const std::vector<Expe
         throw std::invalid_argument("two references for buffer '" + expected[i].buffer + "'");
     signature += reference_signature(expected[i]);
   }
-  if (signature == uploaded_references_) return;
-  uploaded_references_.clear();
-  device_check_->clear_references();
+  if (signature == resident.references) return;
+  resident.references.clear();
+  device_check_->clear_references(slot);
   for (std::size_t i = 0; i < expected.size(); ++i)
-    device_check_->upload_reference(plan.buffers[indices[i]], expected[i], stream_);
-  uploaded_references_ = signature;
+    device_check_->upload_reference(slot, plan.buffers[indices[i]], expected[i], stream_);
+  resident.references = signature;
 }
 
-void GpuRunner::check_on_device(const LaunchPlan& plan, std::size_t b, const std::vector<ExpectedOutput>& expected,
+void GpuRunner::check_on_device(const std::string& slot, const DeviceBuffers& buffers, const LaunchPlan& plan,
+                                std::size_t b, const std::vector<ExpectedOutput>& expected,
                                 const std::vector<std::size_t>& indices, const Tolerance& tolerance,
                                 OutputChecker& checker, OutputDigest& digest) {
   const BufferArg& buffer = plan.buffers[b];
   const std::size_t bytes = buffer.count * element_bytes(buffer.type);
   const auto it = std::find(indices.begin(), indices.end(), b);
   if (it == indices.end()) {
-    digest.add_sum(device_check_->digest_sum(buffers_->data(b), bytes, digest.next_ordinal(), stream_), bytes);
+    digest.add_sum(device_check_->digest_sum(buffers.data(b), bytes, digest.next_ordinal(), stream_), bytes);
     return;
   }
   const ExpectedOutput& reference = expected[static_cast<std::size_t>(it - indices.begin())];
   std::uint64_t sum = 0;
   const BufferCheck result =
-      device_check_->check(buffer, buffers_->data(b), tolerance, digest.next_ordinal(), sum, stream_);
+      device_check_->check(slot, buffer, buffers.data(b), tolerance, digest.next_ordinal(), sum, stream_);
   digest.add_sum(sum, bytes);
   std::string message;
   if (result.failures > 0) {
@@ -372,7 +393,7 @@ void GpuRunner::check_on_device(const LaunchPlan& plan, std::size_t b, const std
     const std::size_t e = result.first_failing_element;
     const std::size_t eb = element_bytes(buffer.type);
     std::vector<std::byte> element(eb);
-    check_runtime(cudaMemcpyAsync(element.data(), reinterpret_cast<void*>(buffers_->data(b) + e * eb), eb,
+    check_runtime(cudaMemcpyAsync(element.data(), reinterpret_cast<void*>(buffers.data(b) + e * eb), eb,
                                   cudaMemcpyDeviceToHost, stream_),
                   "cudaMemcpyAsync(first failing element)");
     check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(first failing element)");
@@ -387,7 +408,7 @@ void GpuRunner::check_on_device(const LaunchPlan& plan, std::size_t b, const std
 
 CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
                                    const std::vector<ExpectedOutput>& expected,
-                                   const Tolerance& tolerance) {
+                                   const Tolerance& tolerance, const std::string& slot) {
   require_usable();
   // The reference must name output buffers of this plan.
   std::vector<std::size_t> indices;
@@ -403,23 +424,24 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
   CheckReport report;
   try {
     cudaSetDevice(device_);
-    ensure_prepared(plan);
+    Resident& resident = ensure_prepared(plan, slot);
+    DeviceBuffers& buffers = *resident.buffers;
     const bool on_device = !check_on_host_;
-    if (on_device) ensure_references(plan, expected, indices);
+    if (on_device) ensure_references(resident, slot, plan, expected, indices);
     DeviceCheck* device = on_device ? device_check_.get() : nullptr;
-    buffers_->reset_outputs(stream_);
-    launch(kernel, plan);
+    buffers.reset_outputs(stream_);
+    launch(kernel, plan, buffers);
     wait("checked run");
     // Damaged guards or inputs would fail the next variant too: upload anew
     // before the next run.
-    if (auto guard = buffers_->check_guards(stream_, device)) {
-      prepared_signature_.clear();
+    if (auto guard = buffers.check_guards(stream_, device)) {
+      resident.signature.clear();
       report.status = RunStatus::GuardViolation;
       report.message = *guard;
       return report;
     }
-    if (auto input = buffers_->check_inputs(plan, stream_, device)) {
-      prepared_signature_.clear();
+    if (auto input = buffers.check_inputs(plan, stream_, device)) {
+      resident.signature.clear();
       report.status = RunStatus::InputModified;
       report.message = *input;
       return report;
@@ -430,10 +452,10 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
       const ParamRole role = plan.buffers[b].role;
       if (role != ParamRole::Out && role != ParamRole::InOut) continue;
       if (on_device) {
-        check_on_device(plan, b, expected, indices, tolerance, checker, digest);
+        check_on_device(slot, buffers, plan, b, expected, indices, tolerance, checker, digest);
         continue;
       }
-      const std::vector<std::byte> got = buffers_->download(b, stream_);
+      const std::vector<std::byte> got = buffers.download(b, stream_);
       digest.add(got);
       for (std::size_t i = 0; i < expected.size(); ++i)
         if (indices[i] == b) checker.check(plan.buffers[b], got, expected[i]);
@@ -505,52 +527,52 @@ CountedRun GpuRunner::run_counted(const LoadedKernel& instrumented, const Launch
   return result;
 }
 
-void GpuRunner::prepare_sample(const TimingConfig& config) {
-  buffers_->restore_inouts(stream_);
+void GpuRunner::prepare_sample(DeviceBuffers& buffers, const TimingConfig& config) {
+  buffers.restore_inouts(stream_);
   if (config.flush_l2) {
     if (!l2_flush_) l2_flush_ = std::make_unique<L2Flush>(device_);
     l2_flush_->flush(stream_);
   }
 }
 
-double GpuRunner::sample(const LoadedKernel& kernel, const LaunchPlan& plan,
+double GpuRunner::sample(const LoadedKernel& kernel, const LaunchPlan& plan, DeviceBuffers& buffers,
                          const TimingConfig& config, bool spin) {
-  prepare_sample(config);
+  prepare_sample(buffers, config);
   if (spin) {
     if (!spin_) spin_ = std::make_unique<SpinKernel>(arch_);
     spin_->launch(stream_, kSpinMicroseconds);
   }
   timer_->start(stream_);
-  launch(kernel, plan);
+  launch(kernel, plan, buffers);
   timer_->stop(stream_);
   wait("timed run");
   return timer_->elapsed_ms();
 }
 
-bool GpuRunner::decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan,
+bool GpuRunner::decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan, DeviceBuffers& buffers,
                             const TimingConfig& config) {
   // Warm-up launches (at least one: it also pays for lazy module loading)
   // are timed only to decide whether launch latency could show.
   std::vector<double> warm;
-  for (int i = 0; i < std::max(config.warmup, 1); ++i) warm.push_back(sample(kernel, plan, config, false));
+  for (int i = 0; i < std::max(config.warmup, 1); ++i) warm.push_back(sample(kernel, plan, buffers, config, false));
   return config.spin_below_ms > 0 && median(warm) < config.spin_below_ms;
 }
 
 TimingResult GpuRunner::time(const LoadedKernel& kernel, const LaunchPlan& plan,
-                             const TimingConfig& config) {
+                             const TimingConfig& config, const std::string& slot) {
   require_usable();
   if (config.min_samples < 1 || config.max_samples < config.min_samples)
     throw std::invalid_argument("timing needs 1 <= min_samples <= max_samples");
   try {
     cudaSetDevice(device_);
-    ensure_prepared(plan);
-    const bool spin = decide_spin(kernel, plan, config);
+    DeviceBuffers& buffers = *ensure_prepared(plan, slot).buffers;
+    const bool spin = decide_spin(kernel, plan, buffers, config);
     RelativeSpreadCriterion criterion(config.min_samples, config.target_relative_spread);
     const auto start = Clock::now();
     const auto budget = std::chrono::duration<double>(config.budget_seconds);
     bool converged = false;
     while (static_cast<int>(criterion.samples().size()) < config.max_samples) {
-      criterion.add(sample(kernel, plan, config, spin));
+      criterion.add(sample(kernel, plan, buffers, config, spin));
       if (criterion.is_finished()) {
         converged = true;
         break;
@@ -567,20 +589,21 @@ TimingResult GpuRunner::time(const LoadedKernel& kernel, const LaunchPlan& plan,
   }
 }
 
-std::vector<std::byte> GpuRunner::buffer_bytes(const LaunchPlan& plan, const std::string& name) {
+std::vector<std::byte> GpuRunner::buffer_bytes(const LaunchPlan& plan, const std::string& name,
+                                               const std::string& slot) {
   require_usable();
-  ensure_prepared(plan);
+  const DeviceBuffers& buffers = *ensure_prepared(plan, slot).buffers;
   for (std::size_t b = 0; b < plan.buffers.size(); ++b)
-    if (plan.buffers[b].name == name) return buffers_->download(b, stream_);
+    if (plan.buffers[b].name == name) return buffers.download(b, stream_);
   throw std::invalid_argument("no buffer '" + name + "' in the plan");
 }
 
 ClockTicks GpuRunner::clock_ticks(const LoadedKernel& instrumented, const LaunchPlan& plan,
-                                  const TimingConfig& config) {
+                                  const TimingConfig& config, const std::string& slot) {
   require_usable();
   if (config.min_samples < 1) throw std::invalid_argument("clock ticks need min_samples >= 1");
   cudaSetDevice(device_);
-  ensure_prepared(plan);
+  DeviceBuffers& buffers = *ensure_prepared(plan, slot).buffers;
   if (!clock_counters_) {
     void* p = nullptr;
     check_runtime(cudaMalloc(&p, kClockCounters * sizeof(std::uint64_t)), "cudaMalloc(clock counters)");
@@ -590,12 +613,12 @@ ClockTicks GpuRunner::clock_ticks(const LoadedKernel& instrumented, const Launch
   // One warm-up launch (module loading, caches), then min_samples samples
   // prepared like the event samples (inputs restored, L2 flushed).
   for (int i = -1; i < config.min_samples; ++i) {
-    prepare_sample(config);
+    prepare_sample(buffers, config);
     const std::uint64_t initial[kClockCounters] = {0, 0, ~0ull, 0, 0};
     check_runtime(cudaMemcpyAsync(reinterpret_cast<void*>(clock_counters_), initial, sizeof initial,
                                   cudaMemcpyHostToDevice, stream_),
                   "cudaMemcpyAsync(clock counters)");
-    launch(instrumented, plan, clock_counters_);
+    launch(instrumented, plan, buffers, clock_counters_);
     wait("clock-tick run");
     std::uint64_t c[kClockCounters] = {};
     check_runtime(cudaMemcpyAsync(c, reinterpret_cast<void*>(clock_counters_), sizeof c, cudaMemcpyDeviceToHost,
@@ -619,19 +642,19 @@ ClockTicks GpuRunner::clock_ticks(const LoadedKernel& instrumented, const Launch
 
 std::vector<PairedSample> GpuRunner::time_interleaved(const LoadedKernel& a, const LoadedKernel& b,
                                                       const LaunchPlan& plan, int rounds,
-                                                      const TimingConfig& config) {
+                                                      const TimingConfig& config, const std::string& slot) {
   require_usable();
   try {
     cudaSetDevice(device_);
-    ensure_prepared(plan);
-    const bool spin_a = decide_spin(a, plan, config);
-    const bool spin_b = decide_spin(b, plan, config);
+    DeviceBuffers& buffers = *ensure_prepared(plan, slot).buffers;
+    const bool spin_a = decide_spin(a, plan, buffers, config);
+    const bool spin_b = decide_spin(b, plan, buffers, config);
     const bool spin = spin_a || spin_b;  // alike for both, or the spin would bias the ratio
     std::vector<PairedSample> pairs;
     for (int i = 0; i < rounds; ++i) {
       PairedSample p;
-      p.a_ms = sample(a, plan, config, spin);
-      p.b_ms = sample(b, plan, config, spin);
+      p.a_ms = sample(a, plan, buffers, config, spin);
+      p.b_ms = sample(b, plan, buffers, config, spin);
       pairs.push_back(p);
     }
     return pairs;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -29,6 +30,9 @@ class SpinKernel;
 class DeviceCheck;
 class OutputChecker;
 class OutputDigest;
+
+// The slot of callers that keep one plan loaded (see GpuRunner::prepare).
+inline const std::string kDefaultSlot = "default";
 
 // A failed launch inside time() or time_interleaved(): the status and why.
 class RunFailure : public std::runtime_error {
@@ -112,11 +116,20 @@ class GpuRunner {
   // throws for a bad image.
   LoadResult load(std::span<const char> image, const std::string& entry);
 
-  // Allocates and uploads `plan`'s buffers. run_checked() and time() do this
-  // themselves when the plan's buffers (names, roles, types, counts) or its
-  // input bytes (a 64-bit hash) differ from those last uploaded, and after a
-  // GuardViolation or InputModified (the variant damaged what it found).
-  void prepare(const LaunchPlan& plan);
+  // Allocates and uploads `plan`'s buffers into `slot`, replacing what the
+  // slot held. Slots stay resident side by side, each with its buffers,
+  // pristine inputs and device references, so checks that alternate between
+  // plans upload nothing (the worker keeps a whole training set loaded; its
+  // big workload is ~100 MB and is checked every evaluation). Every call
+  // below that takes a plan and a slot uploads into the slot itself when the
+  // plan's buffers (names, roles, types, counts) or its input bytes (a
+  // sampled 64-bit hash) differ from the slot's, and after a GuardViolation
+  // or InputModified (the variant damaged what it found).
+  void prepare(const LaunchPlan& plan, const std::string& slot = kDefaultSlot);
+  // Frees the device memory of `slot` (nothing when it holds none).
+  void release(const std::string& slot);
+  // Plan uploads so far: a test that slots are reused counts them.
+  std::size_t uploads() const { return uploads_; }
 
   // NaN-fills the outputs, launches once, waits (at most the kernel
   // time-out), then checks guards, inputs and every output. The kernel comes
@@ -124,7 +137,8 @@ class GpuRunner {
   // Never throws for a failure of the variant; throws std::invalid_argument
   // for a plan or reference that does not fit together.
   CheckReport run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
-                          const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance);
+                          const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance,
+                          const std::string& slot = kDefaultSlot);
 
   // A coverage run of a kernel built by instrument_branches
   // (fitness/branch_coverage.hpp): the module's __device__ array
@@ -140,48 +154,62 @@ class GpuRunner {
 
   // The bytes buffer `name` of `plan` holds now (after run_checked: what the
   // kernel left there). For measuring run-to-run spread.
-  std::vector<std::byte> buffer_bytes(const LaunchPlan& plan, const std::string& name);
+  std::vector<std::byte> buffer_bytes(const LaunchPlan& plan, const std::string& name,
+                                      const std::string& slot = kDefaultSlot);
 
   // Adaptive timing (see TimingConfig). Throws RunFailure when a launch fails
   // or times out.
-  TimingResult time(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
+  TimingResult time(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config,
+                    const std::string& slot = kDefaultSlot);
 
   // The second measure: `instrumented` is the variant built by
   // instrument_clock_ticks (fitness/clock_instrument.hpp); one warm-up and
   // config.min_samples launches, each prepared like a timed sample. Throws
   // RunFailure when a launch fails or times out.
-  ClockTicks clock_ticks(const LoadedKernel& instrumented, const LaunchPlan& plan, const TimingConfig& config);
+  ClockTicks clock_ticks(const LoadedKernel& instrumented, const LaunchPlan& plan, const TimingConfig& config,
+                         const std::string& slot = kDefaultSlot);
 
   // `rounds` rounds of A then B, each sample prepared alike (L2 flush, spin
   // kernel when either is short), for an interleaved seed-versus-variant ratio.
   std::vector<PairedSample> time_interleaved(const LoadedKernel& a, const LoadedKernel& b,
                                              const LaunchPlan& plan, int rounds,
-                                             const TimingConfig& config);
+                                             const TimingConfig& config,
+                                             const std::string& slot = kDefaultSlot);
 
  private:
+  // The device memory of one loaded plan.
+  struct Resident {
+    std::unique_ptr<DeviceBuffers> buffers;
+    std::string signature;   // plan_signature of what is uploaded; empty: upload again
+    std::string references;  // signature of the references on the device (DeviceCheck, by slot)
+  };
+
   void require_usable() const;
-  void ensure_prepared(const LaunchPlan& plan);
-  // Queues one launch; throws RunFailure(LaunchError) for a plan that does
-  // not fit the kernel or a refused launch.
-  void launch(const LoadedKernel& kernel, const LaunchPlan& plan, std::optional<CUdeviceptr> extra = std::nullopt);
+  // The slot's memory, uploaded anew when `plan` is not what it holds.
+  Resident& ensure_prepared(const LaunchPlan& plan, const std::string& slot);
+  // Queues one launch on `buffers`; throws RunFailure(LaunchError) for a
+  // plan that does not fit the kernel or a refused launch.
+  void launch(const LoadedKernel& kernel, const LaunchPlan& plan, const DeviceBuffers& buffers,
+              std::optional<CUdeviceptr> extra = std::nullopt);
   // Polls the stream until it is idle or the time-out passes; throws
   // RunFailure (Timeout, IllegalAddress, Trap, LaunchError) otherwise.
   void wait(const char* what);
   // Before every timed launch (events or clock ticks): InOut buffers
   // restored, L2 flushed when the config asks.
-  void prepare_sample(const TimingConfig& config);
+  void prepare_sample(DeviceBuffers& buffers, const TimingConfig& config);
   // One timed sample: flush, spin, events around the launch.
-  double sample(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config,
-                bool spin);
-  bool decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan, const TimingConfig& config);
+  double sample(const LoadedKernel& kernel, const LaunchPlan& plan, DeviceBuffers& buffers,
+                const TimingConfig& config, bool spin);
+  bool decide_spin(const LoadedKernel& kernel, const LaunchPlan& plan, DeviceBuffers& buffers,
+                   const TimingConfig& config);
   RunFailure failure_from(const std::exception& error, const char* what);
-  // Uploads the references to the device unless the same ones are there.
-  void ensure_references(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
-                         const std::vector<std::size_t>& indices);
+  // Uploads the slot's references to the device unless the same ones are there.
+  void ensure_references(Resident& resident, const std::string& slot, const LaunchPlan& plan,
+                         const std::vector<ExpectedOutput>& expected, const std::vector<std::size_t>& indices);
   // Output buffer `b` checked (or only digested, without a reference) on the GPU.
-  void check_on_device(const LaunchPlan& plan, std::size_t b, const std::vector<ExpectedOutput>& expected,
-                       const std::vector<std::size_t>& indices, const Tolerance& tolerance,
-                       OutputChecker& checker, OutputDigest& digest);
+  void check_on_device(const std::string& slot, const DeviceBuffers& buffers, const LaunchPlan& plan, std::size_t b,
+                       const std::vector<ExpectedOutput>& expected, const std::vector<std::size_t>& indices,
+                       const Tolerance& tolerance, OutputChecker& checker, OutputDigest& digest);
 
   int device_ = 0;
   std::string device_name_;
@@ -189,13 +217,12 @@ class GpuRunner {
   cudaStream_t stream_ = nullptr;
   std::chrono::milliseconds kernel_timeout_{10000};
   bool usable_ = true;
-  std::unique_ptr<DeviceBuffers> buffers_;
-  std::string prepared_signature_;
+  std::map<std::string, Resident> residents_;
+  std::size_t uploads_ = 0;
   std::unique_ptr<CudaTimer> timer_;
   std::unique_ptr<L2Flush> l2_flush_;
   std::unique_ptr<SpinKernel> spin_;
   std::unique_ptr<DeviceCheck> device_check_;
-  std::string uploaded_references_;
   bool check_on_host_ = false;
   CUdeviceptr clock_counters_ = 0;
 };

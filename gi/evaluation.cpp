@@ -47,6 +47,7 @@ nlohmann::json to_json(const Evaluation& e) {
           {"max_abs_error", e.max_abs_error}, {"max_rel_error", e.max_rel_error}, {"rms_error", e.rms_error},
           {"compile_seconds", e.compile_seconds}, {"measure_seconds", e.measure_seconds}, {"registers", e.registers}, {"message", e.message},
           {"key", e.key}};
+  if (!e.failed_workload.empty()) j["failed_workload"] = e.failed_workload;
   if (e.rank_by_ticks || std::isfinite(e.clock_ticks))
     j["clock_ticks"] = {{"median_ticks", number_or_null(e.clock_ticks)}, {"span_ms", e.clock_span_ms},
                         {"sm_mhz", e.sm_mhz}, {"ranks", e.rank_by_ticks}};
@@ -69,6 +70,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.registers = j.value("registers", -1);
   e.message = j.value("message", "");
   e.key = j.value("key", "");
+  e.failed_workload = j.value("failed_workload", "");
   if (j.contains("clock_ticks")) {
     const auto& c = j.at("clock_ticks");
     e.clock_ticks = c.at("median_ticks").is_null() ? std::numeric_limits<double>::infinity()

@@ -48,6 +48,10 @@ struct Evaluation {
   double clock_span_ms = 0, sm_mhz = 0;
   bool rank_by_ticks = false;  // the run's choice: rank by clock ticks instead of event time
   std::string message;     // why it failed, for the log
+  // The training workload whose check failed ("train", "train:2"), when one
+  // did: run logs count failures per workload. Empty when valid, and for
+  // failures that belong to no workload (compile or module load errors).
+  std::string failed_workload;
   std::string key;         // canonical variant key (source hash + options + launch)
 
   bool valid() const { return status == EvalStatus::Ok; }

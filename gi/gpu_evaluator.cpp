@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <future>
 #include <map>
 
@@ -29,7 +31,41 @@ std::string binary_key(const fitness::CompileResult& plain, const fitness::Compi
   return grammar::sha256_hex(material);
 }
 
+std::vector<std::string> default_worker_args(const GpuEvaluatorConfig& c) {
+  if (!c.worker_args.empty()) return c.worker_args;
+  return {"worker", "--device", std::to_string(c.device)};
+}
+
+// "train:1" -> "train-1": a file name without a colon.
+std::string file_part(const std::string& name) {
+  std::string s = name;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  return s;
+}
+
+void remove_plan_files(const std::vector<fs::path>& files) {
+  for (const fs::path& f : files) {
+    std::error_code ignored;
+    fs::remove(f, ignored);
+  }
+}
+
+// "wrong_output" -> "wrong output", for messages.
+std::string status_words(EvalStatus s) {
+  std::string text = to_string(s);
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
+
 }  // namespace
+
+LaunchGeometry variant_launch_geometry(const fitness::KernelSpec& spec, const std::map<std::string, double>& variables,
+                                       unsigned block_size, const grammar::LaunchEffect& launch) {
+  fitness::LaunchPlan plan;
+  fitness::set_launch_geometry(plan, spec, variables, block_size, launch);
+  return {plan.block, plan.grid, plan.dynamic_shared_bytes};
+}
 
 EvalStatus eval_status_of(fitness::RunStatus s) {
   switch (s) {
@@ -108,7 +144,7 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
       spec_(spec),
       config_(std::move(config)),
       compiler_(config_.cache_dir / "compile"),
-      worker_(config_.worker_executable.string(), {"worker", "--device", std::to_string(config_.device)}) {
+      worker_(config_.worker_executable.string(), default_worker_args(config_)) {
   // Compiled for the GPU it runs on (the search, validation and comparison alike).
   if (config_.arch.empty()) config_.arch = device_arch(config_.device);
   scratch_ = config_.cache_dir / ("scratch-" + std::to_string(::getpid()));
@@ -131,28 +167,68 @@ GpuEvaluator::~GpuEvaluator() {
 
 void GpuEvaluator::begin_generation(int, std::uint64_t data_seed) { use_workload("train", data_seed); }
 
-std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::string& which, std::uint64_t data_seed,
-                                                                const fs::path& plan_file) const {
+std::vector<std::string> GpuEvaluator::workload_set(const std::string& which) const {
+  if (which == "train") return spec_.training_workloads();
+  spec_.workload(which);  // throws naming the spec and the accepted names
+  return {which};
+}
+
+std::string GpuEvaluator::describe_workload(const std::string& name) const {
+  for (const LoadedWorkload& w : loaded_)
+    if (w.name == name && !w.purpose.empty()) return name + " (" + w.purpose + ")";
+  return name;
+}
+
+std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::string& which, std::uint64_t data_seed) {
   const unsigned block = tuning_.block_size;
   const fs::path reference_dir = config_.cache_dir / "reference";
-  return std::async(std::launch::async, [this, which, data_seed, plan_file, block, reference_dir] {
+  // Named before the task starts, so files of a set being made never
+  // collide with those the worker may still read.
+  std::vector<std::string> names = workload_set(which);
+  std::vector<fs::path> files;
+  const std::string prefix = "plan-" + std::to_string(plan_files_made_++) + "-";
+  for (const std::string& name : names) files.push_back(scratch_ / (prefix + file_part(name) + ".bin"));
+  const bool one = names.size() == 1;
+  return std::async(std::launch::async, [this, which, data_seed, block, reference_dir, names, files, one] {
     Prepared p;
     p.which = which;
     p.data_seed = data_seed;
     p.block_size = block;
-    p.plan_file = plan_file;
-    p.workload = std::make_unique<fitness::PreparedWorkload>(
-        fitness::prepare_workload(spec_, which, data_seed, reference_dir, block));
-    fitness::save_plan(plan_file, p.workload->plan, p.workload->expected, p.workload->tolerance);
+    try {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        LoadedWorkload w;
+        w.name = names[i];
+        const fitness::WorkloadSpec& spec_workload = spec_.workload(names[i]);
+        // A lone workload needs no label; in a set the timed one is named as such.
+        w.purpose = !spec_workload.purpose.empty() ? spec_workload.purpose : (one ? "" : "timed workload");
+        w.plan_file = files[i];
+        w.workload = std::make_unique<fitness::PreparedWorkload>(
+            fitness::prepare_workload(spec_, names[i], data_seed, reference_dir, block));
+        fitness::save_plan(w.plan_file, w.workload->plan, w.workload->expected, w.workload->tolerance);
+        p.workloads.push_back(std::move(w));
+      }
+    } catch (...) {
+      remove_plan_files(files);
+      throw;
+    }
     return p;
   });
 }
 
 void GpuEvaluator::prefetch_generation(int, std::uint64_t data_seed) {
-  // The next generation's data (generator, CPU reference, plan file) is
+  // The next generation's data (generators, CPU references, plan files) is
   // made while this one is evaluated: it costs about a second of one core.
-  if (prefetch_.valid()) prefetch_.wait();
-  prefetch_ = prepare_async("train", data_seed, scratch_ / "plan-next.bin");
+  if (prefetch_.valid()) {
+    try {
+      Prepared unused = prefetch_.get();
+      std::vector<fs::path> files;
+      for (const LoadedWorkload& w : unused.workloads) files.push_back(w.plan_file);
+      remove_plan_files(files);
+    } catch (const std::exception&) {
+      // Made again when it is used, where the error reaches the caller.
+    }
+  }
+  prefetch_ = prepare_async("train", data_seed);
 }
 
 void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_seed) {
@@ -166,17 +242,55 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
     } catch (const std::exception&) {
       have = false;  // prepared again below, where the error reaches the caller
     }
+    if (!have) {
+      std::vector<fs::path> files;
+      for (const LoadedWorkload& w : ready.workloads) files.push_back(w.plan_file);
+      remove_plan_files(files);
+    }
   }
-  if (!have) ready = prepare_async(which, data_seed, scratch_ / "plan.bin").get();
-  workload_ = std::move(ready.workload);
-  const fs::path plan_file = ready.plan_file;
-  const auto reply = worker_.load_plan(plan_file);
-  if (reply.request_failed || reply.worker_died)
-    throw std::runtime_error("worker could not load workload " + which + ": " + reply.message);
-  // The inputs now live in the worker; the parent keeps only the geometry.
-  for (auto& b : workload_->plan.buffers) std::vector<std::byte>().swap(b.initial);
-  for (auto& e : workload_->expected) std::vector<double>().swap(e.values);
+  if (!have) ready = prepare_async(which, data_seed).get();
+
+  std::vector<fs::path> old_files, new_files;
+  for (const LoadedWorkload& w : loaded_) old_files.push_back(w.plan_file);
+  for (const LoadedWorkload& w : ready.workloads) new_files.push_back(w.plan_file);
+  for (const LoadedWorkload& w : ready.workloads) {
+    const auto reply = worker_.load_slot(w.name, w.plan_file);
+    if (reply.request_failed || reply.worker_died || reply.status != fitness::RunStatus::Ok) {
+      // Nothing half-loaded stays behind: evaluate() refuses until a set loads.
+      for (const auto& [slot, file] : std::map<std::string, fs::path>(worker_.loaded_slots())) worker_.unload(slot);
+      loaded_.clear();
+      remove_plan_files(old_files);
+      remove_plan_files(new_files);
+      throw std::runtime_error("worker could not load workload " + w.name + " of " + spec_.display_path + ": " +
+                               reply.message);
+    }
+  }
+  // Slots of the previous set that this one lacks are freed in the worker.
+  for (const LoadedWorkload& old : loaded_) {
+    const bool kept = std::any_of(ready.workloads.begin(), ready.workloads.end(),
+                                  [&](const LoadedWorkload& w) { return w.name == old.name; });
+    if (!kept) worker_.unload(old.name);
+  }
+  remove_plan_files(old_files);
+  loaded_ = std::move(ready.workloads);
+  // The inputs and references now live in the worker; the parent keeps only
+  // the geometry and the variables.
+  for (LoadedWorkload& w : loaded_) {
+    for (auto& b : w.workload->plan.buffers) std::vector<std::byte>().swap(b.initial);
+    for (auto& e : w.workload->expected) std::vector<double>().swap(e.values);
+  }
   stats_.prepare_seconds += seconds_since(start);
+}
+
+const fitness::PreparedWorkload& GpuEvaluator::workload() const {
+  if (loaded_.empty()) throw std::logic_error("GpuEvaluator: no workload loaded (begin_generation first)");
+  return *loaded_.front().workload;
+}
+
+std::vector<std::string> GpuEvaluator::workload_names() const {
+  std::vector<std::string> names;
+  for (const LoadedWorkload& w : loaded_) names.push_back(w.name);
+  return names;
 }
 
 fs::path GpuEvaluator::stage_cubin(const fitness::CompileResult& compiled) const {
@@ -192,9 +306,15 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const f
   e.compile_seconds = compiled.compile_seconds;
   e.registers = compiled.registers;
   const fs::path cubin = stage_cubin(compiled);
-  fitness::LaunchPlan geometry;
+  fitness::EvalRequest request;
+  request.cubin_file = cubin;
+  request.entry = spec_.entry;
+  // Checked on every workload loaded, the timed one first; timed on that one.
   try {
-    fitness::set_launch_geometry(geometry, spec_, workload_->variables, tuning_.block_size, launch);
+    for (const LoadedWorkload& w : loaded_) {
+      const LaunchGeometry g = variant_launch_geometry(spec_, w.workload->variables, tuning_.block_size, launch);
+      request.slots.push_back({w.name, g.block, g.grid, g.shared_bytes});
+    }
   } catch (const std::runtime_error& error) {
     // A switch setting whose launch expressions give no valid grid.
     fs::remove(cubin);
@@ -202,11 +322,7 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const f
     e.message = std::string("no launch for this variant: ") + error.what();
     return e;
   }
-  fitness::EvalRequest request;
-  request.cubin_file = cubin;
-  request.entry = spec_.entry;
-  request.block = geometry.block;
-  request.grid = geometry.grid;
+  request.time_slot = loaded_.front().name;
   request.timing = config_.timing;
   fs::path clock_cubin;
   if (clock != nullptr && clock->ok) {
@@ -237,6 +353,12 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const f
   const auto check = reply.check_report();
   e.status = eval_status_of(reply.status);
   e.message = reply.message.empty() ? check.message : reply.message;
+  if (!e.valid()) {
+    // Which workload caught it, so run logs can count failures per workload.
+    e.failed_workload = reply.failed_slot();
+    if (!e.failed_workload.empty())
+      e.message = describe_workload(e.failed_workload) + ": " + status_words(e.status) + ": " + e.message;
+  }
   e.max_abs_error = check.max_abs_error;
   e.max_rel_error = check.max_rel_error;
   e.rms_error = check.rms_error;
@@ -270,7 +392,7 @@ fitness::CompileRequest GpuEvaluator::clock_request(const fitness::CompileReques
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>& patches) {
-  if (!workload_) throw std::logic_error("GpuEvaluator: no workload loaded (begin_generation first)");
+  if (loaded_.empty()) throw std::logic_error("GpuEvaluator: no workload loaded (begin_generation first)");
   const auto call_start = Clock::now();
   std::vector<fitness::CompileRequest> requests;
   std::vector<grammar::LaunchEffect> launches;

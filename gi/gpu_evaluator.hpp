@@ -4,9 +4,19 @@
 // process on this generation's data. Identical variants in a batch are
 // compiled and measured once ("cached"); variants whose sources differ but
 // whose binaries are identical are measured once ("same_binary").
+//
+// The data is a whole training set (spec.training_workloads()): "train",
+// whose time ranks variants, and the small "train:N" workloads that drive
+// borders, padding and masks the big one never reaches. All of them are
+// made afresh each generation and stay loaded in the worker, one slot each;
+// a variant is checked on every one (the timed workload first), timed on
+// "train" only, and the first failure decides its status and names the
+// workload (Evaluation::failed_workload).
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 
 #include "fitness/kernel_spec.hpp"
@@ -20,6 +30,9 @@ namespace gi {
 
 struct GpuEvaluatorConfig {
   std::filesystem::path worker_executable;  // the gi binary (runs `gi worker`)
+  // Arguments of the worker; empty: {"worker", "--device", device}. Tests
+  // point the evaluator at a stand-in worker this way.
+  std::vector<std::string> worker_args;
   int device = 0;
   int jobs = 16;                            // parallel NVRTC compiles
   std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
@@ -57,6 +70,20 @@ struct EvaluatorStats {
   EvaluatorStats& operator+=(const EvaluatorStats& other);
 };
 
+// How a variant is launched on one workload.
+struct LaunchGeometry {
+  std::array<unsigned, 3> block{1, 1, 1}, grid{1, 1, 1};
+  std::size_t shared_bytes = 0;  // dynamic shared memory
+};
+
+// The launch geometry of a variant on a workload: the spec's launch
+// expressions over the workload's derived variables, the block size and the
+// variant's launch effect (switch values, thread coarsening). Every launch
+// the evaluator asks for is computed here and nowhere else. Throws
+// std::runtime_error naming the spec and the launch field.
+LaunchGeometry variant_launch_geometry(const fitness::KernelSpec& spec, const std::map<std::string, double>& variables,
+                                       unsigned block_size, const grammar::LaunchEffect& launch = {});
+
 class GpuEvaluator : public Evaluator {
  public:
   GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, GpuEvaluatorConfig config);
@@ -67,9 +94,18 @@ class GpuEvaluator : public Evaluator {
   void set_tuning(const Tuning& tuning) override { tuning_ = tuning; }
   std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override;
 
-  // Loads a named workload ("train", "validate:N") with a given generator seed.
+  // Loads workloads made with a given generator seed into the worker:
+  // "train" means the whole training set (what begin_generation loads);
+  // any other name ("validate:N", "train:N") that one workload alone, which
+  // is then both checked and timed. Tuning, minimisation and comparison use
+  // it. Throws std::runtime_error naming the workload when one cannot be
+  // made or loaded (then nothing is loaded).
   void use_workload(const std::string& which, std::uint64_t data_seed);
-  const fitness::PreparedWorkload& workload() const { return *workload_; }
+  // The timed workload of what is loaded (its inputs and references are in
+  // the worker only).
+  const fitness::PreparedWorkload& workload() const;
+  // The workloads loaded, the timed one first.
+  std::vector<std::string> workload_names() const;
   const Tuning& tuning() const { return tuning_; }
   // The seed's median on the current data sets the time-out of later launches.
   void set_seed_time(double ms) { seed_ms_ = ms; }
@@ -83,24 +119,35 @@ class GpuEvaluator : public Evaluator {
   // The clock-tick build of a plain request (fitness/clock_instrument.hpp).
   fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
 
-  // A workload made off the search thread, with its plan file written.
+  // One workload of a set, with its plan file written (the worker reads it
+  // to load and again after a restart, so it lives as long as the slot).
+  struct LoadedWorkload {
+    std::string name;  // the workload and its worker slot: "train", "train:2"
+    std::string purpose;
+    std::filesystem::path plan_file;
+    std::unique_ptr<fitness::PreparedWorkload> workload;
+  };
+  // The workloads of one use_workload call, made off the search thread.
   struct Prepared {
     std::string which;
     std::uint64_t data_seed = 0;
     unsigned block_size = 0;
-    std::filesystem::path plan_file;
-    std::unique_ptr<fitness::PreparedWorkload> workload;
+    std::vector<LoadedWorkload> workloads;  // the timed one first
   };
-  std::future<Prepared> prepare_async(const std::string& which, std::uint64_t data_seed,
-                                      const std::filesystem::path& plan_file) const;
+  // The workload names `which` stands for (see use_workload).
+  std::vector<std::string> workload_set(const std::string& which) const;
+  std::future<Prepared> prepare_async(const std::string& which, std::uint64_t data_seed);
+  // "train:2 (what it drives)", for messages.
+  std::string describe_workload(const std::string& name) const;
 
   const Seed& seed_;
   const fitness::KernelSpec& spec_;
   GpuEvaluatorConfig config_;
   fitness::Compiler compiler_;
   fitness::WorkerProcess worker_;
-  std::unique_ptr<fitness::PreparedWorkload> workload_;
+  std::vector<LoadedWorkload> loaded_;  // in the worker, the timed one first
   std::filesystem::path scratch_;  // plan and cubin files for the worker
+  unsigned plan_files_made_ = 0;   // plan files are never overwritten while the worker may replay them
   Tuning tuning_;
   double seed_ms_ = 0;
   EvaluatorStats stats_;

@@ -20,12 +20,14 @@
 
 #include "fitness/clock_instrument.hpp"
 #include "fitness/cuda_devices.hpp"
+#include "fitness/device_buffers.hpp"
 #include "fitness/gpu_runner.hpp"
 #include "fitness/nvrtc_compiler.hpp"
 #include "fitness/output_check.hpp"
 #include "fitness/plan_io.hpp"
 #include "fitness/timing_statistics.hpp"
 #include "fitness/worker.hpp"
+#include "plan_helpers.hpp"
 
 namespace {
 
@@ -39,19 +41,8 @@ std::string test_worker_path() {
   return env && *env ? env : GI_TEST_WORKER;
 }
 
-template <typename T>
-std::vector<std::byte> bytes_of(const std::vector<T>& values) {
-  std::vector<std::byte> b(values.size() * sizeof(T));
-  std::memcpy(b.data(), values.data(), b.size());
-  return b;
-}
-
-template <typename T>
-ScalarArg scalar(const std::string& name, T value) {
-  ScalarArg s{name, std::vector<std::byte>(sizeof(T))};
-  std::memcpy(s.bytes.data(), &value, sizeof(T));
-  return s;
-}
+using gi::test::bytes_of;
+using gi::test::scalar;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -146,6 +137,40 @@ TEST(OutputCheck, ReferenceThatDoesNotFitThrows) {
                std::invalid_argument);
   EXPECT_THROW(c.check(out, nan_filled(8), ExpectedOutput{"out", {1, 2}, std::vector<std::uint32_t>{5}, {}}),
                std::invalid_argument);
+}
+
+// ---- guard patterns (CPU) -------------------------------------------------------
+
+bool quiet_nan_float(std::uint32_t word) {
+  float f;
+  std::memcpy(&f, &word, 4);
+  return std::isnan(f) && (word & 0x00400000u) != 0;
+}
+
+TEST(GuardPattern, FloatBuffersAreGuardedByAQuietNanOfTheirElementWidth) {
+  for (ElementType t : {ElementType::F32, ElementType::F32x2, ElementType::F32x4}) {
+    EXPECT_TRUE(quiet_nan_float(guard_word(t))) << static_cast<int>(t);
+  }
+  // Two guard words make the 8-byte double a reader past the end gets.
+  const std::uint64_t two = (static_cast<std::uint64_t>(guard_word(ElementType::F64)) << 32) |
+                            guard_word(ElementType::F64);
+  double d;
+  std::memcpy(&d, &two, 8);
+  EXPECT_TRUE(std::isnan(d));
+  EXPECT_NE(two & (1ull << 51), 0u) << "not a quiet NaN";
+  // Writes of the output fill or of the NaN GPU arithmetic makes still show.
+  EXPECT_NE(guard_word(ElementType::F32), kNanFillWord);
+  EXPECT_NE(guard_word(ElementType::F32), 0x7FFFFFFFu);
+}
+
+TEST(GuardPattern, AnIndexReadFromPastAnIntegerBufferPointsGigabytesAway) {
+  for (ElementType t : {ElementType::I32, ElementType::U32, ElementType::I32x4}) {
+    const std::uint32_t word = guard_word(t);
+    std::int32_t as_int;
+    std::memcpy(&as_int, &word, 4);
+    EXPECT_LT(static_cast<std::int64_t>(as_int) * 4, -(std::int64_t{4} << 30)) << static_cast<int>(t);
+    EXPECT_GT(static_cast<std::uint64_t>(word) * 4, std::uint64_t{8} << 30) << static_cast<int>(t);
+  }
 }
 
 // ---- worker protocol and parent (CPU) -----------------------------------------
@@ -307,6 +332,42 @@ extern "C" __global__ void scale_evens(const float* in, float* out, float a, int
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && i % 2 == 0) out[i] = a * in[i];
 }
+extern "C" __global__ void scale_nan_past_end(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * in[i];
+  if (i == 0) out[n] = __int_as_float(0x7FFFFFFF);
+}
+// out[i] = a * (in[i] (1 - w) + in[next] w), w = 0.5, and w = 0 for the last
+// element: its neighbour weighs nothing, as a border corner in resampling.
+extern "C" __global__ void blend_next_clamped(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float w = i + 1 < n ? 0.5f : 0.0f;
+    out[i] = a * (in[i] * (1.0f - w) + in[min(i + 1, n - 1)] * w);
+  }
+}
+extern "C" __global__ void blend_next_unclamped(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float w = i + 1 < n ? 0.5f : 0.0f;
+    out[i] = a * (in[i] * (1.0f - w) + in[i + 1] * w);
+  }
+}
+// The same from the other end: element 0 reads one before the start.
+extern "C" __global__ void blend_previous_unclamped(const float* in, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float w = i > 0 ? 0.5f : 0.0f;
+    out[i] = a * (in[i] * (1.0f - w) + in[i - 1] * w);
+  }
+}
+extern "C" __global__ void blend_next_unclamped_double(const double* in, double* out, double a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double w = i + 1 < n ? 0.5 : 0.0;
+    out[i] = a * (in[i] * (1.0 - w) + in[i + 1] * w);
+  }
+}
 extern "C" __global__ void copy4(const float4* in, float4* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i];
@@ -440,6 +501,60 @@ TEST_F(GpuRunnerCheck, WriteJustPastTheEndIsGuardViolation) {
   // The guards are restored for the next variant.
   r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
   EXPECT_TRUE(r.ok()) << r.message;
+}
+
+TEST_F(GpuRunnerCheck, WriteOfNanPastTheEndIsStillAGuardViolation) {
+  const LaunchPlan p = scale_plan();
+  CheckReport r = runner_->run_checked(kernel("scale_nan_past_end"), p, scale_reference(p), Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::GuardViolation);
+  EXPECT_TRUE(contains(r.message, "after buffer 'out'")) << r.message;
+  r = runner_->run_checked(kernel("scale"), p, scale_reference(p), Tolerance{});
+  EXPECT_TRUE(r.ok()) << r.message;
+}
+
+// A read outside a float input must fail the check even where the value
+// read is multiplied by zero (the NaN guard), and a read inside must pass.
+TEST_F(GpuRunnerCheck, ReadOnePastTheEndOfAFloatInputFailsAndReadingInsidePasses) {
+  const LaunchPlan p = scale_plan();
+  std::vector<float> in(kN);
+  std::memcpy(in.data(), p.buffers[0].initial.data(), in.size() * 4);
+  ExpectedOutput next{"out", {}, std::nullopt, {}}, previous{"out", {}, std::nullopt, {}};
+  for (int i = 0; i < kN; ++i) {
+    next.values.push_back(kScale * (i + 1 < kN ? 0.5 * in[i] + 0.5 * in[i + 1] : static_cast<double>(in[i])));
+    previous.values.push_back(kScale * (i > 0 ? 0.5 * in[i] + 0.5 * in[i - 1] : static_cast<double>(in[i])));
+  }
+  CheckReport r = runner_->run_checked(kernel("blend_next_clamped"), p, {next}, Tolerance{});
+  EXPECT_TRUE(r.ok()) << r.message;
+  r = runner_->run_checked(kernel("blend_next_unclamped"), p, {next}, Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  // A NaN the kernel computed (not the output fill), at the one element that read past the end.
+  EXPECT_TRUE(contains(r.message, "element " + std::to_string(kN - 1) + ": got ")) << r.message;
+  EXPECT_TRUE(contains(r.message, "nan, expected")) << r.message;
+  EXPECT_TRUE(contains(r.message, "(not finite)")) << r.message;
+  EXPECT_FALSE(contains(r.message, "failures in all")) << r.message;
+  r = runner_->run_checked(kernel("blend_previous_unclamped"), p, {previous}, Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "element 0: got ")) << r.message;
+  EXPECT_TRUE(contains(r.message, "(not finite)")) << r.message;
+}
+
+TEST_F(GpuRunnerCheck, ReadOnePastTheEndOfADoubleInputFails) {
+  constexpr int n = 4099;
+  std::vector<double> in(n);
+  for (int i = 0; i < n; ++i) in[i] = 1.0 + 0.25 * (i % 7);
+  LaunchPlan p;
+  p.buffers.push_back({"in", ParamRole::In, ElementType::F64, n, bytes_of(in)});
+  p.buffers.push_back({"out", ParamRole::Out, ElementType::F64, n, {}});
+  p.scalars = {scalar("a", 2.0), scalar("n", n)};
+  p.params = {{true, 0}, {true, 1}, {false, 0}, {false, 1}};
+  p.block = {128, 1, 1};
+  p.grid = {(n + 127) / 128, 1, 1};
+  ExpectedOutput e{"out", {}, std::nullopt, {}};
+  for (int i = 0; i < n; ++i) e.values.push_back(2.0 * (i + 1 < n ? 0.5 * in[i] + 0.5 * in[i + 1] : in[i]));
+  const CheckReport r = runner_->run_checked(kernel("blend_next_unclamped_double"), p, {e}, Tolerance{});
+  EXPECT_EQ(r.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(r.message, "element " + std::to_string(n - 1) + ": got ")) << r.message;
+  EXPECT_TRUE(contains(r.message, "(not finite)")) << r.message;
 }
 
 TEST_F(GpuRunnerCheck, InOutIsRestoredBeforeEveryCheckedRun) {

@@ -12,6 +12,13 @@
 //   amplitude: a                   displacement size in voxels (default 3)
 //   mask: brain | full | sphere | slab | shell   active voxels (default brain)
 //   padding: p                     value outside the floating image (default 0)
+//   zoom: z                        positions scaled by z about the image centre
+//                                  (default 1). Above 1 the border voxels map
+//                                  outside the floating image, on every face
+//                                  and corner: with a full mask every border
+//                                  branch of the kernel is taken, whatever
+//                                  the seed (a registration-like brain mask
+//                                  never leaves the image).
 // Derived variables: referenceDimX/Y/Z, referenceVoxelNumber,
 // floatingDimX/Y/Z, floatingVoxelNumber, activeVoxelNumber, paddingValue.
 // Inputs: floatingImage (float), deformationField (float4), activeVoxels (int).
@@ -34,13 +41,14 @@ using gi::fitness::Workload;
 
 Workload generate_trilinear_brain(const nlohmann::json& variables, std::uint64_t seed) {
   const GeneratorArgs args("trilinear_brain", variables,
-                           {"dim", "floating_dim", "spacing", "amplitude", "mask", "padding"});
+                           {"dim", "floating_dim", "spacing", "amplitude", "mask", "padding", "zoom"});
   const Dim3 reference = args.dims("dim", Dim3{217, 217, 217});
   const Dim3 floating = args.dims("floating_dim", reference);
   const std::array<double, 3> spacing = args.vec3("spacing", {5, 5, 5}, 1.0, 64.0);
   const double amplitude = args.number("amplitude", 3.0, 0.0, 50.0);
   const MaskShape shape = mask_shape_from_name(args.choice("mask", "brain", mask_shape_names()));
   const double padding = static_cast<float>(args.number("padding", 0.0, -1e6, 1e6));
+  const double zoom = args.number("zoom", 1.0, 0.25, 4.0);
 
   const std::vector<std::int32_t> active = active_voxels(reference, shape, seed);
   const Dim3 grid = control_grid_dims(reference, spacing);
@@ -61,8 +69,10 @@ Workload generate_trilinear_brain(const nlohmann::json& variables, std::uint64_t
   std::vector<Float4> field(active.size());
   for (std::size_t i = 0; i < active.size(); ++i) {
     const double p[3] = {deformation[4 * i] - c[0], deformation[4 * i + 1] - c[1], deformation[4 * i + 2] - c[2]};
-    const double q[3] = {cs * p[0] - sn * p[1] + c[0] + t[0], sn * p[0] + cs * p[1] + c[1] + t[1],
-                         p[2] + c[2] + t[2]};
+    double q[3] = {cs * p[0] - sn * p[1] + c[0] + t[0], sn * p[0] + cs * p[1] + c[1] + t[1], p[2] + c[2] + t[2]};
+    // Only when asked: the default keeps the positions bit for bit.
+    if (zoom != 1.0)
+      for (int a = 0; a < 3; ++a) q[a] = c[a] + zoom * (q[a] - c[a]);
     field[i].x = static_cast<float>((q[0] + 0.5) * scale[0] - 0.5);
     field[i].y = static_cast<float>((q[1] + 0.5) * scale[1] - 0.5);
     field[i].z = static_cast<float>((q[2] + 0.5) * scale[2] - 0.5);
