@@ -98,6 +98,24 @@ TEST(Coarsen, GridShrinksByTheFactorRoundingUp) {
   EXPECT_EQ(plan.grid[0], 3u);  // ceil(8 / 3): 3 * 128 * 3 >= 1000
 }
 
+// Items per thread as a switch: its value is a variable of the spec's launch
+// expressions, so the grid shrinks with it.
+TEST(Coarsen, SwitchValuesAreLaunchVariables) {
+  fitness::KernelSpec spec = fitness::load_kernel_spec(test::source_dir() / "seeds/tools/convolution_x");
+  spec.grid[0] = fitness::Expression::parse("ceil_div(voxelNumber, B * ITEMS)");
+  fitness::LaunchPlan plan;
+  LaunchEffect effect;
+  effect.switches = {{"ITEMS", "4"}, {"PATH", "warp"}};  // a switch that is no number is no launch variable
+  fitness::set_launch_geometry(plan, spec, {{"voxelNumber", 1000}}, 64, effect);
+  EXPECT_EQ(plan.grid[0], 4u);  // ceil(1000 / 256)
+  effect.switches["ITEMS"] = "1";
+  fitness::set_launch_geometry(plan, spec, {{"voxelNumber", 1000}}, 64, effect);
+  EXPECT_EQ(plan.grid[0], 16u);
+  // A workload variable may not hide a switch.
+  EXPECT_THROW(fitness::set_launch_geometry(plan, spec, {{"voxelNumber", 1000}, {"ITEMS", 2}}, 64, effect),
+               std::runtime_error);
+}
+
 // Every library seed has the guarded form; its coarsened variants, both item
 // orders, compile.
 TEST(Coarsen, EverySeedsCoarsenedVariantsCompile) {

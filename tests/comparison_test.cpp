@@ -127,9 +127,10 @@ TEST(ComparisonGpu, BenchGivesUpOnAHangingKernel) {
   const auto seed_dir = gi::test::source_dir() / "seeds/bspline/deformation_field";
   std::string source = gi::read_text_file(seed_dir / "kernel.cu");
   const std::string anchor = "    tid = blockIdx.x * blockDim.x + threadIdx.x;\n";
-  ASSERT_NE(source.find(anchor), std::string::npos);
-  // A volatile load in the condition: the loop cannot be optimised away.
-  source.insert(source.find(anchor) + anchor.size(),
+  ASSERT_NE(source.rfind(anchor), std::string::npos);
+  // A volatile load in the condition: the loop cannot be optimised away. In
+  // the plain path (the last index line; the first is the warp path's).
+  source.insert(source.rfind(anchor) + anchor.size(),
                 "    while (((volatile const int*)activeVoxels)[0] != -12345) {\n        tid = tid + 1;\n    }\n");
   const auto dir = std::filesystem::temp_directory_path() / ("gi-bench-hang-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

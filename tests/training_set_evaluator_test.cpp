@@ -74,6 +74,7 @@ class TrainingSetEvaluator : public ::testing::Test {
     c.jobs = 2;
     c.compile_processes = false;
     c.two_stage_compile = false;
+    c.arch = "sm_90";  // no device to ask: the fake worker runs nothing
     evaluator_ = std::make_unique<gi::GpuEvaluator>(seed_, spec_, c);
   }
   void TearDown() override { evaluator_.reset(); }
