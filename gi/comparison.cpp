@@ -99,6 +99,7 @@ nlohmann::json ComparisonResult::to_json() const {
           {"data_seed", data_seed},
           {"tuning", {{"seed", gi::to_json(seed_tuning)}, {"evolved", gi::to_json(evolved_tuning)}}},
           {"patch", patch},
+          {"baseline_patch", baseline_patch},
           {"rounds", samples.size()},
           {"seed", timing_json(seed)},
           {"evolved", timing_json(evolved)},
@@ -122,6 +123,7 @@ ComparisonResult ComparisonResult::from_json(const nlohmann::json& j) {
   r.seed_tuning = tuning_from_json(j.at("tuning").at("seed"));
   r.evolved_tuning = tuning_from_json(j.at("tuning").at("evolved"));
   r.patch = j.at("patch").get<std::string>();
+  r.baseline_patch = j.value("baseline_patch", std::string());
   r.seed = timing_from_json(j.at("seed"));
   r.evolved = timing_from_json(j.at("evolved"));
   r.speedup = j.at("speedup").get<double>();
@@ -144,10 +146,16 @@ ComparisonResult compare(const Seed& seed, const fitness::KernelSpec& spec, cons
 ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::KernelSpec& spec,
                          const grammar::Patch& evolved, const Tuning& seed_tuning, const Tuning& evolved_tuning,
                          const ComparisonOptions& options) {
+  return compare(seed, grammar::Patch{}, variant, spec, evolved, seed_tuning, evolved_tuning, options);
+}
+
+ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const Seed& variant,
+                         const fitness::KernelSpec& spec, const grammar::Patch& evolved, const Tuning& seed_tuning,
+                         const Tuning& evolved_tuning, const ComparisonOptions& options) {
   if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
   fitness::GpuRunner runner(options.device);
   const auto cache = options.cache_dir;
-  const BuiltVariant seed_build = compile_variant(seed, grammar::Patch{}, seed_tuning, runner.arch(), cache);
+  const BuiltVariant seed_build = compile_variant(seed, baseline, seed_tuning, runner.arch(), cache);
   const fitness::CompileResult& seed_binary = seed_build.binary;
   if (!seed_binary.ok)
     throw std::runtime_error("comparison: the seed does not compile (" + describe(seed_tuning) + "): " + seed_binary.error);
@@ -216,6 +224,7 @@ ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::K
   r.seed_tuning = seed_tuning;
   r.evolved_tuning = evolved_tuning;
   r.patch = grammar::to_string(evolved);
+  r.baseline_patch = grammar::to_string(baseline);
   return r;
 }
 

@@ -36,6 +36,7 @@ struct ComparisonResult {
   std::uint64_t data_seed = 0;
   Tuning seed_tuning, evolved_tuning;
   std::string patch;               // the evolved patch's text
+  std::string baseline_patch;      // A's patch: empty for the seed itself
   std::vector<fitness::PairedSample> samples;  // a = seed, b = evolved
   TimingSummary seed, evolved;
   double speedup = 0;              // median(seed) / median(evolved)
@@ -81,6 +82,12 @@ ComparisonResult compare(const Seed& seed, const fitness::KernelSpec& spec, cons
 ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::KernelSpec& spec,
                          const grammar::Patch& evolved, const Tuning& seed_tuning, const Tuning& evolved_tuning,
                          const ComparisonOptions& options);
+
+// The general form: A is `seed` patched with `baseline` (e.g. the best switch
+// setting without line edits), B is `variant` patched with `evolved`.
+ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const Seed& variant,
+                         const fitness::KernelSpec& spec, const grammar::Patch& evolved, const Tuning& seed_tuning,
+                         const Tuning& evolved_tuning, const ComparisonOptions& options);
 
 // Text for people (gi bench): both medians with spread, the ratio, the floor.
 std::string format_comparison(const ComparisonResult& r);

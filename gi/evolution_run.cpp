@@ -8,6 +8,7 @@
 #include "gi/mutant_survey.hpp"
 #include "gi/patch_files.hpp"
 #include "gi/post_evolution.hpp"
+#include "gi/switch_baseline.hpp"
 #include "gi/versions.hpp"
 
 namespace gi {
@@ -113,6 +114,18 @@ bool evolve(const EvolveOptions& o) {
   evaluator.set_tuning(tuning_from_json(seed_tuning->at("best")));
   evaluator.set_seed_time(seed_tuning->at("best_median_ms").get<double>());
   say("baseline: " + seed_tuning->at("best").dump() + " " + std::to_string(seed_tuning->at("best_median_ms").get<double>()) + " ms");
+
+  // Stage 1b: what the seed's switches give alone, so the result can say
+  // what GI's edits added beyond choosing a path.
+  if (!seed.context.switches.empty() && !run.read_json("switch_baseline.json")) {
+    say("measuring every switch setting without line edits...");
+    evaluator.use_workload("train", tuning_data_seed(search.seed));
+    const SwitchBaseline b =
+        measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
+    run.write_text("switch_baseline.json", b.to_json().dump(2) + "\n");
+    say("best switch setting: " + (b.best_setting.empty() ? std::string("the seed's own") : b.best_setting) + ", " +
+        std::to_string(b.best_median_ms) + " ms " + to_json(b.best_tuning).dump());
+  }
 
   // Stage 2: the search.
   SearchState state = resume_state(run);

@@ -5,6 +5,7 @@
 
 #include "gi/comparison.hpp"
 #include "gi/patch_files.hpp"
+#include "gi/switch_baseline.hpp"
 #include "gi/results_writer.hpp"
 #include "gi/validation.hpp"
 #include "gi/versions.hpp"
@@ -94,6 +95,28 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   }
   const ComparisonResult comparison = ComparisonResult::from_json(*comparison_json);
 
+  // Stage 6b: against the best switch setting without line edits (seeds with switches).
+  std::optional<ComparisonResult> over_switches;
+  if (const auto baseline_json = run.read_json("switch_baseline.json")) {
+    std::optional<nlohmann::json> j = run.read_json("comparison_switches.json");
+    if (!j) {
+      const SwitchBaseline baseline = SwitchBaseline::from_json(*baseline_json);
+      say("measuring the best switch setting without edits vs evolved interleaved (" + std::to_string(options.rounds) +
+          " rounds)...");
+      ComparisonOptions co;
+      co.device = options.device;
+      co.rounds = options.rounds;
+      co.data_seed = options.train_data_seed;
+      co.cache_dir = cache_dir;
+      const ComparisonResult c =
+          compare(seed, baseline.best_patch, seed, spec, patch, baseline.best_tuning, evolved_tuning, co);
+      say(format_comparison(c));
+      j = c.to_json();
+      run.write_text("comparison_switches.json", j->dump(2) + "\n");
+    }
+    over_switches = ComparisonResult::from_json(*j);
+  }
+
   // Stage 7: the results folder.
   if (run.read_json("results.json")) return true;
   ResultRecord r;
@@ -110,6 +133,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   r.patch_text = grammar::to_string(patch);
   r.seed_sha256 = seed.sha256;
   r.comparison = comparison;
+  r.over_switches = over_switches;
   r.validation = validation;
   r.edits = minimised.value("edits", nlohmann::json::array());
   const fs::path written = write_result(evolved_root, r);

@@ -107,6 +107,14 @@ nlohmann::json result_json(const ResultRecord& r) {
             {"passed", v.passed},
             {"problems", v.problems}}},
           {"sanitizer", {{"memcheck", sanitizer_json(v.memcheck)}, {"racecheck", sanitizer_json(v.racecheck)}}},
+          {"over_best_switches",
+           r.over_switches ? nlohmann::json{{"switches", r.over_switches->baseline_patch},
+                                            {"tuning", to_json(r.over_switches->seed_tuning)},
+                                            {"baseline_median_ms", r.over_switches->seed.median_ms},
+                                            {"evolved_median_ms", r.over_switches->evolved.median_ms},
+                                            {"speedup", r.over_switches->speedup},
+                                            {"speedup_ci_low", r.over_switches->speedup_ci_low}}
+                           : nlohmann::json(nullptr)},
           {"patch", r.patch_text},
           {"seed_sha256", r.seed_sha256},
           {"edits", r.edits},
@@ -145,19 +153,28 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
       << "floor (bytes the kernel must move / measured copy bandwidth) each kernel reaches (100% = at the floor).\n"
       << "Apply a kernel's change from the repository root with `patch -p1 < evolved/" << slug
       << "/<folder>/kernel.diff`; for a seed with switches (alternative code paths) the diff is against its plain\n"
-      << "path, `plain.cu` in the folder, and applies there.\n\n"
-      << "| kernel | seed ms | evolved ms | speed-up [ci low] | floor seed / evolved | validation | memcheck | racecheck | run | date |\n"
-      << "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |\n";
+      << "path, `plain.cu` in the folder, and applies there. \"over best switches\": the evolved kernel against the\n"
+      << "seed's best switch setting without line edits (retuned), interleaved: what GI's edits added beyond\n"
+      << "choosing a path.\n\n"
+      << "| kernel | seed ms | evolved ms | speed-up [ci low] | over best switches [ci low] | floor seed / evolved | validation | memcheck | racecheck | run | date |\n"
+      << "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |\n";
   for (const nlohmann::json* p : sorted) {
     const nlohmann::json& r = *p;
     if (r.contains("error")) {
-      out << "| " << cell(r.value("folder", "?")) << " | - | - | - | - | " << cell(r["error"].get<std::string>())
+      out << "| " << cell(r.value("folder", "?")) << " | - | - | - | - | - | " << cell(r["error"].get<std::string>())
           << " | - | - | - | - |\n";
       continue;
     }
     std::string speedup = fixed(r.value("speedup", nlohmann::json()), "%.3fx") + " [" +
                           fixed(r.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "]";
     if (r.value("review", false)) speedup += " **review**";
+    std::string over_switches = "-";
+    if (r.contains("over_best_switches") && r["over_best_switches"].is_object()) {
+      const auto& o = r["over_best_switches"];
+      over_switches = fixed(o.value("speedup", nlohmann::json()), "%.3fx") + " [" +
+                      fixed(o.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "] vs " +
+                      (o.value("switches", std::string()).empty() ? std::string("the seed's own") : o["switches"].get<std::string>());
+    }
     std::string validation = "-";
     if (r.contains("validation") && r["validation"].is_object()) {
       const auto& v = r["validation"];
@@ -169,6 +186,7 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
     out << "| " << cell(text_at(r, "/kernel"_json_pointer)) << " | "
         << fixed(r.value("seed_median_ms", nlohmann::json()), "%.4f") << " | "
         << fixed(r.value("evolved_median_ms", nlohmann::json()), "%.4f") << " | " << cell(speedup) << " | "
+        << cell(over_switches) << " | "
         << percent(r.value("seed_floor_fraction", nlohmann::json())) << " / "
         << percent(r.value("evolved_floor_fraction", nlohmann::json())) << " | " << cell(validation) << " | "
         << cell(text_at(r, "/sanitizer/memcheck/status"_json_pointer)) << " | "

@@ -19,6 +19,7 @@
 // by '-'): kernel folder names repeat across families, and one level keeps
 // the folders flat under the GPU.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct ResultRecord {
   std::string patch_text;            // the minimised patch's edits
   std::string seed_sha256;           // of the seed's kernel.cu: patch.gi is pinned to it
   ComparisonResult comparison;
+  // The evolved kernel against the best switch setting without line edits
+  // (seeds with switches): what GI's edits added beyond choosing a path.
+  std::optional<ComparisonResult> over_switches;
   ValidationResult validation;
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution
 };

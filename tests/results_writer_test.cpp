@@ -140,7 +140,7 @@ TEST_F(ResultsWriter, ReadmeTableListsEveryKernelAndFlagsReview) {
   const std::string readme = gi::read_text_file(root_ / "evolved/nvidia-h200/README.md");
   const auto bspline = readme.find("| bspline/deformation_field | 2.4000 | 0.2000 | 12.000x [12.000x] **review** |");
   const auto broken = readme.find("| broken-kernel |");
-  const auto demo = readme.find("| demo/scale | 0.2000 | 0.1000 | 2.000x [2.000x] | 50% / 100% | passed, 5 workloads, "
+  const auto demo = readme.find("| demo/scale | 0.2000 | 0.1000 | 2.000x [2.000x] | - | 50% / 100% | passed, 5 workloads, "
                                 "20000000 values, max abs 1e-06 | passed | skipped | scale-42 | 2026-11-20T10:00:00Z |");
   ASSERT_NE(bspline, std::string::npos) << readme;
   ASSERT_NE(broken, std::string::npos) << readme;
@@ -148,6 +148,30 @@ TEST_F(ResultsWriter, ReadmeTableListsEveryKernelAndFlagsReview) {
   EXPECT_LT(broken, bspline);  // sorted by folder name: broken-kernel, bspline-deformation_field, demo-scale
   EXPECT_LT(bspline, demo);
   EXPECT_NE(readme.find("result.json unreadable"), std::string::npos) << readme;
+}
+
+// A seed with switches: the diff is against its plain path (plain.cu, written
+// beside it), patch.gi is pinned, and the result says what GI added beyond
+// the best switch setting.
+TEST_F(ResultsWriter, ASeedWithSwitchesIsPublishedAgainstItsPlainPath) {
+  auto r = record("demo", "scale", 0.2, 0.1);
+  r.seed_has_switches = true;
+  r.seed_sha256 = std::string(64, 'a');
+  std::vector<gi::fitness::PairedSample> pairs;
+  for (int i = 0; i < 30; ++i) pairs.push_back({0.125, 0.1});
+  r.over_switches = gi::summarize_comparison(pairs, 4.2e8, 4.2e12);
+  r.over_switches->baseline_patch = "define:PATH=1";
+  const fs::path dir = gi::write_result(root_ / "evolved", r);
+  EXPECT_EQ(gi::read_text_file(dir / "plain.cu"), kSeedSource);
+  EXPECT_EQ(gi::read_text_file(dir / "patch.gi"), "@seed=" + std::string(64, 'a') + "\nrestrict:in ldg:<_kernel.cu_5>\n");
+  const std::string command = "cd '" + dir.string() + "' && patch -p1 --quiet < kernel.diff";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  EXPECT_EQ(gi::read_text_file(dir / "plain.cu"), kEvolvedSource);
+  const auto j = nlohmann::json::parse(gi::read_text_file(dir / "result.json"));
+  EXPECT_EQ(j["over_best_switches"]["switches"], "define:PATH=1");
+  EXPECT_DOUBLE_EQ(j["over_best_switches"]["speedup"].get<double>(), 1.25);
+  const std::string readme = gi::read_text_file(root_ / "evolved/nvidia-h200/README.md");
+  EXPECT_NE(readme.find("| 2.000x [2.000x] | 1.250x [1.250x] vs define:PATH=1 |"), std::string::npos) << readme;
 }
 
 TEST_F(ResultsWriter, GpuFolderFromTheMeasuredDeviceWhenVersionsLackASlug) {

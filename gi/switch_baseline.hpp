@@ -1,0 +1,44 @@
+#pragma once
+// What a seed's switches give without any line edit: every switch setting
+// (gi/switch_settings.hpp) measured on the training set with the tuned
+// seed's tuning, the fastest retuned. A result reports the evolved kernel
+// against the tuned plain seed and against this baseline, so it says how
+// much came from choosing a path and how much GI's edits added (DESIGN.md,
+// "Search space"). Seeds without switches have no such baseline.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gi/evaluator.hpp"
+#include "gi/seed.hpp"
+#include "gi/switch_settings.hpp"
+#include "gi/tuning.hpp"
+
+namespace gi {
+
+struct SwitchBaseline {
+  struct Trial {
+    std::string setting;  // "" for the seed's own
+    grammar::Patch patch;
+    Evaluation eval;      // with the seed's tuning
+  };
+  std::vector<Trial> trials;
+  std::string best_setting;
+  grammar::Patch best_patch;  // the define edits of the best setting (empty: the seed's own)
+  Tuning best_tuning;         // the best setting, retuned
+  double best_median_ms = 0;
+
+  nlohmann::json to_json() const;
+  // Throws std::runtime_error naming what is missing or malformed.
+  static SwitchBaseline from_json(const nlohmann::json& j);
+};
+
+// Measures every setting with `seed_tuning` on the evaluator's current data,
+// then tunes the fastest valid one over `space`. Throws when no setting is
+// valid (the seed's own must be).
+SwitchBaseline measure_switch_baseline(Evaluator& evaluator, const Seed& seed, const Tuning& seed_tuning,
+                                       const TuningSpace& space);
+
+}  // namespace gi
