@@ -119,6 +119,70 @@ struct VerifiedPath {
 
 }  // namespace
 
+namespace {
+
+// Compiles and loads every switch setting of the seed, with its instrumented
+// build; the error of the first that does not compile or load.
+std::optional<std::string> build_paths(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
+                                       const Tuning& tuning, const std::optional<std::filesystem::path>& cache,
+                                       std::vector<VerifiedPath>& paths) {
+  for (const SwitchSetting& setting : switch_settings(seed)) {
+    VerifiedPath p{setting, {}, std::nullopt, {}};
+    const BuiltVariant built = compile_variant(seed, setting.patch, tuning, runner.arch(), cache);
+    p.launch = built.launch;
+    const std::string which = setting.name.empty() ? "" : " (switches " + setting.name + ")";
+    if (!built.binary.ok) return "does not compile" + which + ": " + built.binary.error;
+    fitness::LoadResult loaded = runner.load(built.binary.cubin, spec.entry);
+    if (!loaded.ok()) return loaded.message + which;
+    p.kernel = std::move(loaded.kernel);
+    p.instrumented = build_instrumented_seed(runner, seed, spec, tuning, cache, setting);
+    paths.push_back(std::move(p));
+  }
+  return std::nullopt;
+}
+
+// The worst tolerance ratio over the checked outputs of the last run.
+double worst_ratio_of(fitness::GpuRunner& runner, const fitness::PreparedWorkload& work) {
+  double worst = 0;
+  for (const auto& e : work.expected)
+    for (const auto& b : work.plan.buffers)
+      if (b.name == e.buffer)
+        worst = std::max(worst, worst_tolerance_ratio(b, runner.buffer_bytes(work.plan, b.name), e, work.tolerance));
+  return worst;
+}
+
+// Run-to-run spread: `runs - 1` more checked runs against the outputs of the
+// first (`first` is its report); false in `passed` when one fails.
+nlohmann::json run_to_run(fitness::GpuRunner& runner, const fitness::LoadedKernel& kernel,
+                          const fitness::PreparedWorkload& work, const fitness::CheckReport& first, int runs,
+                          bool& passed) {
+  auto outputs = [&] {
+    std::vector<std::vector<std::byte>> out;
+    for (const auto& b : work.plan.buffers)
+      if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
+        out.push_back(runner.buffer_bytes(work.plan, b.name));
+    return out;
+  };
+  const std::vector<std::vector<std::byte>> reference = outputs();
+  double spread = 0;
+  int identical = 0;
+  for (int run = 1; run < runs; ++run) {
+    const fitness::CheckReport again = runner.run_checked(kernel, work.plan, work.expected, work.tolerance);
+    passed = passed && again.ok() && first.ok();
+    identical += again.output_digest == first.output_digest;
+    const auto now = outputs();
+    std::size_t k = 0;
+    for (const auto& b : work.plan.buffers)
+      if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut) {
+        spread = std::max(spread, max_difference(b, reference[k], now[k]));
+        ++k;
+      }
+  }
+  return {{"runs", runs}, {"runs_identical_to_first", identical}, {"run_to_run_max_abs", finite(spread)}};
+}
+
+}  // namespace
+
 nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::path& dir, const VerifyOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Seed seed = load_seed(dir);
@@ -132,28 +196,14 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   // Every path of every switch (the seed's own setting first) is checked
   // like the seed, and the branch coverage of each path is measured where
   // that path is compiled in.
-  const std::vector<SwitchSetting> settings = switch_settings(seed);
   std::vector<VerifiedPath> paths;
-  for (const SwitchSetting& setting : settings) {
-    VerifiedPath p{setting, {}, std::nullopt, {}};
-    const BuiltVariant built = compile_variant(seed, setting.patch, tuning, runner.arch(), o.cache);
-    p.launch = built.launch;
-    const std::string which = setting.name.empty() ? "" : " (switches " + setting.name + ")";
-    if (!built.binary.ok) {
-      result["passed"] = false;
-      result["error"] = "does not compile" + which + ": " + built.binary.error;
-      return result;
-    }
-    fitness::LoadResult loaded = runner.load(built.binary.cubin, spec.entry);
-    if (!loaded.ok()) {
-      result["passed"] = false;
-      result["error"] = loaded.message + which;
-      return result;
-    }
-    p.kernel = std::move(loaded.kernel);
-    p.instrumented = build_instrumented_seed(runner, seed, spec, tuning, o.cache, setting);
-    paths.push_back(std::move(p));
+  if (const auto error = build_paths(runner, seed, spec, tuning, o.cache, paths)) {
+    result["passed"] = false;
+    result["error"] = *error;
+    return result;
   }
+  std::vector<SwitchSetting> settings;
+  for (const VerifiedPath& p : paths) settings.push_back(p.setting);
   if (settings.size() > 1) {
     nlohmann::json names = nlohmann::json::array();
     for (const SwitchSetting& s : settings) names.push_back(s.name.empty() ? "default" : s.name);
@@ -168,10 +218,10 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   bool passed = true;
   double max_abs = 0, max_rel = 0, values = 0, worst_ratio = 0;
   nlohmann::json rows = nlohmann::json::array();
+  const std::optional<std::filesystem::path> refs =
+      o.cache ? std::optional<std::filesystem::path>(*o.cache / "reference") : std::nullopt;
   for (std::size_t w = 0; w < workloads.size(); ++w) {
     const std::string& which = workloads[w];
-    const std::optional<std::filesystem::path> refs =
-        o.cache ? std::optional<std::filesystem::path>(*o.cache / "reference") : std::nullopt;
     fitness::PreparedWorkload work = fitness::prepare_workload(spec, which, 0, refs, tuning.block_size);
     for (std::size_t k = 0; k < paths.size() && runner.usable(); ++k) {
       const VerifiedPath& path = paths[k];
@@ -186,11 +236,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
       if (!path.setting.name.empty()) row["switches"] = path.setting.name;
       if (!r.ok()) row["message"] = r.message;
       if (r.status == fitness::RunStatus::Ok || r.status == fitness::RunStatus::WrongOutput) {
-        double worst = 0;
-        for (const auto& e : work.expected)
-          for (const auto& b : work.plan.buffers)
-            if (b.name == e.buffer)
-              worst = std::max(worst, worst_tolerance_ratio(b, runner.buffer_bytes(work.plan, b.name), e, work.tolerance));
+        const double worst = worst_ratio_of(runner, work);
         row["worst_tolerance_ratio"] = finite(worst);
         worst_ratio = std::max(worst_ratio, worst);
       }
@@ -199,26 +245,8 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
       max_rel = std::max(max_rel, r.max_rel_error);
       values += static_cast<double>(r.values_checked);
       if (k == 0 && which == "train" && (r.ok() || r.status == fitness::RunStatus::WrongOutput) && o.runs > 1) {
-        // Run-to-run spread: the outputs of repeated runs against the first.
-        std::vector<std::vector<std::byte>> first;
-        for (const auto& b : work.plan.buffers)
-          if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
-            first.push_back(runner.buffer_bytes(work.plan, b.name));
-        double spread = 0;
-        int identical = 0;
-        for (int run = 1; run < o.runs; ++run) {
-          const fitness::CheckReport again = runner.run_checked(*path.kernel, work.plan, work.expected, work.tolerance);
-          passed = passed && again.ok() && r.ok();
-          identical += again.output_digest == r.output_digest;
-          std::size_t k2 = 0;
-          for (const auto& b : work.plan.buffers)
-            if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut)
-              spread = std::max(spread, max_difference(b, first[k2++], runner.buffer_bytes(work.plan, b.name)));
-        }
-        row["runs"] = o.runs;
-        row["runs_identical_to_first"] = identical;
-        row["run_to_run_max_abs"] = finite(spread);
-        result["run_to_run_max_abs"] = finite(spread);
+        row.update(run_to_run(runner, *path.kernel, work, r, o.runs, passed));
+        result["run_to_run_max_abs"] = row["run_to_run_max_abs"];
       }
       rows.push_back(row);
       if (w < training && path.instrumented.kernel && runner.usable()) {
