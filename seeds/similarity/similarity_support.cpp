@@ -201,6 +201,9 @@ NmiBinning nmi_binning(const GeneratorArgs& args, const SimilarityImages& images
   b.reference_bins = args.integer("bins", 64, 5, 512);
   b.warped_bins = args.integer("warped_bins", b.reference_bins, 5, 512);
   const double margin = args.number("bin_margin", 1.0, -8.0, 2.0);
+  if (std::min(b.reference_bins, b.warped_bins) - 1 - margin <= margin)
+    args.fail("bin_margin", "a margin of " + std::to_string(margin) + " bins on each side leaves no range in " +
+                                std::to_string(std::min(b.reference_bins, b.warped_bins)) + " bins");
   b.reference = bin_rescaling(images.reference, images.active, b.reference_bins, margin);
   b.warped = bin_rescaling(images.warped, images.active, b.warped_bins, margin);
   return b;

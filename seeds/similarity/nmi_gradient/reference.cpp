@@ -2,10 +2,10 @@
 //
 // Generator "similarity_nmi_gradient": the image pair, warped-image gradient
 // and binning of similarity_nmi_histogram (variables dim, amplitude, mask,
-// floating, skull_stripped, bins, warped_bins, bin_margin), and the NMI tables computed on the CPU from
-// the joint histogram of the same math in double: log joint and log warped
-// marginal probabilities (0 for empty bins), NMI, joint entropy and total
-// mass (seeds/similarity/similarity_support.hpp).
+// floating, skull_stripped, bins, warped_bins, bin_margin), and the NMI
+// tables computed on the CPU from the joint histogram of the same math in
+// double: log joint and log warped marginal probabilities (0 for empty bins),
+// NMI, joint entropy and total mass (seeds/similarity/similarity_support.hpp).
 // Derived variables: those of similarity_nmi_histogram and nmiValue,
 // jointEntropy (floats as the kernel sees them), histogramTotal (the
 // histogram's mass, N; the kernel's output is N * dNMI/dW * gradient).

@@ -2,8 +2,8 @@
 //
 // Generator "similarity_nmi_histogram": the image pair of
 // similarity_ssd_values (variables dim, amplitude, mask, floating,
-// skull_stripped; see
-// seeds/similarity/similarity_support.hpp) and the histogram's binning:
+// skull_stripped; see seeds/similarity/similarity_support.hpp) and the
+// histogram's binning:
 //   bins: n                  reference bins (default 64, 5..512)
 //   warped_bins: n           warped bins (default bins)
 //   bin_margin: m            (default 1, -8 .. 2)
