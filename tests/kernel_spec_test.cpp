@@ -86,7 +86,7 @@ TEST(KernelSpec, EveryTrainingCheckIsSmallAndHasAPurpose) {
       EXPECT_LT(seconds, 2.0);
     }
   }
-  EXPECT_EQ(seeds, 38u);
+  EXPECT_GE(seeds, 38u);
   EXPECT_GE(checks, 27u);
 }
 
