@@ -31,6 +31,7 @@
 #include "seeds/deformation/deformation_support.hpp"
 #include "seeds/global/global_support.hpp"
 #include "seeds/optimiser/optimiser_support.hpp"
+#include "training_checks.hpp"
 
 namespace {
 
@@ -41,6 +42,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -907,8 +909,7 @@ TEST(SeedsFieldsTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) 
 // voxel count is odd: the last block always has spare threads.
 TEST(SeedsFieldsTrainingChecks, AffineCheckHasActiveVoxelsOnEveryFaceAndAnOddCount) {
   const KernelSpec spec = spec_of("global/affine_deformation");
-  ASSERT_EQ(spec.train_checks.size(), 1u);
-  const Workload w = generate_workload(spec, spec.train_checks[0], 1);
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
   const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
   const Dim3 d{static_cast<int>(w.variables.at("imageDimX")), static_cast<int>(w.variables.at("imageDimY")),
                static_cast<int>(w.variables.at("imageDimZ"))};
@@ -931,8 +932,7 @@ TEST(SeedsFieldsTrainingChecks, AffineCheckHasActiveVoxelsOnEveryFaceAndAnOddCou
 // training grid.
 TEST(SeedsFieldsTrainingChecks, ExactDotProductsCatchOneDroppedNode) {
   const KernelSpec spec = spec_of("optimiser/cg_dot_products");
-  ASSERT_EQ(spec.train_checks.size(), 1u);
-  const WorkloadSpec& ws = spec.train_checks[0];
+  const WorkloadSpec& ws = training_check(spec, {{"integer", true}});
   ASSERT_TRUE(ws.tolerance.has_value());
   EXPECT_EQ(ws.tolerance->abs, 0.0);
   EXPECT_EQ(ws.tolerance->rel, 0.0);

@@ -27,6 +27,7 @@
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/volume.hpp"
+#include "training_checks.hpp"
 
 namespace {
 
@@ -37,6 +38,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -845,9 +847,8 @@ TEST(SeedsJacobianTrainingChecks, FoldChecksHaveFoldedNodesTheTrainingGridLacks)
   for (const char* kernel : {"log_jacobian_penalty", "log_jacobian_gradient_approx"}) {
     SCOPED_TRACE(kernel);
     const KernelSpec spec = spec_of(kernel);
-    ASSERT_EQ(spec.train_checks.size(), 1u);
     for (const std::uint64_t seed : {1u, 2u}) {
-      const Workload w = generate_workload(spec, spec.train_checks[0], seed);
+      const Workload w = generate_workload(spec, training_check(spec, {{"folds", 2}}), seed);
       // The matrices as the kernels see them: computed in float from the grid
       // (penalty) or given (gradient).
       const std::vector<float> matrices = w.inputs.count("jacobianMatrices")
@@ -878,8 +879,7 @@ TEST(SeedsJacobianTrainingChecks, ExactGradientCheckScansVoxelsFourCellsBelowThe
     return false;
   };
   const KernelSpec spec = spec_of("log_jacobian_gradient_exact");
-  ASSERT_EQ(spec.train_checks.size(), 1u);
-  const Workload w = generate_workload(spec, spec.train_checks[0], 1);
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
   const Dim3 g = grid_dims(w), image = image_dims(w);
   EXPECT_TRUE(reaches_offset_four(g.x, image.x, static_cast<float>(w.variables.at("spacingX"))));
   EXPECT_TRUE(reaches_offset_four(g.y, image.y, static_cast<float>(w.variables.at("spacingY"))));
@@ -898,8 +898,7 @@ TEST(SeedsJacobianTrainingChecks, BrainGeneratorChecksReachEveryBorderAndScatter
   for (const char* dir : {"bspline/deformation_field", "bspline/jacobian_voxels"}) {
     SCOPED_TRACE(dir);
     const KernelSpec spec = load_kernel_spec(kSeeds / dir);
-    ASSERT_GE(spec.train_checks.size(), 1u);
-    const Workload w = generate_workload(spec, spec.train_checks[0], 1);
+    const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
     const Dim3 image = image_dims(w), grid = grid_dims(w);
     const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
     EXPECT_EQ(active.size(), image.voxels());
@@ -914,8 +913,7 @@ TEST(SeedsJacobianTrainingChecks, BrainGeneratorChecksReachEveryBorderAndScatter
           << "axis " << a;
   }
   const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field");
-  ASSERT_EQ(spec.train_checks.size(), 2u);
-  const Workload w = generate_workload(spec, spec.train_checks[1], 1);
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "slab"}}), 1);
   const Dim3 image = image_dims(w);
   const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
   std::size_t row_changes = 0;

@@ -22,6 +22,7 @@
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/blockmatching/blockmatching_support.hpp"
@@ -42,6 +43,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -907,9 +909,8 @@ TEST(SeedsResamplingTrainingChecks, SamplesLeaveTheFloatingImageThroughEveryFace
                         Case{"resampling/warped_gradient", 0, 1, false}}) {
     SCOPED_TRACE(c.dir);
     const KernelSpec spec = spec_of(c.dir);
-    ASSERT_EQ(spec.train_checks.size(), 1u);
     for (const std::uint64_t seed : {1u, 2u}) {
-      const Workload w = generate_workload(spec, spec.train_checks[0], seed);
+      const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), seed);
       const Dim3 floating{static_cast<int>(w.variables.at("floatingDimX")),
                           static_cast<int>(w.variables.at("floatingDimY")),
                           static_cast<int>(w.variables.at("floatingDimZ"))};
@@ -996,13 +997,13 @@ BlockCases block_cases(const Workload& w) {
 
 TEST(SeedsResamplingTrainingChecks, BlockMatchingChecksReachCutBlocksEmptyBlocksAndFlatIntensities) {
   const KernelSpec spec = spec_of("blockmatching/ncc_block_matching");
-  ASSERT_EQ(spec.train_checks.size(), 2u);
   for (const std::uint64_t seed : {1u, 2u}) {
     SCOPED_TRACE(seed);
-    const BlockCases border = block_cases(generate_workload(spec, spec.train_checks[0], seed));
+    const BlockCases border = block_cases(generate_workload(spec, training_check(spec, {{"mask", "full"}}), seed));
     for (int axis = 0; axis < 3; ++axis) EXPECT_GT(border.cut_used[axis], 0u) << "axis " << axis;
     for (std::size_t op = 0; op < 6; ++op) EXPECT_GT(border.outside[op], 0u) << "operand " << op;
-    const BlockCases flat = block_cases(generate_workload(spec, spec.train_checks[1], seed));
+    const BlockCases flat =
+        block_cases(generate_workload(spec, training_check(spec, {{"skull_stripped", true}}), seed));
     EXPECT_GT(flat.empty, 0u);
     EXPECT_GT(flat.flat, 0u);
     EXPECT_GT(flat.flat_candidates, 0u);

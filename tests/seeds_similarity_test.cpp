@@ -22,6 +22,7 @@
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/volume.hpp"
@@ -40,6 +41,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -745,8 +747,7 @@ TEST(SeedsSimilarityTrainingChecks, SsdChecksHaveAnOddCountOfActiveVoxelsReachin
   for (const char* dir : {"similarity/ssd_values", "similarity/ssd_gradient"}) {
     SCOPED_TRACE(dir);
     const KernelSpec spec = spec_of(dir);
-    ASSERT_EQ(spec.train_checks.size(), 1u);
-    const Workload w = generate_workload(spec, spec.train_checks[0], 1);
+    const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
     const auto active = input<std::int32_t>(w, "activeVoxels");
     EXPECT_EQ(active.size() % 2, 1u);
     EXPECT_EQ(active.size(), static_cast<std::size_t>(ivar(w, "voxelNumber")));
@@ -808,7 +809,7 @@ TEST(SeedsSimilarityTrainingChecks, BinMarginChecksCutParzenWindowsOnBothSidesOf
     SCOPED_TRACE(dir);
     const KernelSpec spec = spec_of(dir);
     for (const std::uint64_t seed : {1u, 2u}) {
-      const BinTests t = bin_tests(generate_workload(spec, spec.train_checks.at(0), seed));
+      const BinTests t = bin_tests(generate_workload(spec, training_check(spec, {{"bin_margin", -2}}), seed));
       for (std::size_t op = 0; op < 4; ++op) {
         EXPECT_GT(t.first_false[op], 0u) << "histogram operand " << op;
         EXPECT_GT(t.gradient[op], 0u) << "gradient operand " << op;
@@ -823,8 +824,7 @@ TEST(SeedsSimilarityTrainingChecks, BinMarginChecksCutParzenWindowsOnBothSidesOf
 // dropped voxel through.
 TEST(SeedsSimilarityTrainingChecks, SparseHistogramCheckCatchesOneDroppedVoxel) {
   const KernelSpec spec = spec_of("similarity/nmi_joint_histogram");
-  ASSERT_EQ(spec.train_checks.size(), 2u);
-  const WorkloadSpec& ws = spec.train_checks[1];
+  const WorkloadSpec& ws = training_check(spec, {{"bins", 128}});
   ASSERT_TRUE(ws.tolerance.has_value());
   auto drop_one = [](Workload w, std::size_t which) {
     auto active = input<std::int32_t>(w, "activeVoxels");
@@ -880,10 +880,9 @@ TEST(SeedsSimilarityTrainingChecks, SparseHistogramCheckCatchesOneDroppedVoxel) 
 // (the second variance test false).
 TEST(SeedsSimilarityTrainingChecks, LnccCheckHasCutWindowsAndConstantWindows) {
   const KernelSpec spec = spec_of("similarity/lncc");
-  ASSERT_EQ(spec.train_checks.size(), 1u);
   for (const std::uint64_t seed : {1u, 2u}) {
     SCOPED_TRACE(seed);
-    const Workload w = generate_workload(spec, spec.train_checks[0], seed);
+    const Workload w = generate_workload(spec, training_check(spec, {{"skull_stripped", true}}), seed);
     const Dim3 d{ivar(w, "imageDimX"), ivar(w, "imageDimY"), ivar(w, "imageDimZ")};
     const int r = ivar(w, "windowRadius");
     const auto ref = input<float>(w, "referenceImage"), war = input<float>(w, "warpedImage");

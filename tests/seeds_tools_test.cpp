@@ -25,6 +25,7 @@
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/bspline.hpp"
@@ -43,6 +44,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -955,11 +957,7 @@ TEST(SeedsToolsFloatEmulation, DISABLED_MeasureSumOrderSpread) {
 // here on the generated data, without a GPU), and the seed's float arithmetic
 // passes it with the workload's own tolerance.
 
-const WorkloadSpec& check_of(const KernelSpec& spec, std::size_t index) {
-  if (index >= spec.train_checks.size())
-    throw std::runtime_error(spec.display_path + ": no train_checks[" + std::to_string(index) + "]");
-  return spec.train_checks[index];
-}
+const json kZeroSumTaps = {{"weights", {-0.5, 0, 0.5}}};
 
 TEST(SeedsToolsTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
   for (const std::string& dir : kToolsSeeds) {
@@ -999,7 +997,7 @@ TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfTheConvolutionsWeightT
            {"tools/convolution_x", 0}, {"tools/convolution_y", 1}, {"tools/convolution_z", 2}}) {
     SCOPED_TRACE(dir);
     const KernelSpec spec = spec_of(dir);
-    const Workload w = generate_workload(spec, check_of(spec, 0), 1);
+    const Workload w = generate_workload(spec, training_check(spec, kZeroSumTaps), 1);
     const auto weights = from_bytes<float>(w.inputs.at("kernelWeights"), "kernelWeights");
     const int extent = ivar(w, axis == 0 ? "imageDimX" : axis == 1 ? "imageDimY" : "imageDimZ");
     int zero = 0, nonzero = 0;
@@ -1025,7 +1023,7 @@ TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfTheConvolutionsWeightT
 
 TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfThePyramidsWeightTest) {
   const KernelSpec spec = spec_of("tools/pyramid_level");
-  const Workload w = generate_workload(spec, check_of(spec, 0), 1);
+  const Workload w = generate_workload(spec, training_check(spec, kZeroSumTaps), 1);
   const auto weights = from_bytes<float>(w.inputs.at("kernelWeights"), "kernelWeights");
   const int in[3] = {ivar(w, "inputDimX"), ivar(w, "inputDimY"), ivar(w, "inputDimZ")};
   const int out[3] = {ivar(w, "outputDimX"), ivar(w, "outputDimY"), ivar(w, "outputDimZ")};
@@ -1045,16 +1043,17 @@ TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfThePyramidsWeightTest)
 
 TEST(SeedsToolsTrainingChecks, MinmaxChecksTakeTheNegativeBranchAloneAndBothSigns) {
   const KernelSpec spec = spec_of("tools/intensity_minmax");
-  auto signs = [&](std::size_t check) {
-    const auto image = from_bytes<float>(generate_workload(spec, check_of(spec, check), 1).inputs.at("image"), "image");
+  auto signs = [&](const json& with) {
+    const auto image =
+        from_bytes<float>(generate_workload(spec, training_check(spec, with), 1).inputs.at("image"), "image");
     std::size_t negative = 0;  // sign bit set: the kernel's unsigned branch
     for (const float v : image) negative += std::signbit(v) ? 1 : 0;
     return std::pair<std::size_t, std::size_t>{negative, image.size() - negative};
   };
-  const auto [all_negative, none] = signs(0);
+  const auto [all_negative, none] = signs({{"scale", -1}});
   EXPECT_GT(all_negative, 0u);
-  EXPECT_EQ(none, 0u) << "train:1 must take the negative branch only, so its maximum is the unsigned atomicMin's";
-  const auto [negative, positive] = signs(1);
+  EXPECT_EQ(none, 0u) << "the check must take the negative branch only, so its maximum is the unsigned atomicMin's";
+  const auto [negative, positive] = signs({{"offset", -70}});
   EXPECT_GT(negative, 0u);
   EXPECT_GT(positive, 0u);
   // The training image never takes the negative branch.
@@ -1068,7 +1067,7 @@ TEST(SeedsToolsTrainingChecks, MinmaxChecksTakeTheNegativeBranchAloneAndBothSign
 // the spec's rel 5e-2 lets through.
 TEST(SeedsToolsTrainingChecks, ExactSumCatchesOneDroppedValue) {
   const KernelSpec spec = spec_of("tools/sum_reduction");
-  const WorkloadSpec& ws = check_of(spec, 0);
+  const WorkloadSpec& ws = training_check(spec, {{"integer", true}});
   ASSERT_TRUE(ws.tolerance.has_value());
   EXPECT_EQ(ws.tolerance->abs, 0.0);
   EXPECT_EQ(ws.tolerance->rel, 0.0);
@@ -1122,7 +1121,7 @@ TEST(SeedsToolsTrainingChecks, ExactSumGeneratorRefusesATotalThatFloatCannotHold
 // faces, so the clamped voxel ranges of the border nodes decide the sums.
 TEST(SeedsToolsTrainingChecks, VoxelToNodeCheckHasGradientOnEveryImageFace) {
   const KernelSpec spec = spec_of("tools/voxel_to_node_gradient");
-  const Workload w = generate_workload(spec, check_of(spec, 0), 1);
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
   const Dim3 d{ivar(w, "imageDimX"), ivar(w, "imageDimY"), ivar(w, "imageDimZ")};
   const auto g = from_bytes<Float4>(w.inputs.at("voxelGradient"), "voxelGradient");
   std::array<std::size_t, 6> on_face{};
