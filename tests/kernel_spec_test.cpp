@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -61,6 +62,34 @@ TEST(KernelSpec, EverySeedSpecLoadsAndMatchesItsKernel) {
   }
 }
 
+// Every seed's training checks: small workloads with a purpose, prepared
+// (generated, referenced) fast enough to be redone every generation.
+TEST(KernelSpec, EveryTrainingCheckIsSmallAndHasAPurpose) {
+  std::size_t seeds = 0, checks = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(kSeeds)) {
+    if (entry.path().filename() != "spec.json") continue;
+    const KernelSpec spec = load_kernel_spec(entry.path());
+    ++seeds;
+    for (const std::string& which : spec.training_workloads()) {
+      if (which == "train") continue;
+      SCOPED_TRACE(spec.display_path + " " + which);
+      ++checks;
+      EXPECT_GE(spec.workload(which).purpose.size(), 20u);
+      const auto t0 = std::chrono::steady_clock::now();
+      const PreparedWorkload p = prepare_workload(spec, which, 7);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::size_t bytes = 0;
+      for (const BufferArg& b : p.plan.buffers) bytes += b.count * element_bytes(b.type);
+      EXPECT_LE(bytes, std::size_t{8} << 20) << "a training check should move a few MB at most";
+      EXPECT_GT(p.checked_values, 0u);
+      // The target is well under 0.1 s; the bound leaves room for a loaded machine.
+      EXPECT_LT(seconds, 2.0);
+    }
+  }
+  EXPECT_GE(seeds, 38u);
+  EXPECT_GE(checks, 27u);
+}
+
 TEST(KernelSpec, BsplineSpecFields) {
   const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field/spec.json");
   EXPECT_EQ(spec.entry, "bspline_deformation_field");
@@ -93,7 +122,7 @@ TEST(KernelSpec, TrilinearOutputIsWrittenAtActiveVoxelsOnly) {
 
 TEST(KernelSpec, UnknownWorkloadNames) {
   const KernelSpec spec = load_kernel_spec(kSeeds / "tools/convolution_x");
-  for (const char* bad : {"validate:99", "validate:", "validate:x", "training", "validate:-1", "train:1", "train:x"}) {
+  for (const char* bad : {"validate:99", "validate:", "validate:x", "training", "validate:-1", "train:2", "train:x"}) {
     try {
       spec.workload(bad);
       ADD_FAILURE() << bad;

@@ -578,6 +578,31 @@ TEST(FloatEmulation, SeedArithmeticPassesTheSpecTolerance) {
   }
 }
 
+// The train_checks of these three seeds (the others are in their families'
+// tests): the seed's float arithmetic passes each with its own tolerance.
+TEST(FloatEmulation, SeedArithmeticPassesEveryTrainingCheck) {
+  std::size_t checks = 0;
+  for (const char* dir : {"bspline/deformation_field", "resampling/trilinear", "tools/convolution_x"}) {
+    const KernelSpec spec = spec_of(dir);
+    for (const WorkloadSpec& ws : spec.train_checks) {
+      SCOPED_TRACE(std::string(dir) + " " + ws.json_path);
+      ++checks;
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+        ASSERT_EQ(expected.size(), 1u);
+        for (const bool fma : {false, true}) {
+          const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0],
+                                       components_of(spec, expected[0].buffer), spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+          EXPECT_GT(s.values, 100u);
+        }
+      }
+    }
+  }
+  EXPECT_GE(checks, 4u);
+}
+
 // A tolerance that passes anything would make the test above meaningless:
 // the typical bug of each kernel - an input read one element off - must fail
 // on most values.

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@
 #include "seeds/deformation/deformation_support.hpp"
 #include "seeds/global/global_support.hpp"
 #include "seeds/optimiser/optimiser_support.hpp"
+#include "training_checks.hpp"
 
 namespace {
 
@@ -39,6 +42,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -322,14 +326,13 @@ struct ErrorStats {
 };
 
 // The checker's rule on every output: |got - ref| <= abs + rel * |ref|, NaN fails.
-ErrorStats compare(const KernelSpec& spec, const Workload& w, const Emulated& got) {
+ErrorStats compare(const KernelSpec& spec, const Workload& w, const Emulated& got, const Tolerance& tol) {
   ErrorStats total;
   for (const ExpectedOutput& expected : expected_outputs(spec, w, find_reference(spec.entry)(w))) {
     const std::vector<float>& values = got.at(expected.buffer);
     const std::size_t components = element_components(spec.find_parameter(expected.buffer)->type);
     EXPECT_EQ(values.size(), expected.values.size()) << expected.buffer;
     ErrorStats s;
-    const Tolerance& tol = spec.tolerance;
     for (std::size_t e = 0; e < expected.values.size() / components && e * components < values.size(); ++e)
       for (const int c : expected.checked_components) {
         const std::size_t i = e * components + static_cast<std::size_t>(c);
@@ -346,6 +349,10 @@ ErrorStats compare(const KernelSpec& spec, const Workload& w, const Emulated& go
     total.add(s);
   }
   return total;
+}
+
+ErrorStats compare(const KernelSpec& spec, const Workload& w, const Emulated& got) {
+  return compare(spec, w, got, spec.tolerance);
 }
 
 // ------------------------------------------------------------ affine (global)
@@ -868,6 +875,120 @@ TEST(SeedsFieldsFloatEmulation, DISABLED_MeasureTrainingWorkloadErrors) {
     }
     std::cout << "[ info ] " << spec.entry << ": " << checked << " checked values over the held-out workloads\n";
   }
+}
+
+// ------------------------------------------------------------ training checks
+// Each train_check reaches the case its purpose names (checked on the
+// generated data, without a GPU), and the seed's float arithmetic passes it
+// with the workload's own tolerance.
+
+TEST(SeedsFieldsTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
+  std::size_t checks = 0;
+  for (const std::string& dir : kFieldsSeeds) {
+    const KernelSpec spec = spec_of(dir);
+    for (const WorkloadSpec& ws : spec.train_checks) {
+      SCOPED_TRACE(dir + " " + ws.json_path);
+      ++checks;
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const std::vector<std::uint64_t> orders =
+            spec.entry == "cg_dot_products" ? std::vector<std::uint64_t>{0, 5, 6} : std::vector<std::uint64_t>{0};
+        for (const bool fma : {false, true})
+          for (const std::uint64_t order : orders) {
+            const ErrorStats s = compare(spec, w, emulate(spec.entry, w, fma, order), spec.tolerance_of(ws));
+            EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+            EXPECT_GT(s.values, 1u);
+          }
+      }
+    }
+  }
+  EXPECT_GE(checks, 2u);
+}
+
+// The full-mask check puts active voxels on all six faces of an image whose
+// voxel count is odd: the last block always has spare threads.
+TEST(SeedsFieldsTrainingChecks, AffineCheckHasActiveVoxelsOnEveryFaceAndAnOddCount) {
+  const KernelSpec spec = spec_of("global/affine_deformation");
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
+  const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
+  const Dim3 d{static_cast<int>(w.variables.at("imageDimX")), static_cast<int>(w.variables.at("imageDimY")),
+               static_cast<int>(w.variables.at("imageDimZ"))};
+  EXPECT_EQ(active.size() % 2, 1u);
+  std::array<std::size_t, 6> on_face{};
+  for (const std::int32_t i : active) {
+    const auto u = static_cast<std::size_t>(i);
+    const int x = static_cast<int>(u % static_cast<std::size_t>(d.x));
+    const int y = static_cast<int>((u / static_cast<std::size_t>(d.x)) % static_cast<std::size_t>(d.y));
+    const int z = static_cast<int>(u / (static_cast<std::size_t>(d.x) * static_cast<std::size_t>(d.y)));
+    const bool face[6] = {x == 0, x == d.x - 1, y == 0, y == d.y - 1, z == 0, z == d.z - 1};
+    for (std::size_t f = 0; f < 6; ++f) on_face[f] += face[f] ? 1 : 0;
+  }
+  for (std::size_t f = 0; f < 6; ++f) EXPECT_GT(on_face[f], 0u) << "face " << f;
+}
+
+// The exact Polak-Ribiere sums: integer components make every product and
+// every partial sum exact in any order, so tolerance 0 holds for the seed and
+// fails one dropped node, which the spec's rel 1e-4 lets through on the
+// training grid.
+TEST(SeedsFieldsTrainingChecks, ExactDotProductsCatchOneDroppedNode) {
+  const KernelSpec spec = spec_of("optimiser/cg_dot_products");
+  const WorkloadSpec& ws = training_check(spec, {{"integer", true}});
+  ASSERT_TRUE(ws.tolerance.has_value());
+  EXPECT_EQ(ws.tolerance->abs, 0.0);
+  EXPECT_EQ(ws.tolerance->rel, 0.0);
+  for (const std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    Workload w = generate_workload(spec, ws, seed);
+    const auto gradient = from_bytes<Float4>(w.inputs.at("gradient"), "gradient");
+    const auto g = from_bytes<Float4>(w.inputs.at("conjugateG"), "conjugateG");
+    double bound = 0;
+    std::size_t moving = 0;  // nodes with a non-zero g . g
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      for (const float v : {gradient[i].x, gradient[i].y, gradient[i].z, g[i].x, g[i].y, g[i].z})
+        ASSERT_EQ(v, std::nearbyint(v));
+      const double gg = static_cast<double>(g[i].x) * g[i].x + static_cast<double>(g[i].y) * g[i].y +
+                        static_cast<double>(g[i].z) * g[i].z;
+      bound += gg;
+      moving += gg > 0 ? 1 : 0;
+    }
+    EXPECT_LT(bound, 0x1p22) << "far below 2^24, so fresh seeds never come near the generator's limit";
+    EXPECT_GT(moving, g.size() * 9 / 10);
+    for (const std::uint64_t order : {0u, 1u, 2u, 3u})
+      for (const bool fma : {false, true})
+        EXPECT_EQ(compare(spec, w, emulate(spec.entry, w, fma, order), *ws.tolerance).failures, 0u)
+            << "order " << order << (fma ? " fma" : "");
+    // Drop one node with a non-zero g . g: the exact tolerance fails it.
+    std::size_t node = 0;
+    while (g[node].x == 0.0f && g[node].y == 0.0f && g[node].z == 0.0f) ++node;
+    auto g_dropped = g;
+    auto gradient_dropped = gradient;
+    g_dropped[node] = Float4{};
+    gradient_dropped[node] = Float4{};
+    Workload dropped = w;
+    dropped.inputs["conjugateG"] = to_bytes(g_dropped);
+    dropped.inputs["gradient"] = to_bytes(gradient_dropped);
+    EXPECT_GE(compare(spec, w, emulate(spec.entry, dropped, false), *ws.tolerance).failures, 1u);
+  }
+  // On the training grid (103,823 nodes) the spec's own tolerance cannot see
+  // one dropped node.
+  Workload train = generate_workload(spec, spec.train, 1);
+  auto g = from_bytes<Float4>(train.inputs.at("conjugateG"), "conjugateG");
+  auto gradient = from_bytes<Float4>(train.inputs.at("gradient"), "gradient");
+  std::size_t node = g.size() / 2;
+  while (g[node].x == 0.0f) ++node;
+  g[node] = Float4{};
+  gradient[node] = Float4{};
+  Workload dropped = train;
+  dropped.inputs["conjugateG"] = to_bytes(g);
+  dropped.inputs["gradient"] = to_bytes(gradient);
+  EXPECT_EQ(compare(spec, train, emulate(spec.entry, dropped, false)).failures, 0u);
+}
+
+TEST(SeedsFieldsTrainingChecks, IntegerGradientsAreCheckedAgainstTheFloatLimit) {
+  EXPECT_THROW(generate("cg_gradient_pair", {{"dim", 9}, {"integer", 1}}, 1), std::runtime_error);
+  EXPECT_THROW(generate("cg_gradient_pair",
+                        {{"dim", 97}, {"spacing", 2}, {"mask", "full"}, {"amplitude", 100}, {"integer", true}}, 1),
+               std::runtime_error);
 }
 
 }  // namespace

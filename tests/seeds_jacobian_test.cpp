@@ -27,6 +27,7 @@
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/volume.hpp"
+#include "training_checks.hpp"
 
 namespace {
 
@@ -37,6 +38,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -805,6 +807,120 @@ TEST(SeedsJacobianFloatEmulation, DISABLED_MeasureTrainingWorkloadErrors) {
     }
     std::cout << "[ info ] " << spec.entry << ": " << validation_values << " checked validation values\n";
   }
+}
+
+// ------------------------------------------------------------ training checks
+// Each train_check reaches the case its purpose names (checked on the
+// generated data, without a GPU), and the seed's float arithmetic passes it
+// with the workload's own tolerance.
+
+TEST(SeedsJacobianTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
+  std::size_t checks = 0;
+  for (const std::string& kernel : kKernels) {
+    const KernelSpec spec = spec_of(kernel);
+    for (const WorkloadSpec& ws : spec.train_checks) {
+      SCOPED_TRACE(kernel + " " + ws.json_path);
+      ++checks;
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+        for (const bool fma : {false, true}) {
+          const ErrorStats s = compare(emulate(spec.entry, w, fma), expected, spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+          EXPECT_GT(s.values, 0u);
+        }
+      }
+    }
+  }
+  EXPECT_GE(checks, 4u);
+}
+
+// Folded and unfolded nodes in the fold checks of the penalty and its
+// approximate gradient (determinant > 0 both ways); the training grid, without
+// folds, has no folded node at all.
+TEST(SeedsJacobianTrainingChecks, FoldChecksHaveFoldedNodesTheTrainingGridLacks) {
+  auto folded = [](const std::vector<float>& matrices) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i + 9 <= matrices.size(); i += 9) n += det_f<false>(matrices.data() + i) <= 0.0f ? 1 : 0;
+    return n;
+  };
+  for (const char* kernel : {"log_jacobian_penalty", "log_jacobian_gradient_approx"}) {
+    SCOPED_TRACE(kernel);
+    const KernelSpec spec = spec_of(kernel);
+    for (const std::uint64_t seed : {1u, 2u}) {
+      const Workload w = generate_workload(spec, training_check(spec, {{"folds", 2}}), seed);
+      // The matrices as the kernels see them: computed in float from the grid
+      // (penalty) or given (gradient).
+      const std::vector<float> matrices = w.inputs.count("jacobianMatrices")
+                                              ? from_bytes<float>(w.inputs.at("jacobianMatrices"), "jacobianMatrices")
+                                              : emulate_nodes<false>(w, false).at("jacobianMatrices");
+      const std::size_t n = folded(matrices);
+      EXPECT_GT(n, 0u);
+      EXPECT_LT(n, matrices.size() / 9);
+    }
+  }
+  const KernelSpec penalty = spec_of("log_jacobian_penalty");
+  EXPECT_EQ(folded(emulate_nodes<false>(generate_workload(penalty, penalty.train, 1), false).at("jacobianMatrices")),
+            0u);
+}
+
+// The exact gradient's voxel range starts at floor((n - 3) s) (clamped to 0):
+// with a non-integer spacing that voxel can lie in the cell 4 below node n
+// (offset 4, the "offset <= 3" test false), on every axis; with the training
+// spacing 5 it never does. Computed in the kernel's float arithmetic.
+TEST(SeedsJacobianTrainingChecks, ExactGradientCheckScansVoxelsFourCellsBelowTheNodeOnEveryAxis) {
+  auto reaches_offset_four = [](int points, int extent, float spacing) {
+    for (int n = 0; n < points; ++n) {
+      const int first = std::max(0, static_cast<int>(std::floor(static_cast<float>(n - 3) * spacing)));
+      const int last = std::min(extent - 1, static_cast<int>(std::ceil(static_cast<float>(n + 1) * spacing)));
+      for (int v = first; v <= last; ++v)
+        if (n - static_cast<int>(std::floor(static_cast<float>(v) / spacing)) > 3) return true;
+    }
+    return false;
+  };
+  const KernelSpec spec = spec_of("log_jacobian_gradient_exact");
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
+  const Dim3 g = grid_dims(w), image = image_dims(w);
+  EXPECT_TRUE(reaches_offset_four(g.x, image.x, static_cast<float>(w.variables.at("spacingX"))));
+  EXPECT_TRUE(reaches_offset_four(g.y, image.y, static_cast<float>(w.variables.at("spacingY"))));
+  EXPECT_TRUE(reaches_offset_four(g.z, image.z, static_cast<float>(w.variables.at("spacingZ"))));
+  EXPECT_FALSE(reaches_offset_four(47, 217, 5.0f));
+  // Full mask: every voxel, border voxels included, carries terms.
+  const auto map = from_bytes<std::int32_t>(w.inputs.at("voxelToActive"), "voxelToActive");
+  EXPECT_TRUE(std::all_of(map.begin(), map.end(), [](std::int32_t a) { return a >= 0; }));
+}
+
+// The full-mask checks of the voxel kernels that share the bspline_brain
+// generator (deformation_field, jacobian_voxels): an odd thread count, active
+// voxels on all six faces, and so the first and the last control point of
+// every axis read; the slab check scatters consecutive active voxels over rows.
+TEST(SeedsJacobianTrainingChecks, BrainGeneratorChecksReachEveryBorderAndScatterTheSlab) {
+  for (const char* dir : {"bspline/deformation_field", "bspline/jacobian_voxels"}) {
+    SCOPED_TRACE(dir);
+    const KernelSpec spec = load_kernel_spec(kSeeds / dir);
+    const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
+    const Dim3 image = image_dims(w), grid = grid_dims(w);
+    const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
+    EXPECT_EQ(active.size(), image.voxels());
+    EXPECT_EQ(active.size() % 2, 1u);
+    // The kernel's float cell index floor(x / s) at the last voxel: its four
+    // control points end at the grid's last one.
+    const float s[3] = {static_cast<float>(w.variables.at("spacingX")), static_cast<float>(w.variables.at("spacingY")),
+                        static_cast<float>(w.variables.at("spacingZ"))};
+    const int extent[3] = {image.x, image.y, image.z}, points[3] = {grid.x, grid.y, grid.z};
+    for (int a = 0; a < 3; ++a)
+      EXPECT_EQ(static_cast<int>(std::floor(static_cast<float>(extent[a] - 1) / s[a])) + 3, points[a] - 1)
+          << "axis " << a;
+  }
+  const KernelSpec spec = load_kernel_spec(kSeeds / "bspline/deformation_field");
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "slab"}}), 1);
+  const Dim3 image = image_dims(w);
+  const auto active = from_bytes<std::int32_t>(w.inputs.at("activeVoxels"), "activeVoxels");
+  std::size_t row_changes = 0;
+  for (std::size_t t = 1; t < active.size(); ++t)
+    row_changes += active[t] / image.x != active[t - 1] / image.x ? 1 : 0;
+  EXPECT_GT(active.size(), 1000u);
+  EXPECT_GT(row_changes, active.size() / 8) << "consecutive active voxels mostly on different rows";
 }
 
 }  // namespace

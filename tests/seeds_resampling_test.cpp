@@ -22,6 +22,7 @@
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/blockmatching/blockmatching_support.hpp"
@@ -42,6 +43,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -836,6 +838,175 @@ TEST(SeedsResamplingFloat, DISABLED_MeasureTrainingWorkloadErrors) {
                   << ", near ties taken out " << w.variables.at("nearTieBlockNumber");
       std::cout << "\n";
     }
+  }
+}
+
+// ------------------------------------------------------------ training checks
+// Each train_check reaches the case its purpose names (checked on the
+// generated data, without a GPU), and the seed's float arithmetic passes it
+// with the workload's own tolerance.
+
+TEST(SeedsResamplingTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
+  std::size_t checks = 0;
+  for (const char* dir : kDirs) {
+    const KernelSpec spec = spec_of(dir);
+    for (const WorkloadSpec& ws : spec.train_checks) {
+      SCOPED_TRACE(std::string(dir) + " " + ws.json_path);
+      ++checks;
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+        for (const bool fma : {false, true}) {
+          const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0],
+                                       components_of(spec, expected[0].buffer), spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+          EXPECT_GT(s.values, 0u);
+        }
+      }
+    }
+  }
+  EXPECT_GE(checks, 4u);
+}
+
+// The inside test of the resampling kernels is a chain
+//   X >= 0 && X < dimX && Y >= 0 && Y < dimY && Z >= 0 && Z < dimZ;
+// operand k is false (and so evaluated false) when the ones before it hold
+// and it does not. Counts, per operand, the samples (voxel, corner) at which
+// it is the first false one; corners are floor(p) + first .. floor(p) + last.
+std::array<std::size_t, 6> first_false_operands(const std::vector<Float4>& positions, Dim3 floating, int first,
+                                                int last) {
+  std::array<std::size_t, 6> count{};
+  const int extent[3] = {floating.x, floating.y, floating.z};
+  for (const Float4& p : positions) {
+    const int pre[3] = {static_cast<int>(std::floor(p.x)), static_cast<int>(std::floor(p.y)),
+                        static_cast<int>(std::floor(p.z))};
+    for (int c = first; c <= last; ++c)
+      for (int b = first; b <= last; ++b)
+        for (int a = first; a <= last; ++a) {
+          const int at[3] = {pre[0] + a, pre[1] + b, pre[2] + c};
+          for (std::size_t k = 0; k < 6; ++k) {
+            const int v = at[k / 2];
+            const bool holds = k % 2 == 0 ? v >= 0 : v < extent[k / 2];
+            if (!holds) {
+              ++count[k];
+              break;
+            }
+          }
+        }
+  }
+  return count;
+}
+
+TEST(SeedsResamplingTrainingChecks, SamplesLeaveTheFloatingImageThroughEveryFace) {
+  struct Case {
+    const char* dir;
+    int first, last;  // corners around floor(position)
+    bool padded;
+  };
+  // warped_image_gradient tests the cell: xPre >= 0 && xPre + 1 < dimX ...,
+  // i.e. corners 0 and 1 of the trilinear cell.
+  for (const Case& c : {Case{"resampling/trilinear", 0, 1, true}, Case{"resampling/cubic_bspline", -1, 2, true},
+                        Case{"resampling/warped_gradient", 0, 1, false}}) {
+    SCOPED_TRACE(c.dir);
+    const KernelSpec spec = spec_of(c.dir);
+    for (const std::uint64_t seed : {1u, 2u}) {
+      const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), seed);
+      const Dim3 floating{static_cast<int>(w.variables.at("floatingDimX")),
+                          static_cast<int>(w.variables.at("floatingDimY")),
+                          static_cast<int>(w.variables.at("floatingDimZ"))};
+      const auto positions = from_bytes<Float4>(w.inputs.at("deformationField"), "deformationField");
+      const auto count = first_false_operands(positions, floating, c.first, c.last);
+      for (std::size_t k = 0; k < 6; ++k) EXPECT_GT(count[k], 0u) << "operand " << k << ", seed " << seed;
+      if (c.padded) {
+        EXPECT_NE(w.variables.at("paddingValue"), 0.0);
+      }
+    }
+  }
+  // The brain-masked training workload never leaves the image (why the check exists).
+  const Workload train = generate("cubic_bspline_brain", {{"dim", {61, 67, 59}}, {"spacing", 5}, {"amplitude", 3}}, 1);
+  const auto count = first_false_operands(from_bytes<Float4>(train.inputs.at("deformationField"), "positions"),
+                                          Dim3{61, 67, 59}, -1, 2);
+  for (std::size_t k = 0; k < 6; ++k) EXPECT_EQ(count[k], 0u) << "operand " << k;
+}
+
+// Block matching's checks, following the kernel's tests block by block: cut
+// blocks that are used, candidates leaving each face, empty blocks, blocks of
+// constant reference intensity and candidates of constant warped intensity.
+struct BlockCases {
+  std::size_t cut_used[3] = {0, 0, 0};   // used blocks reaching past the image on x, y, z
+  std::array<std::size_t, 6> outside{};  // (used block, voxel, displacement): first false operand of the inside test
+  std::size_t empty = 0;                 // blocks without mask voxels (voxelNumber > 0 false when min is 0)
+  std::size_t flat = 0;                  // blocks with enough voxels and zero reference variance
+  std::size_t flat_candidates = 0;       // candidates inside the image of a used block, warped intensity constant
+};
+
+BlockCases block_cases(const Workload& w) {
+  const Dim3 d{static_cast<int>(w.variables.at("imageDimX")), static_cast<int>(w.variables.at("imageDimY")),
+               static_cast<int>(w.variables.at("imageDimZ"))};
+  const int min_voxels = static_cast<int>(w.variables.at("minimumVoxelNumber"));
+  const int radius = static_cast<int>(w.variables.at("searchRadius"));
+  const auto reference = from_bytes<float>(w.inputs.at("referenceImage"), "reference");
+  const auto warped = from_bytes<float>(w.inputs.at("warpedImage"), "warped");
+  const auto mask = from_bytes<std::int32_t>(w.inputs.at("mask"), "mask");
+  const Dim3 blocks = gi::seeds::match_block_dims(d);
+  const int extent[3] = {d.x, d.y, d.z};
+  BlockCases out;
+  for (int bz = 0; bz < blocks.z; ++bz)
+    for (int by = 0; by < blocks.y; ++by)
+      for (int bx = 0; bx < blocks.x; ++bx) {
+        std::vector<std::array<int, 3>> voxels;
+        for (int c = 0; c < 4; ++c)
+          for (int b = 0; b < 4; ++b)
+            for (int a = 0; a < 4; ++a) {
+              const std::array<int, 3> v = {4 * bx + a, 4 * by + b, 4 * bz + c};
+              if (v[0] < d.x && v[1] < d.y && v[2] < d.z && mask[d.index(v[0], v[1], v[2])] != 0) voxels.push_back(v);
+            }
+        if (voxels.empty()) ++out.empty;
+        if (voxels.empty() || static_cast<int>(voxels.size()) < min_voxels) continue;
+        const float first = reference[d.index(voxels[0][0], voxels[0][1], voxels[0][2])];
+        if (std::all_of(voxels.begin(), voxels.end(),
+                        [&](const auto& v) { return reference[d.index(v[0], v[1], v[2])] == first; })) {
+          ++out.flat;
+          continue;
+        }
+        const int origin[3] = {4 * bx, 4 * by, 4 * bz};
+        for (int axis = 0; axis < 3; ++axis) out.cut_used[axis] += origin[axis] + 3 >= extent[axis] ? 1 : 0;
+        for (int k = -radius; k <= radius; ++k)
+          for (int j = -radius; j <= radius; ++j)
+            for (int i = -radius; i <= radius; ++i) {
+              const int shift[3] = {i, j, k};
+              bool inside = true;
+              for (const auto& v : voxels)
+                for (std::size_t op = 0; op < 6; ++op) {
+                  const int moved = v[op / 2] + shift[op / 2];
+                  if (!(op % 2 == 0 ? moved >= 0 : moved < extent[op / 2])) {
+                    ++out.outside[op];
+                    inside = false;
+                    break;
+                  }
+                }
+              if (!inside) continue;
+              const float w0 = warped[d.index(voxels[0][0] + i, voxels[0][1] + j, voxels[0][2] + k)];
+              out.flat_candidates += std::all_of(voxels.begin(), voxels.end(), [&](const auto& v) {
+                return warped[d.index(v[0] + i, v[1] + j, v[2] + k)] == w0;
+              });
+            }
+      }
+  return out;
+}
+
+TEST(SeedsResamplingTrainingChecks, BlockMatchingChecksReachCutBlocksEmptyBlocksAndFlatIntensities) {
+  const KernelSpec spec = spec_of("blockmatching/ncc_block_matching");
+  for (const std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    const BlockCases border = block_cases(generate_workload(spec, training_check(spec, {{"mask", "full"}}), seed));
+    for (int axis = 0; axis < 3; ++axis) EXPECT_GT(border.cut_used[axis], 0u) << "axis " << axis;
+    for (std::size_t op = 0; op < 6; ++op) EXPECT_GT(border.outside[op], 0u) << "operand " << op;
+    const BlockCases flat =
+        block_cases(generate_workload(spec, training_check(spec, {{"skull_stripped", true}}), seed));
+    EXPECT_GT(flat.empty, 0u);
+    EXPECT_GT(flat.flat, 0u);
+    EXPECT_GT(flat.flat_candidates, 0u);
   }
 }
 

@@ -16,11 +16,13 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/volume.hpp"
@@ -39,6 +41,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -670,11 +673,14 @@ TEST(SeedsSimilarityEmulation, DISABLED_MeasureTrainingWorkloadErrors) {
     if (only != nullptr && std::string(dir).find(only) == std::string::npos) continue;
     const KernelSpec spec = spec_of(dir);
     std::vector<std::pair<std::string, std::uint64_t>> runs = {{"train", 1}, {"train", 2}};
+    for (std::size_t c = 1; c <= spec.train_checks.size(); ++c)
+      for (const std::uint64_t seed : {1u, 2u}) runs.emplace_back("train:" + std::to_string(c), seed);
     for (std::size_t v = 0; v < spec.validate.size() && only_train == nullptr; ++v) runs.emplace_back("validate:" + std::to_string(v), 0);
     for (const auto& [which, seed] : runs) {
       const WorkloadSpec& ws = spec.workload(which);
       const auto t0 = std::chrono::steady_clock::now();
-      const Workload w = generate_workload(spec, ws, which == "train" ? seed : ws.seed);
+      const bool training = which.rfind("train", 0) == 0;
+      const Workload w = generate_workload(spec, ws, training ? seed : ws.seed);
       const auto t1 = std::chrono::steady_clock::now();
       const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
       const auto t2 = std::chrono::steady_clock::now();
@@ -683,24 +689,254 @@ TEST(SeedsSimilarityEmulation, DISABLED_MeasureTrainingWorkloadErrors) {
                 << std::chrono::duration<double>(t2 - t1).count() << " s\n";
       const std::size_t components = components_of(spec, expected[0].buffer);
       for (const bool fma : {false, true}) {
-        const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0], components, spec.tolerance);
+        const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0], components, spec.tolerance_of(ws));
         std::cout << "[ info ] " << spec.entry << " " << which << (fma ? " fma   " : " no-fma") << ": " << s.values
                   << " values, max abs " << s.max_abs << ", max rel " << s.max_rel << ", largest |ref| "
                   << s.largest_reference << ", margin " << 1.0 / s.worst_fraction << "\n";
         EXPECT_EQ(s.failures, 0u) << s.first_failure;
       }
       if (spec.entry == "similarity_nmi_joint_histogram") {
-        const ErrorStats s = compare(emulate_histogram<true>(w, true), expected[0], components, spec.tolerance);
+        const ErrorStats s = compare(emulate_histogram<true>(w, true), expected[0], components, spec.tolerance_of(ws));
         std::cout << "[ info ]   reversed order: max abs " << s.max_abs << ", max rel " << s.max_rel << ", margin "
                   << 1.0 / s.worst_fraction << "\n";
       }
       if (spec.entry == "similarity_lncc") {
-        const ErrorStats s = compare(emulate_lncc<true>(w, false), expected[0], components, spec.tolerance);
+        const ErrorStats s = compare(emulate_lncc<true>(w, false), expected[0], components, spec.tolerance_of(ws));
         std::cout << "[ info ]   raw (unshifted) sums would give: max abs " << s.max_abs << ", failures "
                   << s.failures << "\n";
       }
     }
   }
+}
+
+// ------------------------------------------------------------ training checks
+// Each train_check reaches the case its purpose names (checked on the
+// generated data, without a GPU), and the seed's float arithmetic passes it
+// with the workload's own tolerance.
+
+TEST(SeedsSimilarityTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
+  std::size_t checks = 0;
+  for (const char* dir : kKernels) {
+    const KernelSpec spec = spec_of(dir);
+    for (const WorkloadSpec& ws : spec.train_checks) {
+      SCOPED_TRACE(std::string(dir) + " " + ws.json_path);
+      ++checks;
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+        const std::size_t components = components_of(spec, expected[0].buffer);
+        for (const bool fma : {false, true}) {
+          const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0], components, spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+          EXPECT_GT(s.values, 0u);
+        }
+        if (spec.entry == "similarity_nmi_joint_histogram") {
+          const ErrorStats s =
+              compare(emulate_histogram<true>(w, true), expected[0], components, spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << "reversed order: " << s.first_failure;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checks, 6u);
+}
+
+// The full-mask checks of the SSD kernels: an odd thread count (spare
+// threads in the last block for every block size) and active border voxels.
+TEST(SeedsSimilarityTrainingChecks, SsdChecksHaveAnOddCountOfActiveVoxelsReachingTheBorders) {
+  for (const char* dir : {"similarity/ssd_values", "similarity/ssd_gradient"}) {
+    SCOPED_TRACE(dir);
+    const KernelSpec spec = spec_of(dir);
+    const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
+    const auto active = input<std::int32_t>(w, "activeVoxels");
+    EXPECT_EQ(active.size() % 2, 1u);
+    EXPECT_EQ(active.size(), static_cast<std::size_t>(ivar(w, "voxelNumber")));
+  }
+}
+
+// Each operand of the histogram's bin test
+//   referenceBin >= 0 && referenceBin < referenceBinNumber && warpedBin >= 0 && warpedBin < warpedBinNumber
+// is the first false one for some (voxel, window bin) of the bin-margin
+// checks; nmi_gradient tests the warped bin and then the reference bin, each
+// operand false somewhere too. Positions in the kernels' float arithmetic.
+struct BinTests {
+  std::array<std::size_t, 4> first_false{};  // the histogram's chain
+  std::array<std::size_t, 4> gradient{};     // warped >= 0, warped < n (if@73), reference >= 0, reference < n (if@77)
+};
+
+BinTests bin_tests(const Workload& w) {
+  const auto ref = input<float>(w, "referenceImage"), war = input<float>(w, "warpedImage");
+  const auto active = input<std::int32_t>(w, "activeVoxels");
+  const int rbins = ivar(w, "referenceBinNumber"), wbins = ivar(w, "warpedBinNumber");
+  const float rs = fvar(w, "referenceScale"), ro = fvar(w, "referenceOffset");
+  const float ws = fvar(w, "warpedScale"), wo = fvar(w, "warpedOffset");
+  BinTests t;
+  for (const std::int32_t i : active) {
+    const auto k = static_cast<std::size_t>(i);
+    const int rpre = static_cast<int>(std::floor(ref[k] * rs + ro)), wpre = static_cast<int>(std::floor(war[k] * ws + wo));
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const int rb = rpre - 1 + a, wb = wpre - 1 + b;
+        const bool holds[4] = {rb >= 0, rb < rbins, wb >= 0, wb < wbins};
+        for (std::size_t op = 0; op < 4; ++op)
+          if (!holds[op]) {
+            ++t.first_false[op];
+            break;
+          }
+      }
+    for (int b = 0; b < 4; ++b) {
+      const int wb = wpre - 1 + b;
+      if (wb < 0) {
+        ++t.gradient[0];
+        continue;
+      }
+      if (wb >= wbins) {
+        ++t.gradient[1];
+        continue;
+      }
+      for (int a = 0; a < 4; ++a) {
+        const int rb = rpre - 1 + a;
+        t.gradient[2] += rb < 0 ? 1 : 0;
+        t.gradient[3] += rb >= 0 && rb >= rbins ? 1 : 0;
+      }
+    }
+  }
+  return t;
+}
+
+TEST(SeedsSimilarityTrainingChecks, BinMarginChecksCutParzenWindowsOnBothSidesOfBothAxes) {
+  for (const char* dir : {"similarity/nmi_joint_histogram", "similarity/nmi_gradient"}) {
+    SCOPED_TRACE(dir);
+    const KernelSpec spec = spec_of(dir);
+    for (const std::uint64_t seed : {1u, 2u}) {
+      const BinTests t = bin_tests(generate_workload(spec, training_check(spec, {{"bin_margin", -2}}), seed));
+      for (std::size_t op = 0; op < 4; ++op) {
+        EXPECT_GT(t.first_false[op], 0u) << "histogram operand " << op;
+        EXPECT_GT(t.gradient[op], 0u) << "gradient operand " << op;
+      }
+    }
+  }
+}
+
+// The sparse histogram check: few contributions per bin, so the float sums
+// stay within its tight tolerance in any order while one dropped voxel fails
+// it; on a registration-sized histogram the spec's own tolerance lets one
+// dropped voxel through.
+TEST(SeedsSimilarityTrainingChecks, SparseHistogramCheckCatchesOneDroppedVoxel) {
+  const KernelSpec spec = spec_of("similarity/nmi_joint_histogram");
+  const WorkloadSpec& ws = training_check(spec, {{"bins", 128}});
+  ASSERT_TRUE(ws.tolerance.has_value());
+  auto drop_one = [](Workload w, std::size_t which) {
+    auto active = input<std::int32_t>(w, "activeVoxels");
+    active.erase(active.begin() + static_cast<std::ptrdiff_t>(which));
+    w.inputs["activeVoxels"] = to_bytes(active);
+    return w;
+  };
+  for (const std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    const Workload w = generate_workload(spec, ws, seed);
+    const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+    for (const bool reversed : {false, true})
+      EXPECT_EQ(compare(emulate_histogram<true>(w, reversed), expected[0], 1, *ws.tolerance).failures, 0u);
+    // Every voxel: its largest window product (at least (23/48)^2) is more
+    // than twice the allowance of the bin it lands in, so dropping any one
+    // voxel fails whatever the float error (itself within the allowance).
+    const auto active = input<std::int32_t>(w, "activeVoxels");
+    const auto ref = input<float>(w, "referenceImage"), war = input<float>(w, "warpedImage");
+    const int wbins = ivar(w, "warpedBinNumber");
+    const BinRescaling rr{fvar(w, "referenceScale"), fvar(w, "referenceOffset")},
+        wr{fvar(w, "warpedScale"), fvar(w, "warpedOffset")};
+    double tightest = 0;  // largest allowance / contribution over the voxels
+    for (const std::int32_t i : active) {
+      const auto k = static_cast<std::size_t>(i);
+      const auto r = gi::seeds::parzen_window(gi::seeds::bin_position(ref[k], rr));
+      const auto v = gi::seeds::parzen_window(gi::seeds::bin_position(war[k], wr));
+      const auto a = static_cast<std::size_t>(std::max_element(r.weight.begin(), r.weight.end()) - r.weight.begin());
+      const auto b = static_cast<std::size_t>(std::max_element(v.weight.begin(), v.weight.end()) - v.weight.begin());
+      const double contribution = r.weight[a] * v.weight[b];
+      const double mass = expected[0].values[static_cast<std::size_t>(r.first + static_cast<int>(a)) *
+                                                 static_cast<std::size_t>(wbins) +
+                                             static_cast<std::size_t>(v.first + static_cast<int>(b))];
+      tightest = std::max(tightest, (ws.tolerance->abs + ws.tolerance->rel * mass) / contribution);
+    }
+    EXPECT_LT(tightest, 0.5);
+    const std::size_t n = active.size();
+    for (const std::size_t which : {std::size_t{0}, n / 3, n - 1})
+      EXPECT_GT(compare(emulate_histogram<false>(drop_one(w, which), false), expected[0], 1, *ws.tolerance).failures,
+                0u)
+          << "voxel " << which;
+  }
+  // One voxel dropped from a 97^3 brain-masked histogram of 64 bins (the
+  // training binning) passes the spec's tolerance.
+  const Workload big = generate("similarity_nmi_histogram", {{"dim", 97}, {"bins", 64}}, 1);
+  const auto big_expected = expected_outputs(spec, big, find_reference(spec.entry)(big));
+  EXPECT_EQ(compare(emulate_histogram<false>(drop_one(big, 1000), false), big_expected[0], 1, spec.tolerance).failures,
+            0u);
+}
+
+// LNCC's check: windows cut by each image face (each operand of the window
+// test the first false one somewhere), windows of constant reference intensity
+// and windows where the reference varies but the warped intensity is constant
+// (the second variance test false).
+TEST(SeedsSimilarityTrainingChecks, LnccCheckHasCutWindowsAndConstantWindows) {
+  const KernelSpec spec = spec_of("similarity/lncc");
+  for (const std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    const Workload w = generate_workload(spec, training_check(spec, {{"skull_stripped", true}}), seed);
+    const Dim3 d{ivar(w, "imageDimX"), ivar(w, "imageDimY"), ivar(w, "imageDimZ")};
+    const int r = ivar(w, "windowRadius");
+    const auto ref = input<float>(w, "referenceImage"), war = input<float>(w, "warpedImage");
+    const auto active = input<std::int32_t>(w, "activeVoxels");
+    std::array<std::size_t, 6> cut{};
+    std::size_t flat_reference = 0, flat_warped_only = 0;
+    const int extent[3] = {d.x, d.y, d.z};
+    for (const std::int32_t i : active) {
+      const auto k = static_cast<std::size_t>(i);
+      const int at[3] = {static_cast<int>(k % static_cast<std::size_t>(d.x)),
+                         static_cast<int>((k / static_cast<std::size_t>(d.x)) % static_cast<std::size_t>(d.y)),
+                         static_cast<int>(k / (static_cast<std::size_t>(d.x) * static_cast<std::size_t>(d.y)))};
+      bool reference_varies = false, warped_varies = false;
+      for (int c = -r; c <= r; ++c)
+        for (int b = -r; b <= r; ++b)
+          for (int a = -r; a <= r; ++a) {
+            const int p[3] = {at[0] + a, at[1] + b, at[2] + c};
+            bool inside = true;
+            for (std::size_t op = 0; op < 6 && inside; ++op)
+              if (!(op % 2 == 0 ? p[op / 2] >= 0 : p[op / 2] < extent[op / 2])) {
+                ++cut[op];
+                inside = false;
+              }
+            if (!inside) continue;
+            const std::size_t n = d.index(p[0], p[1], p[2]);
+            reference_varies = reference_varies || ref[n] != ref[k];
+            warped_varies = warped_varies || war[n] != war[k];
+          }
+      flat_reference += reference_varies ? 0 : 1;
+      flat_warped_only += reference_varies && !warped_varies ? 1 : 0;
+    }
+    for (std::size_t op = 0; op < 6; ++op) EXPECT_GT(cut[op], 0u) << "operand " << op;
+    EXPECT_GT(flat_reference, 0u);
+    EXPECT_GT(flat_warped_only, 0u);
+  }
+}
+
+TEST(SeedsSimilarityTrainingChecks, SkullStrippedImagesAreZeroOutsideTheBrainOnly) {
+  const json v = {{"dim", {33, 29, 31}}, {"mask", "full"}, {"skull_stripped", true}, {"amplitude", 0}};
+  const Workload stripped = generate("similarity_ssd_values", v, 5);
+  json plain_v = v;
+  plain_v.erase("skull_stripped");
+  const Workload plain = generate("similarity_ssd_values", plain_v, 5);
+  const auto a = input<float>(stripped, "referenceImage"), b = input<float>(plain, "referenceImage");
+  std::size_t zeroed = 0, kept = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == 0.0f && b[i] != 0.0f) ++zeroed;
+    else if (a[i] == b[i]) ++kept;
+  }
+  EXPECT_EQ(zeroed + kept, a.size());
+  EXPECT_GT(zeroed, a.size() / 4);
+  EXPECT_GT(kept, a.size() / 8);
+  EXPECT_THROW(generate("similarity_lncc", {{"dim", 9}, {"skull_stripped", "yes"}}, 1), std::runtime_error);
+  EXPECT_THROW(generate("similarity_nmi_histogram", {{"dim", 9}, {"bin_margin", -20}}, 1), std::runtime_error);
 }
 
 }  // namespace

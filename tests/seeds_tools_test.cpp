@@ -18,11 +18,14 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fitness/kernel_spec.hpp"
 #include "float_emulation.hpp"
+#include "training_checks.hpp"
 #include "fitness/reference_registry.hpp"
 #include "fitness/workload_plan.hpp"
 #include "seeds/common/bspline.hpp"
@@ -41,6 +44,7 @@ using gi::seeds::Dim3;
 using gi::seeds::Float4;
 using gi::seeds::from_bytes;
 using gi::seeds::to_bytes;
+using gi::test::training_check;
 using nlohmann::json;
 
 const fs::path kSeeds = fs::path(GI_SOURCE_DIR) / "seeds";
@@ -945,6 +949,209 @@ TEST(SeedsToolsFloatEmulation, DISABLED_MeasureSumOrderSpread) {
               << ", rel error in order " << in_order << ", worst of 10 random orders " << worst_random
               << ", model sigma " << std::sqrt(variance) / exact << ", worst-case bound "
               << (static_cast<double>(values.size()) - 1) * std::ldexp(1.0, -24) << "\n";
+  }
+}
+
+// ------------------------------------------------------------ training checks
+// Each train_check of a tools seed reaches the case its purpose names (checked
+// here on the generated data, without a GPU), and the seed's float arithmetic
+// passes it with the workload's own tolerance.
+
+const json kZeroSumTaps = {{"weights", {-0.5, 0, 0.5}}};
+
+TEST(SeedsToolsTrainingChecks, SeedArithmeticPassesEveryCheckWithItsTolerance) {
+  for (const std::string& dir : kToolsSeeds) {
+    const KernelSpec spec = spec_of(dir);
+    for (const std::string& which : spec.training_workloads()) {
+      if (which == "train") continue;
+      SCOPED_TRACE(dir + " " + which);
+      const WorkloadSpec& ws = spec.workload(which);
+      for (const std::uint64_t seed : {3u, 4u}) {
+        const Workload w = generate_workload(spec, ws, seed);
+        const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+        for (const bool fma : {false, true}) {
+          const ErrorStats s = compare(emulate(spec.entry, w, fma), expected[0],
+                                       components_of(spec, expected[0].buffer), spec.tolerance_of(ws));
+          EXPECT_EQ(s.failures, 0u) << (fma ? "fma: " : "") << s.first_failure;
+          EXPECT_GT(s.values, 0u);
+        }
+      }
+    }
+  }
+}
+
+// The float sum, in the kernel's order, of the taps of a 1-D kernel that stay
+// inside an axis of `extent` voxels at `coordinate` (`step` voxels per output).
+float used_weight_sum(const std::vector<float>& weights, int coordinate, int extent) {
+  const int radius = static_cast<int>(weights.size() / 2);
+  float sum = 0.0f;
+  for (int i = -radius; i <= radius; ++i)
+    if (coordinate + i >= 0 && coordinate + i < extent) sum += weights[static_cast<std::size_t>(i + radius)];
+  return sum;
+}
+
+// The convolutions' zero-sum check: interior voxels of the convolved axis use
+// taps that sum to exactly 0 (the kernel's else branch), border voxels do not.
+TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfTheConvolutionsWeightTest) {
+  for (const auto& [dir, axis] : std::vector<std::pair<std::string, int>>{
+           {"tools/convolution_x", 0}, {"tools/convolution_y", 1}, {"tools/convolution_z", 2}}) {
+    SCOPED_TRACE(dir);
+    const KernelSpec spec = spec_of(dir);
+    const Workload w = generate_workload(spec, training_check(spec, kZeroSumTaps), 1);
+    const auto weights = from_bytes<float>(w.inputs.at("kernelWeights"), "kernelWeights");
+    const int extent = ivar(w, axis == 0 ? "imageDimX" : axis == 1 ? "imageDimY" : "imageDimZ");
+    int zero = 0, nonzero = 0;
+    for (int c = 0; c < extent; ++c) (used_weight_sum(weights, c, extent) == 0.0f ? zero : nonzero) += 1;
+    EXPECT_GT(zero, 0);
+    EXPECT_GT(nonzero, 0);
+    // The reference agrees: every interior output is exactly 0.
+    const auto out = find_reference(spec.entry)(w).at("output");
+    const std::size_t stride = axis == 0   ? 1
+                               : axis == 1 ? static_cast<std::size_t>(ivar(w, "imageDimX"))
+                                           : static_cast<std::size_t>(ivar(w, "imageDimX") * ivar(w, "imageDimY"));
+    std::size_t zero_outputs = 0;
+    for (std::size_t i = 0; i < out.size() / 4; ++i) {
+      const int c = static_cast<int>((i / stride) % static_cast<std::size_t>(extent));
+      if (used_weight_sum(weights, c, extent) == 0.0f) {
+        EXPECT_EQ(out[4 * i], 0.0);
+        ++zero_outputs;
+      }
+    }
+    EXPECT_GT(zero_outputs, 0u);
+  }
+}
+
+TEST(SeedsToolsTrainingChecks, ZeroSumTapsReachBothSidesOfThePyramidsWeightTest) {
+  const KernelSpec spec = spec_of("tools/pyramid_level");
+  const Workload w = generate_workload(spec, training_check(spec, kZeroSumTaps), 1);
+  const auto weights = from_bytes<float>(w.inputs.at("kernelWeights"), "kernelWeights");
+  const int in[3] = {ivar(w, "inputDimX"), ivar(w, "inputDimY"), ivar(w, "inputDimZ")};
+  const int out[3] = {ivar(w, "outputDimX"), ivar(w, "outputDimY"), ivar(w, "outputDimZ")};
+  // The kernel sums products of three taps; with dyadic taps every product and
+  // partial sum is exact, so the 3-D sum is the product of the axes' sums.
+  int zero = 0, nonzero = 0;
+  for (int z = 0; z < out[2]; ++z)
+    for (int y = 0; y < out[1]; ++y)
+      for (int x = 0; x < out[0]; ++x) {
+        const float sum = used_weight_sum(weights, 2 * x, in[0]) * used_weight_sum(weights, 2 * y, in[1]) *
+                          used_weight_sum(weights, 2 * z, in[2]);
+        (sum == 0.0f ? zero : nonzero) += 1;
+      }
+  EXPECT_GT(zero, 0);
+  EXPECT_GT(nonzero, 0);
+}
+
+TEST(SeedsToolsTrainingChecks, MinmaxChecksTakeTheNegativeBranchAloneAndBothSigns) {
+  const KernelSpec spec = spec_of("tools/intensity_minmax");
+  auto signs = [&](const json& with) {
+    const auto image =
+        from_bytes<float>(generate_workload(spec, training_check(spec, with), 1).inputs.at("image"), "image");
+    std::size_t negative = 0;  // sign bit set: the kernel's unsigned branch
+    for (const float v : image) negative += std::signbit(v) ? 1 : 0;
+    return std::pair<std::size_t, std::size_t>{negative, image.size() - negative};
+  };
+  const auto [all_negative, none] = signs({{"scale", -1}});
+  EXPECT_GT(all_negative, 0u);
+  EXPECT_EQ(none, 0u) << "the check must take the negative branch only, so its maximum is the unsigned atomicMin's";
+  const auto [negative, positive] = signs({{"offset", -70}});
+  EXPECT_GT(negative, 0u);
+  EXPECT_GT(positive, 0u);
+  // The training image never takes the negative branch.
+  const auto train = from_bytes<float>(
+      generate("intensity_minmax_image", {{"dim", {41, 37, 35}}}, 1).inputs.at("image"), "image");
+  EXPECT_TRUE(std::none_of(train.begin(), train.end(), [](float v) { return std::signbit(v); }));
+}
+
+// The exact sum: integer terms whose float sum is exact in any order, so
+// tolerance 0 holds for the seed and fails one dropped non-zero value, which
+// the spec's rel 5e-2 lets through.
+TEST(SeedsToolsTrainingChecks, ExactSumCatchesOneDroppedValue) {
+  const KernelSpec spec = spec_of("tools/sum_reduction");
+  const WorkloadSpec& ws = training_check(spec, {{"integer", true}});
+  ASSERT_TRUE(ws.tolerance.has_value());
+  EXPECT_EQ(ws.tolerance->abs, 0.0);
+  EXPECT_EQ(ws.tolerance->rel, 0.0);
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    Workload w = generate_workload(spec, ws, seed);
+    const auto expected = expected_outputs(spec, w, find_reference(spec.entry)(w));
+    auto values = from_bytes<float>(w.inputs.at("values"), "values");
+    double total = 0;
+    for (const float v : values) {
+      ASSERT_EQ(v, std::nearbyint(v));
+      ASSERT_GE(v, 0.0f);
+      total += v;
+    }
+    EXPECT_LT(total, 0x1p22) << "a quarter of 2^24 at most, so fresh seeds never come near the generator's limit";
+    EXPECT_EQ(expected[0].values[0], total);
+    // Index order, reversed and shuffled orders all give the exact total.
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    for (int order = 0; order < 4; ++order) {
+      if (order == 1) std::reverse(values.begin(), values.end());
+      if (order >= 2) std::shuffle(values.begin(), values.end(), rng);
+      float sum = 0.0f;
+      for (const float v : values) sum += v;
+      EXPECT_EQ(static_cast<double>(sum), total) << "order " << order;
+    }
+    EXPECT_EQ(compare(emulate_sum(w), expected[0], 1, *ws.tolerance).failures, 0u);
+    // Drop one non-zero value (the first, a middle and the last one).
+    const auto original = from_bytes<float>(w.inputs.at("values"), "values");
+    std::vector<std::size_t> nonzero;
+    for (std::size_t i = 0; i < original.size(); ++i)
+      if (original[i] != 0.0f) nonzero.push_back(i);
+    ASSERT_GT(nonzero.size(), 3u);
+    for (const std::size_t at : {nonzero.front(), nonzero[nonzero.size() / 2], nonzero.back()}) {
+      auto dropped = original;
+      dropped[at] = 0.0f;
+      w.inputs["values"] = to_bytes(dropped);
+      EXPECT_EQ(compare(emulate_sum(w), expected[0], 1, *ws.tolerance).failures, 1u) << "value " << at;
+      EXPECT_EQ(compare(emulate_sum(w), expected[0], 1, spec.tolerance).failures, 0u)
+          << "the spec's own tolerance lets one dropped value through (why the exact check exists)";
+    }
+  }
+}
+
+TEST(SeedsToolsTrainingChecks, ExactSumGeneratorRefusesATotalThatFloatCannotHold) {
+  EXPECT_THROW(generate("ssd_terms", {{"dim", {97, 97, 97}}, {"mask", "full"}, {"displacement", 8}, {"integer", true}}, 1),
+               std::runtime_error);
+  EXPECT_THROW(generate("ssd_terms", {{"dim", 9}, {"integer", "yes"}}, 1), std::runtime_error);
+}
+
+// voxel_to_node's full-mask check: the gradient is non-zero on all six image
+// faces, so the clamped voxel ranges of the border nodes decide the sums.
+TEST(SeedsToolsTrainingChecks, VoxelToNodeCheckHasGradientOnEveryImageFace) {
+  const KernelSpec spec = spec_of("tools/voxel_to_node_gradient");
+  const Workload w = generate_workload(spec, training_check(spec, {{"mask", "full"}}), 1);
+  const Dim3 d{ivar(w, "imageDimX"), ivar(w, "imageDimY"), ivar(w, "imageDimZ")};
+  const auto g = from_bytes<Float4>(w.inputs.at("voxelGradient"), "voxelGradient");
+  std::array<std::size_t, 6> on_face{};
+  for (int z = 0; z < d.z; ++z)
+    for (int y = 0; y < d.y; ++y)
+      for (int x = 0; x < d.x; ++x) {
+        const Float4& v = g[d.index(x, y, z)];
+        if (v.x == 0.0f && v.y == 0.0f && v.z == 0.0f) continue;
+        const bool face[6] = {x == 0, x == d.x - 1, y == 0, y == d.y - 1, z == 0, z == d.z - 1};
+        for (int f = 0; f < 6; ++f) on_face[static_cast<std::size_t>(f)] += face[f] ? 1 : 0;
+      }
+  for (int f = 0; f < 6; ++f) EXPECT_GT(on_face[static_cast<std::size_t>(f)], 100u) << "face " << f;
+}
+
+TEST(SeedsToolsTrainingChecks, ExplicitWeightsAreCheckedAndExcludeRadiusAndSigma) {
+  const Workload w = generate("convolution_field", {{"dim", {5, 4, 3}}, {"weights", {-0.5, 0, 0.5}}}, 1);
+  EXPECT_EQ(ivar(w, "kernelRadius"), 1);
+  EXPECT_EQ(from_bytes<float>(w.inputs.at("kernelWeights"), "weights"), (std::vector<float>{-0.5f, 0.0f, 0.5f}));
+  for (const json& bad : {json{{"weights", {1, 2}}}, json{{"weights", {1, 2, 3}}, {"radius", 1}},
+                          json{{"weights", {1, 2, 3}}, {"sigma", 1}}, json{{"weights", "1"}},
+                          json{{"weights", json::array()}}}) {
+    SCOPED_TRACE(bad.dump());
+    EXPECT_THROW(generate("convolution_field", bad, 1), std::runtime_error);
+    EXPECT_THROW(generate("pyramid_image", bad, 1), std::runtime_error);
+  }
+  try {
+    generate("pyramid_image", {{"weights", {1, 2}}}, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("variables.weights"), std::string::npos) << e.what();
   }
 }
 

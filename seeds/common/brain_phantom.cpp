@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "seeds/common/rng.hpp"
 
@@ -151,6 +152,19 @@ std::vector<float> tissue_image(Dim3 dims, std::uint64_t seed) {
     }
   });
   return image;
+}
+
+void zero_outside_brain(std::vector<float>& image, Dim3 dims, std::uint64_t seed) {
+  if (image.size() != dims.voxels())
+    throw std::runtime_error("zero_outside_brain: the image holds " + std::to_string(image.size()) +
+                             " voxels, its dimensions say " + std::to_string(dims.voxels()));
+  const BrainPhantom phantom(dims, seed);
+  parallel_for(static_cast<std::size_t>(dims.z), [&](std::size_t z0, std::size_t z1) {
+    for (std::size_t z = z0; z < z1; ++z)
+      for (int y = 0; y < dims.y; ++y)
+        for (int x = 0; x < dims.x; ++x)
+          if (!phantom.in_brain(x, y, static_cast<int>(z))) image[dims.index(x, y, static_cast<int>(z))] = 0.0f;
+  });
 }
 
 }  // namespace gi::seeds

@@ -52,4 +52,9 @@ std::vector<std::int32_t> active_voxels(Dim3 dims, MaskShape shape, std::uint64_
 // A T1-like intensity image of the phantom, roughly 0..140.
 std::vector<float> tissue_image(Dim3 dims, std::uint64_t seed);
 
+// Sets every voxel outside the brain of the phantom with this seed to exactly
+// 0, as brain extraction (skull stripping) leaves an image: constant regions,
+// which noisy tissue images never have.
+void zero_outside_brain(std::vector<float>& image, Dim3 dims, std::uint64_t seed);
+
 }  // namespace gi::seeds

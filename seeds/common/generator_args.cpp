@@ -98,6 +98,30 @@ std::string GeneratorArgs::choice(const std::string& key, const std::string& fal
   return it->get<std::string>();
 }
 
+bool GeneratorArgs::flag(const std::string& key, bool fallback) const {
+  const auto it = variables_.find(key);
+  if (it == variables_.end()) return fallback;
+  if (!it->is_boolean()) fail(key, "expected true or false, found " + it->dump());
+  return it->get<bool>();
+}
+
+std::vector<double> GeneratorArgs::numbers(const std::string& key, double lo, double hi, std::size_t min_count,
+                                           std::size_t max_count) const {
+  const auto it = variables_.find(key);
+  const std::string expected = "expected a list of " + std::to_string(min_count) + ".." + std::to_string(max_count) +
+                               " numbers, each in " + range(lo, hi);
+  if (it == variables_.end()) fail(key, "missing: " + expected);
+  if (!it->is_array() || it->size() < min_count || it->size() > max_count)
+    fail(key, expected + ", found " + it->dump());
+  std::vector<double> out;
+  for (const auto& j : *it) {
+    if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() < lo || j.get<double>() > hi)
+      fail(key, expected + ", found " + it->dump());
+    out.push_back(j.get<double>());
+  }
+  return out;
+}
+
 int workload_int(const fitness::Workload& w, const char* name, const char* who) {
   const auto it = w.variables.find(name);
   if (it == w.variables.end())

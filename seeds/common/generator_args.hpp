@@ -26,6 +26,11 @@ class GeneratorArgs {
   std::array<double, 3> vec3(const std::string& key, std::array<double, 3> fallback, double lo, double hi) const;
   std::string choice(const std::string& key, const std::string& fallback,
                      const std::vector<std::string>& options) const;
+  // true or false.
+  bool flag(const std::string& key, bool fallback) const;
+  // [v0, v1, ...]: min_count..max_count numbers, each in lo..hi (only when has(key)).
+  std::vector<double> numbers(const std::string& key, double lo, double hi, std::size_t min_count,
+                              std::size_t max_count) const;
   bool has(const std::string& key) const { return variables_.contains(key); }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;

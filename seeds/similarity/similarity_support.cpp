@@ -33,7 +33,7 @@ FloatingKind floating_kind_from_name(const std::string& name) {
 }
 
 std::vector<std::string> similarity_option_names(std::vector<std::string> extra) {
-  for (const char* name : {"dim", "amplitude", "mask", "floating"}) extra.emplace_back(name);
+  for (const char* name : {"dim", "amplitude", "mask", "floating", "skull_stripped"}) extra.emplace_back(name);
   return extra;
 }
 
@@ -43,6 +43,7 @@ SimilarityOptions similarity_options(const GeneratorArgs& args) {
   o.amplitude = args.number("amplitude", 2.0, 0.0, 20.0);
   o.mask = mask_shape_from_name(args.choice("mask", "brain", mask_shape_names()));
   o.floating = floating_kind_from_name(args.choice("floating", "other", floating_kind_names()));
+  o.skull_stripped = args.flag("skull_stripped", false);
   return o;
 }
 
@@ -85,17 +86,23 @@ SimilarityImages similarity_images(const SimilarityOptions& options, std::uint64
   im.dims = dims;
   im.active = active_voxels(dims, options.mask, seed);
   im.reference = tissue_image(dims, seed);
+  std::uint64_t floating_subject = seed;
   switch (options.floating) {
     case FloatingKind::Same:
       im.floating = im.reference;
       break;
     case FloatingKind::Other:
-      im.floating = tissue_image(dims, mix64(seed ^ kOtherSubject));
+      floating_subject = mix64(seed ^ kOtherSubject);
+      im.floating = tissue_image(dims, floating_subject);
       break;
     case FloatingKind::Inverted:
       im.floating = im.reference;
       for (float& v : im.floating) v = 150.0f - v;
       break;
+  }
+  if (options.skull_stripped) {
+    zero_outside_brain(im.reference, dims, seed);
+    zero_outside_brain(im.floating, dims, floating_subject);
   }
   const SmoothDisplacement displacement(dims, options.amplitude, seed);
   im.warped.resize(dims.voxels());
@@ -172,24 +179,33 @@ ParzenWindow parzen_window(double position) {
   return w;
 }
 
-BinRescaling bin_rescaling(const std::vector<float>& image, const std::vector<std::int32_t>& active, int bins) {
+BinRescaling bin_rescaling(const std::vector<float>& image, const std::vector<std::int32_t>& active, int bins,
+                           double margin) {
   if (bins < 4) throw std::runtime_error("bin_rescaling: at least 4 bins are needed, got " + std::to_string(bins));
-  if (active.empty()) return BinRescaling{1.0f, 1.0f};
+  const double first = margin, last = bins - 1 - margin;
+  if (!(last > first))
+    throw std::runtime_error("bin_rescaling: a margin of " + std::to_string(margin) + " bins leaves no range in " +
+                             std::to_string(bins) + " bins");
+  if (active.empty()) return BinRescaling{1.0f, static_cast<float>(first)};
   double lo = image[static_cast<std::size_t>(active[0])], hi = lo;
   for (const std::int32_t i : active) {
     lo = std::min(lo, static_cast<double>(image[static_cast<std::size_t>(i)]));
     hi = std::max(hi, static_cast<double>(image[static_cast<std::size_t>(i)]));
   }
-  const double scale = hi > lo ? (bins - 3) / (hi - lo) : 1.0;
-  return BinRescaling{static_cast<float>(scale), static_cast<float>(1.0 - lo * scale)};
+  const double scale = hi > lo ? (last - first) / (hi - lo) : 1.0;
+  return BinRescaling{static_cast<float>(scale), static_cast<float>(first - lo * scale)};
 }
 
 NmiBinning nmi_binning(const GeneratorArgs& args, const SimilarityImages& images) {
   NmiBinning b;
   b.reference_bins = args.integer("bins", 64, 5, 512);
   b.warped_bins = args.integer("warped_bins", b.reference_bins, 5, 512);
-  b.reference = bin_rescaling(images.reference, images.active, b.reference_bins);
-  b.warped = bin_rescaling(images.warped, images.active, b.warped_bins);
+  const double margin = args.number("bin_margin", 1.0, -8.0, 2.0);
+  if (std::min(b.reference_bins, b.warped_bins) - 1 - margin <= margin)
+    args.fail("bin_margin", "a margin of " + std::to_string(margin) + " bins on each side leaves no range in " +
+                                std::to_string(std::min(b.reference_bins, b.warped_bins)) + " bins");
+  b.reference = bin_rescaling(images.reference, images.active, b.reference_bins, margin);
+  b.warped = bin_rescaling(images.warped, images.active, b.warped_bins, margin);
   return b;
 }
 

@@ -51,10 +51,14 @@ struct SimilarityOptions {
   double amplitude = 2.0;  // typical displacement in voxels
   MaskShape mask = MaskShape::Brain;
   FloatingKind floating = FloatingKind::Other;
+  // Both images brain-extracted: exactly 0 outside their phantom's brain
+  // (before warping), so windows and blocks of constant intensity exist.
+  bool skull_stripped = false;
 };
 
 // Reads the variables every similarity generator accepts: dim, amplitude,
-// mask, floating (its `args` must allow them).
+// mask, floating, skull_stripped (true | false, default false) (its `args`
+// must allow them).
 SimilarityOptions similarity_options(const GeneratorArgs& args);
 // The names similarity_options reads, for a generator's allowed list.
 std::vector<std::string> similarity_option_names(std::vector<std::string> extra);
@@ -124,8 +128,12 @@ struct BinRescaling {
 };
 
 // Maps the smallest and largest of `image` at the active voxels to bin
-// positions 1 and bins - 2 (a constant image goes to position 1).
-BinRescaling bin_rescaling(const std::vector<float>& image, const std::vector<std::int32_t>& active, int bins);
+// positions margin and bins - 1 - margin (a constant image goes to position
+// margin). The default margin 1 keeps every Parzen window inside the
+// histogram; a negative one maps the extremes beyond it, as intensities past
+// the thresholds of a clipped rescaling fall.
+BinRescaling bin_rescaling(const std::vector<float>& image, const std::vector<std::int32_t>& active, int bins,
+                           double margin = 1.0);
 
 // Bin position of a float intensity as the kernels compute it, in double.
 inline double bin_position(float value, BinRescaling r) {
@@ -139,7 +147,9 @@ struct NmiBinning {
 };
 
 // Reads the generator variables bins (default 64) and warped_bins (default
-// bins), each 5..512, and fits the rescalings to the images' active voxels.
+// bins), each 5..512, and bin_margin (default 1; -8 .. 2, the bin position
+// of the extreme intensities, see bin_rescaling), and fits the rescalings to
+// the images' active voxels.
 NmiBinning nmi_binning(const GeneratorArgs& args, const SimilarityImages& images);
 // Workload variables referenceBinNumber, warpedBinNumber, jointBinNumber,
 // referenceScale, referenceOffset, warpedScale, warpedOffset; and back.

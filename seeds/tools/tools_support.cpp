@@ -225,6 +225,17 @@ std::vector<double> convolve_axis(const std::vector<Float4>& input, Dim3 dims, c
   return out;
 }
 
+std::vector<float> explicit_weights(const GeneratorArgs& args) {
+  if (!args.has("weights")) return {};
+  for (const char* other : {"radius", "sigma"})
+    if (args.has(other))
+      args.fail(other, "give either weights or radius (and sigma), not both: the taps set the radius");
+  const std::vector<double> taps = args.numbers("weights", -1e3, 1e3, 1, 129);
+  if (taps.size() % 2 == 0)
+    args.fail("weights", "expected an odd number of taps (2 radius + 1), found " + std::to_string(taps.size()));
+  return std::vector<float>(taps.begin(), taps.end());
+}
+
 std::vector<float> binomial_weights(int radius) {
   std::vector<double> c(static_cast<std::size_t>(2 * radius + 1), 0.0);
   c[0] = 1;

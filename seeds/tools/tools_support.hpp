@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "seeds/common/brain_phantom.hpp"
+#include "seeds/common/generator_args.hpp"
 #include "seeds/common/volume.hpp"
 
 namespace gi::seeds::tools {
@@ -67,6 +68,14 @@ std::vector<double> convolve_axis(const std::vector<Float4>& input, Dim3 dims, c
 // Weights of a normalised binomial kernel of 2 radius + 1 taps
 // (C(2r, k) / 4^r: radius 2 gives (1, 4, 6, 4, 1) / 16).
 std::vector<float> binomial_weights(int radius);
+
+// The generator variable "weights" of the convolution and pyramid generators:
+// explicit taps [w_-r .. w_r] (an odd count, at most 129) instead of a
+// computed kernel, e.g. [-0.5, 0, 0.5], whose taps sum to exactly 0, so the
+// kernels' zero-weight-sum branch runs wherever no tap is cut by the border.
+// Empty when the variable is absent; naming "radius" or "sigma" beside it is
+// an error (the taps set the radius).
+std::vector<float> explicit_weights(const GeneratorArgs& args);
 
 // Output extent of a pyramid level: (dim + 1) / 2, so that output voxel i
 // sits on input voxel 2 i.

@@ -20,8 +20,14 @@
 //   amplitude: a             displacement size in voxels (default 2)
 //   noise: s                 standard deviation of the added noise (default 2)
 //   mask: brain | full | sphere | slab | shell   the mask (default brain)
-//   min_voxels: n            voxels a block needs in the mask (default 32 of 64)
+//   min_voxels: n            voxels a block needs in the mask (default 32 of 64;
+//                            0 lets empty blocks reach the kernel's own
+//                            voxelNumber > 0 test)
 //   search_radius: r         displacements -r .. r per axis (default 3)
+//   skull_stripped: true | false   the reference image 0 outside the phantom's
+//                            brain (default false), as after brain extraction:
+//                            with noise 0 the warped image is 0 there too, so
+//                            blocks and candidates of constant intensity occur
 // Derived variables: imageDimX/Y/Z, voxelNumber, blockDimX/Y/Z, blockNumber,
 // minimumVoxelNumber, searchRadius, usedBlockNumber (blocks the kernel
 // matches), usedBlockVoxelNumber (their voxels), nearTieBlockNumber (blocks
@@ -48,15 +54,16 @@ constexpr double kTieMargin = 1e-4;
 
 Workload generate_block_matching_brain(const nlohmann::json& variables, std::uint64_t seed) {
   const GeneratorArgs args("block_matching_brain", variables,
-                           {"dim", "amplitude", "noise", "mask", "min_voxels", "search_radius"});
+                           {"dim", "amplitude", "noise", "mask", "min_voxels", "search_radius", "skull_stripped"});
   const Dim3 dims = args.dims("dim", Dim3{217, 217, 217});
   const double amplitude = args.number("amplitude", 2.0, 0.0, 20.0);
   const double noise = args.number("noise", 2.0, 0.0, 100.0);
   const MaskShape shape = mask_shape_from_name(args.choice("mask", "brain", mask_shape_names()));
-  const int min_voxels = args.integer("min_voxels", 32, 1, kMatchBlockSize * kMatchBlockSize * kMatchBlockSize);
+  const int min_voxels = args.integer("min_voxels", 32, 0, kMatchBlockSize * kMatchBlockSize * kMatchBlockSize);
   const int radius = args.integer("search_radius", 3, 0, 8);
 
-  const std::vector<float> reference = tissue_image(dims, seed);
+  std::vector<float> reference = tissue_image(dims, seed);
+  if (args.flag("skull_stripped", false)) zero_outside_brain(reference, dims, seed);
   const std::vector<float> warped =
       block_matching_warped_image(reference, dims, BlockMatchDisplacement(dims, amplitude, seed), noise, seed);
   std::vector<std::int32_t> mask(dims.voxels(), 0);

@@ -5,10 +5,19 @@
 // correlated as consecutive gradients are (seeds/optimiser/optimiser_support.hpp),
 // and the sums buffer zeroed. Variables (all optional): dim (default 217^3),
 // spacing (default 5), mask (default brain), amplitude (typical gradient
-// length, default 1), as for "cg_first_gradient".
+// length, default 1), as for "cg_first_gradient"; and
+//   integer: true | false   round every x, y, z of both arrays to the nearest
+//                           integer (default false). The generator checks that
+//                           the terms' absolute values sum to less than 2^24,
+//                           so every float product and sum the kernel forms,
+//                           in any order of the atomics, is exact.
 // Derived variables: controlPointDimX/Y/Z, controlPointNumber.
 // Inputs: gradient, conjugateG (float4, w = 0), sums (2 floats, zero).
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fitness/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
@@ -20,9 +29,37 @@ using namespace gi::seeds;
 using gi::fitness::ReferenceOutputs;
 using gi::fitness::Workload;
 
+// Rounds x, y, z (w stays 0).
+void round_to_integers(std::vector<Float4>& field) {
+  for (Float4& v : field) {
+    v.x = std::nearbyint(v.x);
+    v.y = std::nearbyint(v.y);
+    v.z = std::nearbyint(v.z);
+  }
+}
+
 Workload generate_cg_gradient_pair(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("cg_gradient_pair", variables, cg_variable_names());
-  const CgState state = cg_state(cg_options(args), seed);
+  std::vector<std::string> names = cg_variable_names();
+  names.emplace_back("integer");
+  const GeneratorArgs args("cg_gradient_pair", variables, names);
+  CgState state = cg_state(cg_options(args), seed);
+  if (args.flag("integer", false)) {
+    round_to_integers(state.gradient);
+    round_to_integers(state.conjugate_g);
+    // Below 2^24 every integer is a float and no partial sum rounds.
+    double bound[2] = {0, 0};
+    for (std::size_t i = 0; i < state.gradient.size(); ++i) {
+      const Float4& d = state.gradient[i];
+      const Float4& g = state.conjugate_g[i];
+      bound[0] += static_cast<double>(g.x) * g.x + static_cast<double>(g.y) * g.y + static_cast<double>(g.z) * g.z;
+      bound[1] += std::fabs((static_cast<double>(d.x) + g.x) * d.x) +
+                  std::fabs((static_cast<double>(d.y) + g.y) * d.y) +
+                  std::fabs((static_cast<double>(d.z) + g.z) * d.z);
+    }
+    if (std::max(bound[0], bound[1]) >= 16777216.0)
+      args.fail("integer", "the terms' absolute values sum to " + std::to_string(std::max(bound[0], bound[1])) +
+                               ", not below 2^24: use a smaller grid or amplitude");
+  }
   Workload w = cg_workload(state.grid);
   w.inputs["gradient"] = to_bytes(state.gradient);
   w.inputs["conjugateG"] = to_bytes(state.conjugate_g);

@@ -2,10 +2,10 @@
 //
 // Generator "similarity_nmi_gradient": the image pair, warped-image gradient
 // and binning of similarity_nmi_histogram (variables dim, amplitude, mask,
-// floating, bins, warped_bins), and the NMI tables computed on the CPU from
-// the joint histogram of the same math in double: log joint and log warped
-// marginal probabilities (0 for empty bins), NMI, joint entropy and total
-// mass (seeds/similarity/similarity_support.hpp).
+// floating, skull_stripped, bins, warped_bins, bin_margin), and the NMI
+// tables computed on the CPU from the joint histogram of the same math in
+// double: log joint and log warped marginal probabilities (0 for empty bins),
+// NMI, joint entropy and total mass (seeds/similarity/similarity_support.hpp).
 // Derived variables: those of similarity_nmi_histogram and nmiValue,
 // jointEntropy (floats as the kernel sees them), histogramTotal (the
 // histogram's mass, N; the kernel's output is N * dNMI/dW * gradient).
@@ -23,7 +23,8 @@ using gi::fitness::Workload;
 std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
 Workload generate_nmi_gradient(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("similarity_nmi_gradient", variables, similarity_option_names({"bins", "warped_bins"}));
+  const GeneratorArgs args("similarity_nmi_gradient", variables,
+                           similarity_option_names({"bins", "warped_bins", "bin_margin"}));
   const SimilarityImages images = similarity_images(similarity_options(args), seed);
   const NmiBinning b = nmi_binning(args, images);
   const NmiTables t = nmi_tables(

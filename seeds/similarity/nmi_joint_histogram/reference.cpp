@@ -1,12 +1,16 @@
 // CPU reference and input generator for similarity_nmi_joint_histogram.
 //
 // Generator "similarity_nmi_histogram": the image pair of
-// similarity_ssd_values (variables dim, amplitude, mask, floating; see
-// seeds/similarity/similarity_support.hpp) and the histogram's binning:
+// similarity_ssd_values (variables dim, amplitude, mask, floating,
+// skull_stripped; see seeds/similarity/similarity_support.hpp) and the
+// histogram's binning:
 //   bins: n                  reference bins (default 64, 5..512)
 //   warped_bins: n           warped bins (default bins)
+//   bin_margin: m            (default 1, -8 .. 2)
 // The rescalings map each image's smallest and largest active intensity to
-// bin positions 1 and bins - 2, so every Parzen window lies inside.
+// bin positions m and bins - 1 - m: with the default every Parzen window lies
+// inside; a negative margin puts the extremes' windows partly or wholly
+// outside the histogram (the kernel skips those bins).
 // Derived variables: imageDimX/Y/Z, voxelNumber, activeVoxelNumber,
 // referenceBinNumber, warpedBinNumber, jointBinNumber, referenceScale,
 // referenceOffset, warpedScale, warpedOffset (floats as the kernel sees them).
@@ -22,7 +26,8 @@ using gi::fitness::ReferenceOutputs;
 using gi::fitness::Workload;
 
 Workload generate_nmi_histogram(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("similarity_nmi_histogram", variables, similarity_option_names({"bins", "warped_bins"}));
+  const GeneratorArgs args("similarity_nmi_histogram", variables,
+                           similarity_option_names({"bins", "warped_bins", "bin_margin"}));
   const SimilarityImages images = similarity_images(similarity_options(args), seed);
   const NmiBinning binning = nmi_binning(args, images);
   Workload w = image_pair_workload(images);

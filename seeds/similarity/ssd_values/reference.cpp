@@ -7,6 +7,7 @@
 //   amplitude: a              displacement size in voxels (default 2)
 //   mask: brain | full | sphere | slab | shell   active voxels (default brain)
 //   floating: same | other | inverted   floating image (default other)
+//   skull_stripped: true | false   both images 0 outside the brain (default false)
 // Derived variables: imageDimX/Y/Z, voxelNumber, activeVoxelNumber.
 // Inputs: referenceImage, warpedImage (float, every voxel), activeVoxels (int).
 #include <cmath>

@@ -8,6 +8,9 @@
 //   radius: r              kernel radius in voxels (default 3; 2r + 1 taps)
 //   sigma: s               Gaussian width in voxels (default r / 3, at least 0.5)
 //   amplitude: a           typical vector length (default 1)
+//   weights: [w, ...]      explicit taps instead of the Gaussian (odd count;
+//                          not with radius or sigma), e.g. [-0.5, 0, 0.5]:
+//                          they sum to exactly 0, the zero-weight-sum case
 // Derived variables: imageDimX/Y/Z, voxelNumber, kernelRadius, kernelSize.
 // Inputs: input (float4), kernelWeights (float).
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/rng.hpp"
 #include "seeds/common/smooth_noise.hpp"
+#include "seeds/tools/tools_support.hpp"
 
 namespace {
 
@@ -35,10 +39,12 @@ std::vector<float> gaussian_weights(int radius, double sigma) {
 }
 
 Workload generate_convolution_field(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("convolution_field", variables, {"dim", "radius", "sigma", "amplitude"});
+  const GeneratorArgs args("convolution_field", variables, {"dim", "radius", "sigma", "amplitude", "weights"});
   const Dim3 dims = args.dims("dim", Dim3{217, 217, 217});
-  const int radius = args.integer("radius", 3, 0, 64);
-  const double sigma = args.number("sigma", std::max(0.5, radius / 3.0), 0.1, 100.0);
+  std::vector<float> weights = tools::explicit_weights(args);
+  const int radius = weights.empty() ? args.integer("radius", 3, 0, 64) : static_cast<int>(weights.size() / 2);
+  if (weights.empty())
+    weights = gaussian_weights(radius, args.number("sigma", std::max(0.5, radius / 3.0), 0.1, 100.0));
   const double amplitude = args.number("amplitude", 1.0, 0.0, 1e4);
 
   // A smooth image of two scales; its gradient is the field.
@@ -87,7 +93,7 @@ Workload generate_convolution_field(const nlohmann::json& variables, std::uint64
       {"kernelSize", 2 * radius + 1},
   };
   w.inputs["input"] = to_bytes(field);
-  w.inputs["kernelWeights"] = to_bytes(gaussian_weights(radius, sigma));
+  w.inputs["kernelWeights"] = to_bytes(weights);
   return w;
 }
 

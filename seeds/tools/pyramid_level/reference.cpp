@@ -6,6 +6,9 @@
 // Variables (all optional):
 //   dim: [x, y, z] or n    input image size (default 217^3)
 //   radius: r              kernel radius in voxels (default 2)
+//   weights: [w, ...]      explicit taps per axis instead of the binomial ones
+//                          (odd count; not with radius), e.g. [-0.5, 0, 0.5]:
+//                          their products sum to exactly 0 (the zero-weight-sum case)
 // Derived variables: inputDimX/Y/Z, inputVoxelNumber, outputDimX/Y/Z
 // ((dim + 1) / 2), outputVoxelNumber, kernelRadius, kernelSize.
 // Inputs: input (float), kernelWeights (float).
@@ -24,9 +27,11 @@ using gi::fitness::ReferenceOutputs;
 using gi::fitness::Workload;
 
 Workload generate_pyramid_image(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("pyramid_image", variables, {"dim", "radius"});
+  const GeneratorArgs args("pyramid_image", variables, {"dim", "radius", "weights"});
   const Dim3 in = args.dims("dim", Dim3{217, 217, 217});
-  const int radius = args.integer("radius", 2, 0, 16);
+  std::vector<float> weights = tools::explicit_weights(args);
+  const int radius = weights.empty() ? args.integer("radius", 2, 0, 16) : static_cast<int>(weights.size() / 2);
+  if (weights.empty()) weights = tools::binomial_weights(radius);
   const Dim3 out{tools::pyramid_extent(in.x), tools::pyramid_extent(in.y), tools::pyramid_extent(in.z)};
   Workload w;
   w.variables = {
@@ -42,7 +47,7 @@ Workload generate_pyramid_image(const nlohmann::json& variables, std::uint64_t s
       {"kernelSize", 2 * radius + 1},
   };
   w.inputs["input"] = to_bytes(tissue_image(in, seed));
-  w.inputs["kernelWeights"] = to_bytes(tools::binomial_weights(radius));
+  w.inputs["kernelWeights"] = to_bytes(weights);
   return w;
 }
 

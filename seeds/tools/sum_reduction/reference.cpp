@@ -8,8 +8,13 @@
 //   dim: [x, y, z] or n      image size in voxels (default 217^3)
 //   mask: brain | full | sphere | slab | shell   active voxels (default brain)
 //   displacement: d          residual displacement in voxels (default 2)
+//   integer: true | false    round every term to the nearest integer (default
+//                            false). Their total must stay below 2^24
+//                            (checked), so every float sum of them, in any
+//                            order, is exact: a workload the seed gets exactly
 // Derived variables: valueNumber (= active voxels), imageDimX/Y/Z.
 // Inputs: values (float), sum (float, 1 element: 0).
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -24,17 +29,27 @@ using gi::fitness::ReferenceOutputs;
 using gi::fitness::Workload;
 
 Workload generate_ssd_terms(const nlohmann::json& variables, std::uint64_t seed) {
-  const GeneratorArgs args("ssd_terms", variables, {"dim", "mask", "displacement"});
+  const GeneratorArgs args("ssd_terms", variables, {"dim", "mask", "displacement", "integer"});
   const Dim3 image = args.dims("dim", Dim3{217, 217, 217});
   const MaskShape shape = mask_shape_from_name(args.choice("mask", "brain", mask_shape_names()));
   const double displacement = args.number("displacement", 2.0, 0.0, 20.0);
+  const bool integer = args.flag("integer", false);
 
   const tools::SsdStep step = tools::ssd_step(image, shape, displacement, seed);
   std::vector<float> terms(step.active.size());
   for (std::size_t t = 0; t < terms.size(); ++t) {
     const auto i = static_cast<std::size_t>(step.active[t]);
     const double difference = static_cast<double>(step.warped[i]) - step.reference[i];
-    terms[t] = static_cast<float>(difference * difference);
+    terms[t] = static_cast<float>(integer ? std::nearbyint(difference * difference) : difference * difference);
+  }
+  if (integer) {
+    // Every partial sum of non-negative integers below 2^24 is a float
+    // integer, so no addition rounds, whatever the order.
+    double total = 0;
+    for (const float v : terms) total += v;
+    if (total >= 16777216.0)
+      args.fail("integer", "the integer terms sum to " + std::to_string(total) +
+                               ", not below 2^24: use a smaller image, mask or displacement");
   }
   Workload w;
   w.variables = {
