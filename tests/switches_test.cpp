@@ -4,6 +4,9 @@
 // resolved and the dead ones removed, and the plain seed stays the baseline.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "fitness/kernel_spec.hpp"
 #include "gi/patch_files.hpp"
 #include "gi/variant_build.hpp"
@@ -12,7 +15,9 @@
 #include "grammar/patch_apply.hpp"
 #include "grammar/source_error.hpp"
 #include "grammar/switches.hpp"
+#include "fitness/workload_plan.hpp"
 #include "test_support.hpp"
+#include "training_checks.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -70,6 +75,42 @@ TEST(Switches, LiveLinesTellDeadPathsFromLivingOnes) {
   EXPECT_FALSE(warp.at(guard));
   EXPECT_TRUE(plain.at(shared) && warp.at(shared));
   EXPECT_FALSE(plain.at(directive) || warp.at(directive));
+}
+
+// The warp-cooperative path's branches need data the registration-like
+// workload never has; its training check is checked here for what it must
+// drive (the coverage run on the GPU confirms the counts).
+TEST(Switches, WarpPathCheckDrivesEveryWarpCase) {
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(test::source_dir() / "seeds/bspline/deformation_field");
+  const fitness::WorkloadSpec& ws = test::training_check(spec, {{"dim", {40, 1, 7}}});
+  const fitness::Workload w = fitness::generate_workload(spec, ws, 3);
+  std::vector<std::int32_t> active(w.inputs.at("activeVoxels").size() / 4);
+  std::memcpy(active.data(), w.inputs.at("activeVoxels").data(), active.size() * 4);
+  const int dx = static_cast<int>(w.variables.at("imageDimX")), dy = static_cast<int>(w.variables.at("imageDimY"));
+  const double sx = w.variables.at("spacingX");
+  bool same_row_other_slice = false, wide_row = false;
+  for (std::size_t first = 0; first < active.size(); first += 32) {
+    const std::size_t last = std::min(active.size(), first + 32) - 1;
+    auto y = [&](std::size_t i) { return active[i] / dx % dy; };
+    auto z = [&](std::size_t i) { return active[i] / (dx * dy); };
+    auto x_pre = [&](std::size_t i) { return static_cast<int>(std::floor((active[i] % dx) / sx)); };
+    bool one_row = true, same_y = true;
+    int lo = x_pre(first), hi = lo;
+    for (std::size_t i = first; i <= last; ++i) {
+      same_y = same_y && y(i) == y(first);
+      one_row = one_row && y(i) == y(first) && z(i) == z(first);
+      lo = std::min(lo, x_pre(i));
+      hi = std::max(hi, x_pre(i));
+    }
+    same_row_other_slice = same_row_other_slice || (same_y && !one_row);
+    wide_row = wide_row || (one_row && hi - lo + 4 > 32);
+  }
+  EXPECT_TRUE(same_row_other_slice) << "op `z == zLeader` false";
+  EXPECT_TRUE(wide_row) << "op `xMax - xMin + 4 <= 32` false";
+  const std::size_t in_last_block = active.size() % spec.default_block_size;
+  EXPECT_NE(in_last_block % 32, 0u) << "a partly active warp: `active` false";
+  EXPECT_LE(in_last_block, spec.default_block_size - 32u) << "a warp with no active lane: `activeMask == 0u`";
+  EXPECT_GT(in_last_block, 0u);
 }
 
 TEST(Switches, LineEditsReachEveryPathAndStayScopeSafe) {
