@@ -9,7 +9,6 @@
 #include <cstring>
 #include <iostream>
 #include <map>
-#include <sys/wait.h>
 
 #include "fitness/branch_coverage.hpp"
 #include "fitness/coverage_report.hpp"
@@ -538,23 +537,8 @@ TEST(SeedCoverage, VerifyReadmeHasACoverageSectionWithTheUntakenDirections) {
 
 // ---- the command line -------------------------------------------------------------
 
-struct CommandOutput {
-  std::string output;
-  int exit_code = -1;
-};
-
-CommandOutput run_gi(const std::string& args) {
-  CommandOutput r;
-  const std::string command = "\"" + gi::test::gi_binary() + "\" " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using gi::test::CommandOutput;
+using gi::test::run_gi;
 
 TEST(CoverageCommand, NamesAMissingSeedAndSaysNoCudaDeviceWithoutOne) {
   const CommandOutput missing = run_gi("coverage /no/such/seed");
