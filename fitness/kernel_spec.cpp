@@ -147,7 +147,8 @@ class SpecReader {
     read_workloads(required(spec, "", "workloads"), k);
     if (const auto c = spec.find("coverage_exempt"); c != spec.end()) read_coverage_exempt(*c, k);
     check_against_kernel(k, kernel_source, kernel_name);
-    read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations);
+    read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations,
+                       &k.switch_defaults);
     if (check_.registry && !has_reference(k.entry))
       fail("entry", "no CPU reference is registered for '" + k.entry + "' (known: " + join(reference_names()) +
                         "): add one in the seed's reference.cpp with GI_REGISTER_REFERENCE");
@@ -393,7 +394,8 @@ class SpecReader {
  public:
   void read_switch_fields(const json& spec, std::string_view kernel_source, const std::string& kernel_name,
                           std::vector<grammar::SwitchDef>& switches, std::vector<std::string>& notes,
-                          grammar::SwitchCombinations& combinations) const {
+                          grammar::SwitchCombinations& combinations,
+                          std::map<std::string, std::string>* default_values = nullptr) const {
     const auto s = spec.find("switches");
     if (s == spec.end()) {
       if (spec.contains("switch_combinations")) fail("switch_combinations", "only with \"switches\"");
@@ -431,6 +433,7 @@ class SpecReader {
         fail(child(path, "values"), "the kernel's own value " + line->value + " (its default, " + kernel_name +
                                         " line " + std::to_string(g.rule(line->rule).first_line) + ") is not listed");
       notes.push_back(string_field(required(sw, path, "note"), child(path, "note")));
+      if (default_values) (*default_values)[d.name] = line->value;
       switches.push_back(std::move(d));
     }
     const auto c = spec.find("switch_combinations");

@@ -57,6 +57,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -118,6 +119,9 @@ struct KernelSpec {
   std::vector<std::vector<std::string>> option_sets;
   std::vector<grammar::SwitchDef> switches;
   std::vector<std::string> switch_notes;  // one per switch: what its values choose
+  // Each switch's value in kernel.cu (its default): the launch expressions
+  // see these unless a variant sets another (fitness/workload_plan.hpp).
+  std::map<std::string, std::string> switch_defaults;
   grammar::SwitchCombinations switch_combinations;
   WorkloadSpec train;                      // timed: its time ranks variants
   std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed

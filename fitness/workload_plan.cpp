@@ -171,7 +171,11 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
     fail(spec, "launch", "the workload defines a variable 'B', which names the block size in launch expressions");
   Variables v = variables;
   v["B"] = block_size;
-  for (const auto& [name, value] : effect.switches) {
+  // The seed's switch values, then the variant's: a launch expression may
+  // read a switch (items per thread) that the variant leaves at its default.
+  std::map<std::string, std::string> switches = spec.switch_defaults;
+  for (const auto& [name, value] : effect.switches) switches[name] = value;
+  for (const auto& [name, value] : switches) {
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0') continue;  // a switch that is not a number is no launch variable

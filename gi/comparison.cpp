@@ -152,6 +152,16 @@ ComparisonResult compare(const Seed& seed, const Seed& variant, const fitness::K
 ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const Seed& variant,
                          const fitness::KernelSpec& spec, const grammar::Patch& evolved, const Tuning& seed_tuning,
                          const Tuning& evolved_tuning, const ComparisonOptions& options) {
+  const std::vector<ComparedVariant> one{{&variant, evolved, evolved_tuning}};
+  std::vector<ComparisonOutcome> outcomes = compare_many(seed, baseline, spec, seed_tuning, one, options);
+  if (!outcomes.at(0).error.empty()) throw std::runtime_error(outcomes[0].error);
+  return std::move(outcomes[0].result);
+}
+
+std::vector<ComparisonOutcome> compare_many(const Seed& seed, const grammar::Patch& baseline,
+                                            const fitness::KernelSpec& spec, const Tuning& seed_tuning,
+                                            const std::vector<ComparedVariant>& variants,
+                                            const ComparisonOptions& options) {
   if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
   fitness::GpuRunner runner(options.device);
   const auto cache = options.cache_dir;
@@ -159,11 +169,6 @@ ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const
   const fitness::CompileResult& seed_binary = seed_build.binary;
   if (!seed_binary.ok)
     throw std::runtime_error("comparison: the seed does not compile (" + describe(seed_tuning) + "): " + seed_binary.error);
-  const BuiltVariant evolved_build = compile_variant(variant, evolved, evolved_tuning, runner.arch(), cache);
-  const fitness::CompileResult& evolved_binary = evolved_build.binary;
-  if (!evolved_binary.ok)
-    throw std::runtime_error("comparison: the evolved variant does not compile (" + describe(evolved_tuning) +
-                             "): " + evolved_binary.error);
 
   fitness::PreparedWorkload work = fitness::prepare_workload(
       spec, "train", options.data_seed,
@@ -171,61 +176,92 @@ ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const
   fitness::LaunchPlan& plan = work.plan;
   fitness::set_launch_geometry(plan, spec, work.variables, seed_tuning.block_size, seed_build.launch);
   const Geometry seed_geometry = geometry_of(plan);
-  fitness::set_launch_geometry(plan, spec, work.variables, evolved_tuning.block_size, evolved_build.launch);
-  const Geometry evolved_geometry = geometry_of(plan);
-
   fitness::LoadResult seed_kernel = runner.load(seed_binary.cubin, spec.entry);
   if (!seed_kernel.ok()) throw std::runtime_error("comparison: cannot load the seed: " + seed_kernel.message);
-  fitness::LoadResult evolved_kernel = runner.load(evolved_binary.cubin, spec.entry);
-  if (!evolved_kernel.ok()) throw std::runtime_error("comparison: cannot load the evolved variant: " + evolved_kernel.message);
-
-  // A wrong kernel's time means nothing: both must pass on this very data.
-  for (const auto& [name, kernel, geometry] :
-       {std::tuple{"seed", &*seed_kernel.kernel, seed_geometry}, std::tuple{"evolved", &*evolved_kernel.kernel, evolved_geometry}}) {
-    use(plan, geometry);
-    const fitness::CheckReport check = runner.run_checked(*kernel, plan, work.expected, work.tolerance);
+  // A wrong kernel's time means nothing: every kernel must pass on this very data.
+  {
+    use(plan, seed_geometry);
+    const fitness::CheckReport check = runner.run_checked(*seed_kernel.kernel, plan, work.expected, work.tolerance);
     if (!check.ok())
-      throw std::runtime_error(std::string("comparison: the ") + name + " kernel fails on the training workload (" +
+      throw std::runtime_error(std::string("comparison: the seed kernel fails on the training workload (") +
                                fitness::to_string(check.status) + "): " + check.message);
+  }
+
+  // Each variant compiled, loaded and checked; one that fails is reported
+  // and left out of the timing.
+  std::vector<ComparisonOutcome> outcomes(variants.size());
+  std::vector<fitness::LoadResult> kernels(variants.size());
+  std::vector<Geometry> geometries(variants.size());
+  std::vector<std::size_t> timed;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const ComparedVariant& v = variants[i];
+    const BuiltVariant build = compile_variant(*v.source, v.patch, v.tuning, runner.arch(), cache);
+    if (!build.binary.ok) {
+      outcomes[i].error = "comparison: the evolved variant does not compile (" + describe(v.tuning) + "): " +
+                          build.binary.error;
+      continue;
+    }
+    fitness::set_launch_geometry(plan, spec, work.variables, v.tuning.block_size, build.launch);
+    geometries[i] = geometry_of(plan);
+    kernels[i] = runner.load(build.binary.cubin, spec.entry);
+    if (!kernels[i].ok()) {
+      outcomes[i].error = "comparison: cannot load the evolved variant: " + kernels[i].message;
+      continue;
+    }
+    use(plan, geometries[i]);
+    const fitness::CheckReport check = runner.run_checked(*kernels[i].kernel, plan, work.expected, work.tolerance);
+    if (!check.ok()) {
+      outcomes[i].error = std::string("comparison: the evolved kernel fails on the training workload (") +
+                          fitness::to_string(check.status) + "): " + check.message;
+      if (!runner.usable()) throw std::runtime_error(outcomes[i].error + " (the GPU context is lost)");
+      continue;
+    }
+    timed.push_back(i);
   }
 
   const double bandwidth = options.bandwidth_bytes_per_s ? *options.bandwidth_bytes_per_s
                                                          : fitness::measure_copy_bandwidth(options.device);
 
   // The spin kernel (which keeps launch latency out of short samples) must be
-  // used for both or neither, or it would bias the ratio: decide once from a
+  // used for all or none, or it would bias the ratios: decide once from a
   // short first pass of each.
   fitness::TimingConfig probe = options.timing;
   probe.min_samples = probe.max_samples = 3;
-  bool spin = false;
-  for (const auto& [kernel, geometry] : {std::pair{&*seed_kernel.kernel, seed_geometry}, std::pair{&*evolved_kernel.kernel, evolved_geometry}}) {
-    use(plan, geometry);
-    spin = spin || runner.time(*kernel, plan, probe).median_ms < options.timing.spin_below_ms;
+  use(plan, seed_geometry);
+  bool spin = runner.time(*seed_kernel.kernel, plan, probe).median_ms < options.timing.spin_below_ms;
+  for (std::size_t i : timed) {
+    use(plan, geometries[i]);
+    spin = spin || runner.time(*kernels[i].kernel, plan, probe).median_ms < options.timing.spin_below_ms;
   }
   // One sample per call, after one discarded warm-up launch of the same
-  // kernel (GpuRunner flushes L2 before each timed sample).
+  // kernel (GpuRunner flushes L2 before each timed sample). A round times
+  // the seed, then every variant in turn; each variant is paired with the
+  // seed's sample of its round.
   fitness::TimingConfig one = options.timing;
   one.warmup = 1;
   one.min_samples = one.max_samples = 1;
   one.spin_below_ms = spin ? std::numeric_limits<double>::max() : 0;
-  std::vector<fitness::PairedSample> pairs;
-  for (int i = 0; i < options.rounds; ++i) {
-    fitness::PairedSample p;
+  std::vector<std::vector<fitness::PairedSample>> pairs(variants.size());
+  for (int round = 0; round < options.rounds; ++round) {
     use(plan, seed_geometry);
-    p.a_ms = runner.time(*seed_kernel.kernel, plan, one).samples_ms.at(0);
-    use(plan, evolved_geometry);
-    p.b_ms = runner.time(*evolved_kernel.kernel, plan, one).samples_ms.at(0);
-    pairs.push_back(p);
+    const double seed_ms = runner.time(*seed_kernel.kernel, plan, one).samples_ms.at(0);
+    for (std::size_t i : timed) {
+      use(plan, geometries[i]);
+      pairs[i].push_back({seed_ms, runner.time(*kernels[i].kernel, plan, one).samples_ms.at(0)});
+    }
   }
-  ComparisonResult r = summarize_comparison(pairs, plan.min_bytes_moved, bandwidth);
-  r.gpu = runner.device_name();
-  r.workload = "train";
-  r.data_seed = options.data_seed;
-  r.seed_tuning = seed_tuning;
-  r.evolved_tuning = evolved_tuning;
-  r.patch = grammar::to_string(evolved);
-  r.baseline_patch = grammar::to_string(baseline);
-  return r;
+  for (std::size_t i : timed) {
+    ComparisonResult& r = outcomes[i].result;
+    r = summarize_comparison(pairs[i], plan.min_bytes_moved, bandwidth);
+    r.gpu = runner.device_name();
+    r.workload = "train";
+    r.data_seed = options.data_seed;
+    r.seed_tuning = seed_tuning;
+    r.evolved_tuning = variants[i].tuning;
+    r.patch = grammar::to_string(variants[i].patch);
+    r.baseline_patch = grammar::to_string(baseline);
+  }
+  return outcomes;
 }
 
 std::string format_comparison(const ComparisonResult& r) {

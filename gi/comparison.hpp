@@ -89,6 +89,26 @@ ComparisonResult compare(const Seed& seed, const grammar::Patch& baseline, const
                          const fitness::KernelSpec& spec, const grammar::Patch& evolved, const Tuning& seed_tuning,
                          const Tuning& evolved_tuning, const ComparisonOptions& options);
 
+// Several variants against one A, on one prepared workload in one process:
+// each round times A, then every variant in turn, and each variant is paired
+// with A's sample of its round (so a path survey of a seed's switch settings
+// at several block sizes costs one data preparation). A variant that does
+// not compile, load or pass the check gets `error` and no timing; A failing
+// throws, as compare does.
+struct ComparedVariant {
+  const Seed* source = nullptr;  // the seed, or a hand-written kernel with its entry
+  grammar::Patch patch;
+  Tuning tuning;
+};
+struct ComparisonOutcome {
+  ComparisonResult result;  // valid when error is empty
+  std::string error;
+};
+std::vector<ComparisonOutcome> compare_many(const Seed& seed, const grammar::Patch& baseline,
+                                            const fitness::KernelSpec& spec, const Tuning& seed_tuning,
+                                            const std::vector<ComparedVariant>& variants,
+                                            const ComparisonOptions& options);
+
 // Text for people (gi bench): both medians with spread, the ratio, the floor.
 std::string format_comparison(const ComparisonResult& r);
 

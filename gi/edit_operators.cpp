@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "grammar/edit_family.hpp"
+#include "grammar/switches.hpp"
 
 namespace gi {
 using grammar::Edit;
@@ -40,6 +41,19 @@ Edit EditOperators::random_edit(std::mt19937_64& rng) const {
   if (available_.empty()) throw std::runtime_error("no edit family is enabled that has a site in " + g_.file_name());
   const std::size_t f = std::uniform_int_distribution<std::size_t>(0, available_.size() - 1)(rng);
   return pick(candidates_[f], rng);
+}
+
+void EditOperators::append_random_edit(grammar::Patch& patch, std::mt19937_64& rng) const {
+  const Edit edit = random_edit(rng);
+  patch.edits.push_back(edit);
+  if (edit.family != "define" || config_.context.switch_combinations.empty()) return;
+  std::map<std::string, std::string> setting = grammar::switch_values(g_, config_.context);
+  for (const Edit& e : patch.edits)
+    if (e.family == "define") setting[e.target] = e.literal;
+  const auto allowed = grammar::nearest_allowed_setting(config_.context, setting, edit.target);
+  if (!allowed) return;  // the evaluator rejects it, naming the setting
+  for (const auto& [name, value] : *allowed)
+    if (setting[name] != value) patch.edits.push_back(Edit{"define", name, "", 0, 0, value});
 }
 
 }  // namespace gi

@@ -38,6 +38,11 @@ class EditOperators {
   grammar::Edit random_edit(const std::string& family, std::mt19937_64& rng) const;
   // A uniformly chosen available family, then a uniformly chosen legal edit of it.
   grammar::Edit random_edit(std::mt19937_64& rng) const;
+  // Appends a random edit (as random_edit) to `patch`. A define edit that
+  // would leave the patch naming a switch setting its spec does not allow
+  // brings the define edits of the nearest allowed setting with it, so a
+  // mutation never wastes an evaluation on a rejected setting.
+  void append_random_edit(grammar::Patch& patch, std::mt19937_64& rng) const;
 
  private:
   const grammar::Grammar& g_;

@@ -52,7 +52,8 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   base.source = seed.source;
   requests.push_back(base);
   for (int i = 0; i < config.count; ++i) {
-    grammar::Patch p{{ops.random_edit(rng)}};
+    grammar::Patch p;
+    ops.append_random_edit(p, rng);
     base.source = variant_source(seed, p).source;
     requests.push_back(base);
     patches.push_back(std::move(p));

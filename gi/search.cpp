@@ -82,7 +82,11 @@ class GeneticProgramming : public SearchAlgorithm {
   std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
     std::vector<Patch> out;
     if (state.population.empty()) {
-      for (int i = 0; i < config_.population; ++i) out.push_back(Patch{{ops_.random_edit(rng)}});
+      for (int i = 0; i < config_.population; ++i) {
+        Patch p;
+        ops_.append_random_edit(p, rng);
+        out.push_back(std::move(p));
+      }
       return out;
     }
     const auto pop = ranked(state.population);
@@ -91,11 +95,11 @@ class GeneticProgramming : public SearchAlgorithm {
     for (std::size_t i = 0; out.size() < static_cast<std::size_t>(config_.population); i = (i + 1) % parents) {
       const Patch& p = pop[i].patch;
       Patch child = crossover(p, pop[any_parent(rng)].patch, rng);
-      if (child.edits.empty()) child.edits.push_back(ops_.random_edit(rng));
+      if (child.edits.empty()) ops_.append_random_edit(child, rng);
       out.push_back(std::move(child));
       if (out.size() == static_cast<std::size_t>(config_.population)) break;
       Patch mutant = p;
-      mutant.edits.push_back(ops_.random_edit(rng));
+      ops_.append_random_edit(mutant, rng);
       out.push_back(std::move(mutant));
     }
     return out;
@@ -116,7 +120,7 @@ class RandomSearch : public SearchAlgorithm {
     std::uniform_int_distribution<int> length(1, std::max(1, config_.max_random_edits));
     for (int i = 0; i < config_.population; ++i) {
       Patch p;
-      for (int k = length(rng); k > 0; --k) p.edits.push_back(ops_.random_edit(rng));
+      for (int k = length(rng); k > 0; --k) ops_.append_random_edit(p, rng);
       out.push_back(std::move(p));
     }
     return out;
@@ -145,7 +149,7 @@ class LocalSearch : public SearchAlgorithm {
         p.edits.erase(p.edits.begin() +
                       static_cast<long>(std::uniform_int_distribution<std::size_t>(0, p.edits.size() - 1)(rng)));
       } else {
-        p.edits.push_back(ops_.random_edit(rng));
+        ops_.append_random_edit(p, rng);
       }
       out.push_back(std::move(p));
     }

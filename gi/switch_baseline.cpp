@@ -9,19 +9,35 @@ SwitchBaseline measure_switch_baseline(Evaluator& evaluator, const Seed& seed, c
   SwitchBaseline b;
   std::vector<grammar::Patch> patches;
   for (const SwitchSetting& s : switch_settings(seed)) {
-    b.trials.push_back({s.name, s.patch, {}});
+    b.trials.push_back({s.name, s.patch, {}, seed_tuning, {}});
     patches.push_back(s.patch);
   }
-  evaluator.set_tuning(seed_tuning);
-  const std::vector<Evaluation> evals = evaluator.evaluate(patches);
-  const SwitchBaseline::Trial* best = nullptr;
-  for (std::size_t i = 0; i < b.trials.size(); ++i) {
-    b.trials[i].eval = evals.at(i);
-    if (b.trials[i].eval.valid() && (!best || b.trials[i].eval.median_ms < best->eval.median_ms)) best = &b.trials[i];
+  // Each setting at every block size (with the seed's compile options), all
+  // settings of one block size in one batch: a path that wants other blocks
+  // than the plain kernel (shared-memory tiles, warps per item) is ranked at
+  // its own best, not at the seed's.
+  std::vector<unsigned> blocks = space.block_sizes;
+  if (blocks.empty()) blocks.push_back(seed_tuning.block_size);
+  for (unsigned block : blocks) {
+    const Tuning t{block, seed_tuning.options};
+    evaluator.set_tuning(t);
+    const std::vector<Evaluation> evals = evaluator.evaluate(patches);
+    for (std::size_t i = 0; i < b.trials.size(); ++i) {
+      SwitchBaseline::Trial& trial = b.trials[i];
+      trial.block_trials.push_back({t, evals.at(i)});
+      if (evals[i].valid() && (!trial.eval.valid() || evals[i].median_ms < trial.eval.median_ms)) {
+        trial.eval = evals[i];
+        trial.tuning = t;
+      }
+    }
   }
+  const SwitchBaseline::Trial* best = nullptr;
+  for (const SwitchBaseline::Trial& t : b.trials)
+    if (t.eval.valid() && (!best || t.eval.median_ms < best->eval.median_ms)) best = &t;
   if (!best) throw std::runtime_error("switch baseline: no switch setting of " + seed.display_path + " is valid");
   b.best_setting = best->setting;
   b.best_patch = best->patch;
+  // The fastest setting, retuned over the whole space (block sizes and compile options).
   const TuningResult tuned = tune(evaluator, b.best_patch, space);
   b.best_tuning = tuned.best;
   b.best_median_ms = tuned.best_eval.median_ms;
@@ -32,10 +48,19 @@ SwitchBaseline measure_switch_baseline(Evaluator& evaluator, const Seed& seed, c
 nlohmann::json SwitchBaseline::to_json() const {
   nlohmann::json trials_json = nlohmann::json::array();
   for (const Trial& t : trials)
+  {
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const TuningTrial& bt : t.block_trials)
+      blocks.push_back({{"tuning", gi::to_json(bt.tuning)},
+                        {"status", gi::to_string(bt.eval.status)},
+                        {"median_ms", bt.eval.valid() ? nlohmann::json(bt.eval.median_ms) : nlohmann::json(nullptr)}});
     trials_json.push_back({{"setting", t.setting.empty() ? "default" : t.setting},
                            {"patch", grammar::to_string(t.patch)},
                            {"status", gi::to_string(t.eval.status)},
-                           {"median_ms", t.eval.valid() ? nlohmann::json(t.eval.median_ms) : nlohmann::json(nullptr)}});
+                           {"tuning", gi::to_json(t.tuning)},
+                           {"median_ms", t.eval.valid() ? nlohmann::json(t.eval.median_ms) : nlohmann::json(nullptr)},
+                           {"block_trials", blocks}});
+  }
   return {{"trials", trials_json},
           {"best", {{"setting", best_setting.empty() ? "default" : best_setting},
                     {"patch", grammar::to_string(best_patch)},

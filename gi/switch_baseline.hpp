@@ -1,7 +1,8 @@
 #pragma once
 // What a seed's switches give without any line edit: every switch setting
-// (gi/switch_settings.hpp) measured on the training set with the tuned
-// seed's tuning, the fastest retuned. A result reports the evolved kernel
+// (gi/switch_settings.hpp) measured on the training set at every block size
+// of the tuning space (with the tuned seed's compile options), the fastest
+// then retuned over the whole space. A result reports the evolved kernel
 // against the tuned plain seed and against this baseline, so it says how
 // much came from choosing a path and how much GI's edits added (DESIGN.md,
 // "Search space"). Seeds without switches have no such baseline.
@@ -22,7 +23,9 @@ struct SwitchBaseline {
   struct Trial {
     std::string setting;  // "" for the seed's own
     grammar::Patch patch;
-    Evaluation eval;      // with the seed's tuning
+    Evaluation eval;      // at its best block size (invalid when no block size gave a valid run)
+    Tuning tuning;        // that block size, with the seed's compile options
+    std::vector<TuningTrial> block_trials;  // every block size tried
   };
   std::vector<Trial> trials;
   std::string best_setting;
@@ -35,8 +38,9 @@ struct SwitchBaseline {
   static SwitchBaseline from_json(const nlohmann::json& j);
 };
 
-// Measures every setting with `seed_tuning` on the evaluator's current data,
-// then tunes the fastest valid one over `space`. Throws when no setting is
+// Measures every setting at every block size of `space` with `seed_tuning`'s
+// options on the evaluator's current data, then tunes the fastest valid one
+// over `space`. Throws when no setting is
 // valid (the seed's own must be).
 SwitchBaseline measure_switch_baseline(Evaluator& evaluator, const Seed& seed, const Tuning& seed_tuning,
                                        const TuningSpace& space);

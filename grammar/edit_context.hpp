@@ -4,6 +4,7 @@
 // constants for const edits, and the values random edits are drawn from.
 // Plain values, filled by the caller (gi/ reads them from the seed's spec).
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,5 +46,14 @@ struct EditContext {
 
 // Whether `setting` (switch -> value) is allowed by `combinations`.
 bool switch_setting_allowed(const SwitchCombinations& combinations, const std::map<std::string, std::string>& setting);
+
+// The allowed setting closest to `setting` (fewest switches changed; ties go
+// to the first in value order) that keeps switch `keep` at its value there:
+// what a define edit must bring along so that the patch it joins still names
+// an allowed setting (path 2 needs BSPLINE_PATH=2 before its items per thread
+// mean anything). `setting` itself when it is allowed; nullopt when no allowed
+// setting has that value of `keep`.
+std::optional<std::map<std::string, std::string>> nearest_allowed_setting(
+    const EditContext& context, const std::map<std::string, std::string>& setting, const std::string& keep);
 
 }  // namespace gi::grammar

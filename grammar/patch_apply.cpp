@@ -140,11 +140,20 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   for (std::size_t i = 0; i < patch.edits.size(); ++i)
     if (auto problem = edit_problem(g, context, patch.edits[i]))
       throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(patch.edits[i]) + "': " + *problem);
-  if (!context.switch_combinations.empty()) {
-    const PatchState state = collect(g, patch, context);
-    if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
-      throw PatchError("switch setting " + to_string(LaunchEffect{state.launch.switches, 1}) +
-                       " is not one the seed's spec allows (switch_combinations)");
+  if (context.switches.empty()) return;
+  const PatchState state = collect(g, patch, context);
+  if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
+    throw PatchError("switch setting " + to_string(LaunchEffect{state.launch.switches, 1}) +
+                     " is not one the seed's spec allows (switch_combinations)");
+  // A wrapping edit (coarsening) works on the path the seed compiles by
+  // default; with that path switched off its loop would wrap dead code while
+  // the grid still shrinks.
+  if (state.wrap) {
+    const std::vector<bool> live = live_lines(g.source(), state.launch.switches, g.file_name());
+    const auto line = static_cast<std::size_t>(g.rule(state.wrap->first).first_line);
+    if (line < live.size() && !live[line])
+      throw PatchError("the region a coarsen edit wraps (line " + std::to_string(line) +
+                       ") is not compiled under switch setting " + to_string(LaunchEffect{state.launch.switches, 1}));
   }
 }
 

@@ -103,6 +103,8 @@ TEST(Coarsen, GridShrinksByTheFactorRoundingUp) {
 TEST(Coarsen, SwitchValuesAreLaunchVariables) {
   fitness::KernelSpec spec = fitness::load_kernel_spec(test::source_dir() / "seeds/tools/convolution_x");
   spec.grid[0] = fitness::Expression::parse("ceil_div(voxelNumber, B * ITEMS)");
+  spec.shared_bytes = fitness::Expression{};  // whatever the seed's own paths need
+  spec.switch_defaults.clear();
   fitness::LaunchPlan plan;
   LaunchEffect effect;
   effect.switches = {{"ITEMS", "4"}, {"PATH", "warp"}};  // a switch that is no number is no launch variable
@@ -114,6 +116,24 @@ TEST(Coarsen, SwitchValuesAreLaunchVariables) {
   // A workload variable may not hide a switch.
   EXPECT_THROW(fitness::set_launch_geometry(plan, spec, {{"voxelNumber", 1000}, {"ITEMS", 2}}, 64, effect),
                std::runtime_error);
+}
+
+// In a seed with switches the site is the plain path's guard (the other
+// paths use shared memory, warps or blockIdx elsewhere); a patch that also
+// switches the plain path off is rejected, or its loop would wrap dead code
+// while the grid shrank.
+TEST(Coarsen, OnASeedWithSwitchesItWrapsThePlainPathOnly) {
+  const Seed seed = load_seed(test::source_dir() / "seeds/bspline/deformation_field");
+  ASSERT_FALSE(seed.context.switches.empty());
+  const VariantSource v = variant_source(seed, parse_patch("coarsen:2"));
+  EXPECT_NE(v.source.find("for (int gi_item = 0; gi_item < 2; gi_item++) {"), std::string::npos);
+  EXPECT_EQ(v.launch.coarsen, 2);
+  try {
+    variant_source(seed, parse_patch("coarsen:2 define:BSPLINE_PATH=2"));
+    FAIL() << "accepted";
+  } catch (const PatchError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not compiled under switch setting"), std::string::npos) << e.what();
+  }
 }
 
 // Every library seed has the guarded form; its coarsened variants, both item

@@ -7,6 +7,7 @@
 #include "gi/minimise.hpp"
 #include "gi/search_driver.hpp"
 #include "gi/switch_baseline.hpp"
+#include "gi/switch_settings.hpp"
 #include "gi/tuning.hpp"
 #include "grammar/source_hash.hpp"
 #include "test_support.hpp"
@@ -187,24 +188,40 @@ TEST_F(SearchRun, TuningPicksTheFastestValidCombination) {
   EXPECT_EQ(fake.tuning, r.best);  // the evaluator is left on the winner
 }
 
-// Every switch setting measured with the seed's tuning, the fastest retuned:
-// the baseline that says what GI added beyond choosing a path.
-TEST_F(SearchRun, SwitchBaselineMeasuresEverySettingAndRetunesTheBest) {
+// Every switch setting measured at every block size (the seed's options),
+// the fastest retuned: the baseline that says what GI added beyond choosing
+// a path.
+TEST_F(SearchRun, SwitchBaselineMeasuresEverySettingAtEveryBlockSizeAndRetunesTheBest) {
   FakeEvaluator fake;
   TuningSpace space;
   space.block_sizes = {64, 128};
   const SwitchBaseline b = measure_switch_baseline(fake, seed, Tuning{64, {}}, space);
-  ASSERT_EQ(b.trials.size(), 2u);  // BSPLINE_PATH 0 (the seed's own) and 1
+  const auto settings = switch_settings(seed);
+  ASSERT_EQ(b.trials.size(), settings.size());
+  ASSERT_GE(b.trials.size(), 3u);  // BSPLINE_PATH 0 (the seed's own), 1, 2, ...
   EXPECT_EQ(b.trials[0].setting, "");
   EXPECT_EQ(b.trials[1].setting, "BSPLINE_PATH=1");
-  const bool warp_faster = b.trials[1].eval.median_ms < b.trials[0].eval.median_ms;
-  EXPECT_EQ(b.best_setting, warp_faster ? "BSPLINE_PATH=1" : "");
-  EXPECT_EQ(grammar::to_string(b.best_patch), warp_faster ? "define:BSPLINE_PATH=1" : "");
+  const SwitchBaseline::Trial* fastest = nullptr;
+  for (const SwitchBaseline::Trial& t : b.trials) {
+    ASSERT_EQ(t.block_trials.size(), 2u) << t.setting;
+    // Each setting keeps its own best block size.
+    const TuningTrial* own = nullptr;
+    for (const TuningTrial& bt : t.block_trials)
+      if (bt.eval.valid() && (!own || bt.eval.median_ms < own->eval.median_ms)) own = &bt;
+    if (!own) continue;
+    EXPECT_EQ(t.tuning, own->tuning) << t.setting;
+    EXPECT_EQ(t.eval.median_ms, own->eval.median_ms) << t.setting;
+    if (!fastest || t.eval.median_ms < fastest->eval.median_ms) fastest = &t;
+  }
+  ASSERT_NE(fastest, nullptr);
+  EXPECT_EQ(b.best_setting, fastest->setting);
+  EXPECT_EQ(b.best_patch, fastest->patch);
   EXPECT_EQ(b.best_tuning.block_size, 128u);  // the fake's favourite
-  EXPECT_EQ(fake.tuning, (Tuning{64, {}}));   // left on the seed's tuning for the search
+  EXPECT_EQ(fake.tuning, (Tuning{64, {}}));  // left on the seed's tuning for the search
   const SwitchBaseline back = SwitchBaseline::from_json(b.to_json());
   EXPECT_EQ(back.best_patch, b.best_patch);
   EXPECT_EQ(back.best_tuning, b.best_tuning);
+  EXPECT_EQ(b.to_json().at("trials").at(1).at("block_trials").size(), 2u);
   EXPECT_THROW(SwitchBaseline::from_json(nlohmann::json::object()), std::runtime_error);
 }
 

@@ -6,9 +6,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <set>
 
 #include "fitness/kernel_spec.hpp"
+#include "gi/edit_operators.hpp"
 #include "gi/patch_files.hpp"
+#include "gi/switch_settings.hpp"
 #include "gi/variant_build.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
@@ -37,7 +41,8 @@ const Seed& bspline() {
 // resolved, is exactly the seed as it was before the switches.
 TEST(Switches, BsplineSeedAtItsDefaultsIsThePlainSeed) {
   const std::string plain = read_text_file(std::filesystem::path(GI_TEST_DATA) / "bspline_deformation_field_plain.cu");
-  EXPECT_EQ(resolve_switches(bspline().source, {{"BSPLINE_PATH", "0"}}), plain);
+  EXPECT_EQ(resolve_switches(bspline().source, {{"BSPLINE_PATH", "0"}, {"BSPLINE_ITEMS", "1"}, {"BSPLINE_TABLE", "0"}}),
+            plain);
   EXPECT_EQ(variant_source(bspline(), Patch{}).source, plain);
   EXPECT_EQ(variant_source(bspline(), Patch{}).launch.switches.at("BSPLINE_PATH"), "0");
 }
@@ -62,7 +67,7 @@ TEST(Switches, LiveLinesTellDeadPathsFromLivingOnes) {
   const Grammar& g = bspline().grammar;
   int lane = 0, guard = 0, shared = 0, directive = 0;
   for (const Rule& r : g.rules()) {
-    if (r.text.find("lane = threadIdx.x & 31;") != std::string::npos) lane = r.first_line;
+    if (r.text.find("lane = threadIdx.x & 31;") != std::string::npos && !lane) lane = r.first_line;  // path 1's
     if (r.text.find("if (tid < activeVoxelNumber) {") != std::string::npos) guard = r.first_line;
     if (r.text.find("__device__ void bspline_basis") != std::string::npos) shared = r.first_line;
     if (r.text.rfind("#if BSPLINE_PATH", 0) == 0) directive = r.first_line;
@@ -221,13 +226,13 @@ TEST(DefineEdits, TextChecksAndCandidates) {
   auto problem = [&](const std::string& text) {
     return edit_problem(seed.grammar, seed.context, parse_patch(text).edits[0]).value_or("legal");
   };
-  EXPECT_NE(problem("define:BSPLINE_PATH=7").find("not a value of switch BSPLINE_PATH (values: 0, 1)"), std::string::npos);
-  EXPECT_NE(problem("define:NOPE=1").find("no switch named NOPE (the seed's spec declares BSPLINE_PATH)"),
+  EXPECT_NE(problem("define:BSPLINE_PATH=7").find("not a value of switch BSPLINE_PATH (values: 0, 1, 2, 3)"), std::string::npos);
+  EXPECT_NE(problem("define:NOPE=1").find("no switch named NOPE (the seed's spec declares BSPLINE_PATH, BSPLINE_ITEMS, BSPLINE_TABLE)"),
             std::string::npos);
   // Without the spec's context the seed has no switches.
   EXPECT_NE(edit_problem(seed.grammar, p.edits[0]).value_or("legal").find("declares none"), std::string::npos);
   const auto candidates = edit_family("define").candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 1u);  // the default is not an edit
+  ASSERT_EQ(candidates.size(), 7u);  // PATH 1, 2, 3; ITEMS 2, 4, 8; TABLE 1: a default is not an edit
   EXPECT_EQ(to_string(candidates[0]), "define:BSPLINE_PATH=1");
 }
 
@@ -255,6 +260,51 @@ TEST(DefineEdits, DisallowedSwitchSettingsAreRejected) {
   EXPECT_EQ(k.launch.switches.at("PATH"), "0");
 }
 
+TEST(DefineEdits, NearestAllowedSettingKeepsTheDrawnValue) {
+  EditContext c;
+  c.switches = {{"PATH", {"0", "1", "2"}}, {"ITEMS", {"1", "2", "4"}}, {"TABLE", {"0", "1"}}};
+  c.switch_combinations = {{{"PATH", {"0", "1"}}, {"ITEMS", {"1"}}, {"TABLE", {"0"}}},
+                           {{"PATH", {"2"}}, {"ITEMS", {"1", "2", "4"}}, {"TABLE", {"0", "1"}}}};
+  using Setting = std::map<std::string, std::string>;
+  // Items per thread need path 2: the path comes along, nothing else changes.
+  EXPECT_EQ(nearest_allowed_setting(c, Setting{{"PATH", "0"}, {"ITEMS", "4"}, {"TABLE", "0"}}, "ITEMS"),
+            (Setting{{"PATH", "2"}, {"ITEMS", "4"}, {"TABLE", "0"}}));
+  // Leaving path 2 takes its parameters back to the values path 1 allows.
+  EXPECT_EQ(nearest_allowed_setting(c, Setting{{"PATH", "1"}, {"ITEMS", "4"}, {"TABLE", "1"}}, "PATH"),
+            (Setting{{"PATH", "1"}, {"ITEMS", "1"}, {"TABLE", "0"}}));
+  // An allowed setting is its own nearest.
+  const Setting allowed{{"PATH", "2"}, {"ITEMS", "2"}, {"TABLE", "1"}};
+  EXPECT_EQ(nearest_allowed_setting(c, allowed, "TABLE"), allowed);
+  // No allowed setting has ITEMS=8 (not even a value of the switch).
+  EXPECT_EQ(nearest_allowed_setting(c, Setting{{"PATH", "0"}, {"ITEMS", "8"}, {"TABLE", "0"}}, "ITEMS"), std::nullopt);
+}
+
+// Mutation never wastes an evaluation on a setting the spec rejects: a define
+// edit brings the define edits of the nearest allowed setting with it.
+TEST(DefineEdits, RandomDefineEditsAlwaysNameAnAllowedSetting) {
+  const Seed& seed = bspline();
+  ASSERT_FALSE(seed.context.switch_combinations.empty());
+  OperatorConfig config;
+  config.enabled = {"define"};
+  config.context = seed.context;
+  const EditOperators ops(seed.grammar, config);
+  std::mt19937_64 rng(7);
+  std::set<std::string> settings;
+  Patch growing;
+  for (int i = 0; i < 200; ++i) {
+    Patch fresh;
+    ops.append_random_edit(fresh, rng);
+    ops.append_random_edit(growing, rng);
+    for (const Patch* p : {&fresh, &growing}) {
+      VariantSource v;
+      ASSERT_NO_THROW(v = variant_source(seed, *p)) << to_string(*p);
+      settings.insert(to_string(v.launch));
+    }
+  }
+  // Every allowed setting but the default is one define edit away.
+  EXPECT_GE(settings.size(), gi::switch_settings(seed).size() - 1);
+}
+
 TEST(SwitchSpec, SwitchesAreCheckedAgainstTheKernel) {
   const std::string kernel = bspline().source;
   nlohmann::json spec = *bspline().spec;
@@ -268,8 +318,11 @@ TEST(SwitchSpec, SwitchesAreCheckedAgainstTheKernel) {
   };
   EXPECT_EQ(error(spec), "loaded");
   const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "s.json", kernel, "kernel.cu", fitness::SpecCheck{false});
-  ASSERT_EQ(k.switches.size(), 1u);
-  EXPECT_EQ(k.switches[0].values, (std::vector<std::string>{"0", "1"}));
+  ASSERT_EQ(k.switches.size(), 3u);
+  EXPECT_EQ(k.switches[0].values, (std::vector<std::string>{"0", "1", "2", "3"}));
+  // The kernel's own values, which launch expressions read by default.
+  EXPECT_EQ(k.switch_defaults,
+            (std::map<std::string, std::string>{{"BSPLINE_PATH", "0"}, {"BSPLINE_ITEMS", "1"}, {"BSPLINE_TABLE", "0"}}));
   nlohmann::json bad = spec;
   bad["switches"][0]["name"] = "NO_SUCH";
   EXPECT_NE(error(bad).find("s.json: switches[0].name: no `#define NO_SUCH VALUE` line"), std::string::npos) << error(bad);

@@ -13,11 +13,15 @@
 // (strided: neighbouring threads keep neighbouring items).
 // Not where the loop would change what the kernel means: a `return` or a
 // barrier inside the region, shared memory, or blockIdx used elsewhere.
+// In a seed with switches only the path its default setting compiles counts
+// (the plain kernel); a patch that also switches that path off is rejected
+// (grammar/patch_apply.cpp), since its loop would wrap dead code.
 #include <variant>
 
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_text.hpp"
 #include "grammar/patch_state.hpp"
+#include "grammar/switches.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -98,9 +102,14 @@ std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel
   return std::make_pair(name, eq);
 }
 
-// The site, or why the kernel has none (the first reason met).
-std::variant<std::string, CoarsenSite> find_site(const Grammar& g) {
+// The site, or why the kernel has none (the first reason met). Only lines
+// the seed's default switch setting compiles are looked at.
+std::variant<std::string, CoarsenSite> find_site(const Grammar& g, const EditContext& context) {
   const ParsedKernel& k = g.parsed();
+  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
+  auto live = [&](const Token& t) {
+    return t.line <= 0 || static_cast<std::size_t>(t.line) >= live_line.size() || live_line[static_cast<std::size_t>(t.line)];
+  };
   std::optional<std::string> reason;
   auto because = [&](std::string why) {
     if (!reason) reason = std::move(why);
@@ -117,6 +126,7 @@ std::variant<std::string, CoarsenSite> find_site(const Grammar& g) {
     std::optional<std::string> unfit;
     for (std::size_t t = head; t <= body_end && t < k.tokens.size(); ++t) {
       const Token& x = k.tokens[t];
+      if (!live(x)) continue;
       if (x.is("__shared__") || x.is("__syncthreads")) unfit = "the kernel uses shared memory or barriers";
       if (x.is(kItem)) unfit = std::string("the kernel already uses the name ") + kItem;
       if (x.is("blockIdx") && !in_index_line[t]) unfit = "blockIdx is used outside the index line";
@@ -127,7 +137,7 @@ std::variant<std::string, CoarsenSite> find_site(const Grammar& g) {
     }
     for (std::size_t e = 0; e < k.elements.size(); ++e) {
       const Element& index = k.elements[e];
-      if (index.function != static_cast<int>(&f - k.functions.data())) continue;
+      if (index.function != static_cast<int>(&f - k.functions.data()) || !live(k.tokens[index.tokens.first])) continue;
       const auto parts = index_line(k, index);
       if (!parts) continue;
       const auto [name, eq] = *parts;
@@ -195,24 +205,24 @@ class CoarsenFamily : public EditFamily {
     return "coarsen:" + std::to_string(e.value) + (e.literal == "strided" ? ",strided" : "");
   }
 
-  std::optional<std::string> problem(const Grammar& g, const EditContext&, const Edit& e) const override {
+  std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
     if (e.value < 2 || e.value > 64) return "coarsening factor must be 2..64";
     if (e.literal != "consecutive" && e.literal != "strided") return "item order must be consecutive or strided";
-    const auto site = find_site(g);
+    const auto site = find_site(g, context);
     if (const auto* why = std::get_if<std::string>(&site)) return "no coarsening site in " + g.file_name() + ": " + *why;
     return std::nullopt;
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
-    if (!std::holds_alternative<CoarsenSite>(find_site(g))) return out;
+    if (!std::holds_alternative<CoarsenSite>(find_site(g, context))) return out;
     for (int k : context.coarsen_factors)
       for (const char* order : {"consecutive", "strided"}) out.push_back(Edit{name(), "", "", k, 0, order});
     return out;
   }
 
-  void apply(const Grammar& g, const EditContext&, const Edit& e, PatchState& s) const override {
-    const CoarsenSite site = std::get<CoarsenSite>(find_site(g));
+  void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
+    const CoarsenSite site = std::get<CoarsenSite>(find_site(g, context));
     const std::string k = std::to_string(e.value);
     const std::string index = site.index_text;
     const std::string coarse = e.literal == "strided"

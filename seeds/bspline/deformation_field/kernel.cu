@@ -13,7 +13,9 @@
 // therefore have at least floor((imageDim - 1) / spacing) + 4 points per
 // direction (ceil(imageDim / spacing) + 3 is always enough).
 
-#define BSPLINE_PATH 0  // switch: 0 the plain kernel (one thread per voxel, 64 loads); 1 warp-cooperative columns
+#define BSPLINE_PATH 0  // switch: 0 the plain kernel (one thread per voxel, 64 loads); 1 warp-cooperative columns; 2 row-cached columns; 3 thread per run
+#define BSPLINE_ITEMS 1  // switch: paths 2, 3: voxels per thread (consecutive active voxels along x)
+#define BSPLINE_TABLE 0  // switch: path 2: 1 takes the x basis weights from a per-block table in shared memory
 __device__ void bspline_basis(float u, float* basis) {
     float u2;
     float u3;
@@ -157,6 +159,238 @@ extern "C" __global__ void bspline_deformation_field(const float4* controlPointG
         position.z = (float)z + displacementZ;
         position.w = 0.0f;
         deformationField[tid] = position;
+    }
+#elif BSPLINE_PATH == 2
+    // Row-cached columns (B-spline separability, as path 1, with the column
+    // sums kept across voxels). A voxel's displacement is
+    // sum_a xBasis[a] * S(xPre + a), with S(column) the y-z weighted sum of the
+    // 16 control points of that column for the voxel's image row. A warp
+    // handles 32 * BSPLINE_ITEMS consecutive active voxels, 32 at a step;
+    // lane j caches S for column cachedColumn + j of cachedRow, and the cache
+    // is refilled (16 coalesced loads per lane) only when a voxel needs a row
+    // or a column it does not hold: about once per image row, not once per 32
+    // voxels. Voxels of several rows in one step are done row by row, the
+    // first pending lane choosing the row; it always fits after a refill, so
+    // every round finishes at least one lane, whatever the order of the list.
+    int lane;
+    int step;
+    int steps;
+    int warpFirst;
+    int row;
+    int leader;
+    int leaderRow;
+    int leaderColumn;
+    int cachedRow;
+    int cachedColumn;
+    int leaderFits;
+    unsigned pending;
+    unsigned finished;
+    bool active;
+    bool fits;
+    bool mine;
+    float columnX;
+    float columnY;
+    float columnZ;
+    float neighbourX;
+    float neighbourY;
+    float neighbourZ;
+    // BSPLINE_TABLE 1: the x weights and xPre of every image column x, computed
+    // once per block (launch.shared_bytes gives 20 bytes per x).
+    extern __shared__ float4 xWeightTable[];
+    int* xPreTable;
+#if BSPLINE_TABLE == 1
+    xPreTable = (int*)&xWeightTable[imageDimX];
+    for (x = threadIdx.x; x < imageDimX; x += blockDim.x) {
+        gridX = (float)x / spacingX;
+        xPre = (int)floorf(gridX);
+        bspline_basis(gridX - (float)xPre, xBasis);
+        xWeightTable[x] = make_float4(xBasis[0], xBasis[1], xBasis[2], xBasis[3]);
+        xPreTable[x] = xPre;
+    }
+    __syncthreads();
+#endif
+    lane = threadIdx.x & 31;
+    warpFirst = (blockIdx.x * blockDim.x + threadIdx.x - lane) * BSPLINE_ITEMS;
+    // Steps that hold an active voxel (none for an idle warp past the end).
+    steps = min(BSPLINE_ITEMS, (activeVoxelNumber - warpFirst + 31) / 32);
+    cachedRow = -1;
+    cachedColumn = 0;
+    columnX = 0.0f;
+    columnY = 0.0f;
+    columnZ = 0.0f;
+    for (step = 0; step < steps; step++) {
+        tid = warpFirst + step * 32 + lane;
+        active = tid < activeVoxelNumber;
+        pending = __ballot_sync(0xffffffffu, active);
+        index = 0;
+        if (active) {
+            index = activeVoxels[tid];
+        }
+        row = index / imageDimX;
+        x = index - row * imageDimX;
+#if BSPLINE_TABLE == 1
+        controlPoint = xWeightTable[x];
+        xBasis[0] = controlPoint.x;
+        xBasis[1] = controlPoint.y;
+        xBasis[2] = controlPoint.z;
+        xBasis[3] = controlPoint.w;
+        xPre = xPreTable[x];
+#else
+        gridX = (float)x / spacingX;
+        xPre = (int)floorf(gridX);
+        bspline_basis(gridX - (float)xPre, xBasis);
+#endif
+        displacementX = 0.0f;
+        displacementY = 0.0f;
+        displacementZ = 0.0f;
+        position = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        while (pending != 0u) {
+            leader = __ffs(pending) - 1;
+            fits = row == cachedRow && (unsigned)(xPre - cachedColumn) <= 28u;
+            leaderFits = __shfl_sync(0xffffffffu, (int)fits, leader);
+            if (leaderFits == 0) {
+                leaderRow = __shfl_sync(0xffffffffu, row, leader);
+                leaderColumn = __shfl_sync(0xffffffffu, xPre, leader);
+                cachedRow = leaderRow;
+                cachedColumn = leaderColumn;
+                z = leaderRow / imageDimY;
+                y = leaderRow - z * imageDimY;
+                gridY = (float)y / spacingY;
+                gridZ = (float)z / spacingZ;
+                yPre = (int)floorf(gridY);
+                zPre = (int)floorf(gridZ);
+                bspline_basis(gridY - (float)yPre, yBasis);
+                bspline_basis(gridZ - (float)zPre, zBasis);
+                columnX = 0.0f;
+                columnY = 0.0f;
+                columnZ = 0.0f;
+                if (cachedColumn + lane < controlPointDimX) {
+                    for (int c = 0; c < 4; c++) {
+                        for (int b = 0; b < 4; b++) {
+                            controlPointIndex = ((zPre + c) * controlPointDimY + yPre + b) * controlPointDimX + cachedColumn + lane;
+                            controlPoint = controlPointGrid[controlPointIndex];
+                            weight = yBasis[b] * zBasis[c];
+                            columnX += weight * controlPoint.x;
+                            columnY += weight * controlPoint.y;
+                            columnZ += weight * controlPoint.z;
+                        }
+                    }
+                }
+                fits = row == cachedRow && (unsigned)(xPre - cachedColumn) <= 28u;
+            }
+            // A lane that fits may have finished in an earlier round (doing it
+            // again would give the same value): a plain &, no branch.
+            mine = fits & (((pending >> lane) & 1u) != 0u);
+            finished = __ballot_sync(0xffffffffu, mine);
+            for (int a = 0; a < 4; a++) {
+                neighbourX = __shfl_sync(0xffffffffu, columnX, xPre - cachedColumn + a);
+                neighbourY = __shfl_sync(0xffffffffu, columnY, xPre - cachedColumn + a);
+                neighbourZ = __shfl_sync(0xffffffffu, columnZ, xPre - cachedColumn + a);
+                displacementX += xBasis[a] * neighbourX;
+                displacementY += xBasis[a] * neighbourY;
+                displacementZ += xBasis[a] * neighbourZ;
+            }
+            // y and z are those of cachedRow, the row of every lane finished now.
+            if (mine) {
+                position.x = (float)x + displacementX;
+                position.y = (float)y + displacementY;
+                position.z = (float)z + displacementZ;
+                position.w = 0.0f;
+            }
+            displacementX = 0.0f;
+            displacementY = 0.0f;
+            displacementZ = 0.0f;
+            pending = pending & ~finished;
+        }
+        if (active) {
+            deformationField[tid] = position;
+        }
+    }
+#elif BSPLINE_PATH == 3
+    // Thread per run of voxels (the thread-per-tile idea of TTLI, along x):
+    // a thread handles BSPLINE_ITEMS consecutive active voxels. Voxels of one
+    // image row share their y-z weights, and voxels of one control cell share
+    // all 64 control points, so the thread keeps the four column sums
+    // S(xPre .. xPre + 3) of its current row in registers: the next voxel of
+    // the same cell reuses them, the next cell along x shifts them and loads
+    // one column (16 loads), anything else loads all four.
+    int item;
+    int first;
+    int row;
+    int cachedRow;
+    int cachedPre;
+    int loads;
+    float columnX[4];
+    float columnY[4];
+    float columnZ[4];
+    first = (blockIdx.x * blockDim.x + threadIdx.x) * BSPLINE_ITEMS;
+    cachedRow = -1;
+    cachedPre = 0;
+    for (item = 0; item < BSPLINE_ITEMS; item++) {
+        tid = first + item;
+        if (tid < activeVoxelNumber) {
+            index = activeVoxels[tid];
+            row = index / imageDimX;
+            x = index - row * imageDimX;
+            gridX = (float)x / spacingX;
+            xPre = (int)floorf(gridX);
+            bspline_basis(gridX - (float)xPre, xBasis);
+            if (row != cachedRow) {
+                z = row / imageDimY;
+                y = row - z * imageDimY;
+                gridY = (float)y / spacingY;
+                gridZ = (float)z / spacingZ;
+                yPre = (int)floorf(gridY);
+                zPre = (int)floorf(gridZ);
+                bspline_basis(gridY - (float)yPre, yBasis);
+                bspline_basis(gridZ - (float)zPre, zBasis);
+                cachedRow = row;
+                cachedPre = xPre - 4;
+            }
+            loads = 4;
+            if (xPre == cachedPre) {
+                loads = 0;
+            }
+            if (xPre == cachedPre + 1) {
+                for (int a = 0; a < 3; a++) {
+                    columnX[a] = columnX[a + 1];
+                    columnY[a] = columnY[a + 1];
+                    columnZ[a] = columnZ[a + 1];
+                }
+                loads = 1;
+            }
+            for (int a = 0; a < 4; a++) {
+                if (a >= 4 - loads) {
+                    columnX[a] = 0.0f;
+                    columnY[a] = 0.0f;
+                    columnZ[a] = 0.0f;
+                    for (int c = 0; c < 4; c++) {
+                        for (int b = 0; b < 4; b++) {
+                            controlPointIndex = ((zPre + c) * controlPointDimY + yPre + b) * controlPointDimX + xPre + a;
+                            controlPoint = controlPointGrid[controlPointIndex];
+                            weight = yBasis[b] * zBasis[c];
+                            columnX[a] += weight * controlPoint.x;
+                            columnY[a] += weight * controlPoint.y;
+                            columnZ[a] += weight * controlPoint.z;
+                        }
+                    }
+                }
+            }
+            cachedPre = xPre;
+            displacementX = 0.0f;
+            displacementY = 0.0f;
+            displacementZ = 0.0f;
+            for (int a = 0; a < 4; a++) {
+                displacementX += xBasis[a] * columnX[a];
+                displacementY += xBasis[a] * columnY[a];
+                displacementZ += xBasis[a] * columnZ[a];
+            }
+            position.x = (float)x + displacementX;
+            position.y = (float)y + displacementY;
+            position.z = (float)z + displacementZ;
+            position.w = 0.0f;
+            deformationField[tid] = position;
+        }
     }
 #else
     tid = blockIdx.x * blockDim.x + threadIdx.x;
