@@ -24,10 +24,6 @@ void copy_to_host(void* destination, const void* source, std::size_t bytes,
 
 }  // namespace
 
-std::uint32_t guard_word(ElementType type) {
-  return element_is_float(type) ? kFloatGuardWord : kIntGuardWord;
-}
-
 DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
   try {
     for (const BufferArg& arg : plan.buffers) {
@@ -118,23 +114,12 @@ std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream, Devi
     }
     if (intact) return std::nullopt;
   }
-  std::vector<unsigned char> guard(kGuardBytes);
+  std::vector<std::byte> before(kGuardBytes), after(kGuardBytes);
   for (const Buffer& b : buffers_) {
     const auto* base = static_cast<const std::byte*>(b.allocation);
-    const std::byte* sides[2] = {base, base + kGuardBytes + b.bytes};
-    for (int side = 0; side < 2; ++side) {
-      copy_to_host(guard.data(), sides[side], kGuardBytes, stream);
-      for (std::size_t i = 0; i < kGuardBytes; ++i) {
-        // Both guards start on a word boundary: byte i is byte i % 4 of the word.
-        const unsigned expected = (b.guard >> (8 * (i % 4))) & 0xFFu;
-        if (guard[i] == expected) continue;
-        const std::string offset = side == 0 ? std::to_string(kGuardBytes - i) + " bytes before"
-                                             : std::to_string(i) + " bytes after the end of";
-        return "guard region " + std::string(side == 0 ? "before" : "after") + " buffer '" +
-               b.name + "' was written: byte " + offset + " the buffer is " +
-               std::to_string(guard[i]) + ", expected " + std::to_string(expected);
-      }
-    }
+    copy_to_host(before.data(), base, kGuardBytes, stream);
+    copy_to_host(after.data(), base + kGuardBytes + b.bytes, kGuardBytes, stream);
+    if (auto damage = describe_guard_damage(b.name, b.guard, before, after)) return damage;
   }
   return std::nullopt;
 }
@@ -151,14 +136,7 @@ std::optional<std::string> DeviceBuffers::check_inputs(const LaunchPlan& plan, c
       continue;
     const std::vector<std::byte> now = download(i, stream);
     const BufferArg& arg = plan.buffers.at(i);
-    if (now.size() == arg.initial.size() &&
-        std::memcmp(now.data(), arg.initial.data(), now.size()) == 0)
-      continue;
-    const std::size_t eb = element_bytes(arg.type);
-    std::size_t first = 0;
-    while (first < now.size() && now[first] == arg.initial[first]) ++first;
-    return "input buffer '" + b.name + "' was modified: element " + std::to_string(first / eb) +
-           " (byte " + std::to_string(first) + ") differs from the uploaded input";
+    if (auto change = describe_input_change(b.name, arg.type, now, arg.initial)) return change;
   }
   return std::nullopt;
 }

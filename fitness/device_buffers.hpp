@@ -3,14 +3,7 @@
 // regions filled with a known pattern, so a write just outside a buffer is
 // caught; inputs are uploaded once and compared bit for bit after a run;
 // outputs are set to a NaN fill before every checked run.
-//
-// The guard pattern also catches reads outside a buffer. Around buffers of
-// floating-point elements it is a quiet NaN of the element's width, so a
-// value read from outside turns the output NaN and the check fails (a small
-// number such as the float of 0xA5A5A5A5, -2.9e-16, vanished in a weighted
-// sum and let an out-of-bounds read pass). Around integer buffers it is
-// 0xA5A5A5A5: an index read from past the end is about -1.5e9, which points
-// gigabytes away from every buffer.
+// The guard words and how damage is reported: fitness/buffer_guards.hpp.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -20,22 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "fitness/buffer_guards.hpp"
 #include "fitness/launch_plan.hpp"
 
 namespace gi::fitness {
 
 class DeviceCheck;
-
-inline constexpr std::size_t kGuardBytes = 64 * 1024;
-// A quiet NaN as a float, and repeated (0x7FFA7FFA7FFA7FFA) a quiet NaN as a
-// double too, so one 32-bit word serves float, float2, float4 and double
-// buffers. It differs from the output NaN fill (kNanFillWord) and from the
-// NaN that GPU arithmetic produces (0x7FFFFFFF), so a kernel that writes
-// either past the end is still caught.
-inline constexpr std::uint32_t kFloatGuardWord = 0x7FFA7FFAu;
-inline constexpr std::uint32_t kIntGuardWord = 0xA5A5A5A5u;
-// The 32-bit word repeated in the guards of a buffer of `type`.
-std::uint32_t guard_word(ElementType type);
 
 class DeviceBuffers {
  public:

@@ -17,4 +17,6 @@ void register_verify(CLI::App& app);
 void register_coverage(CLI::App& app);
 void register_nvrtc(CLI::App& app);
 void register_families(CLI::App& app);
+void register_emulate(CLI::App& app);
+void register_switches(CLI::App& app);
 }  // namespace gi::cli

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   gi::cli::register_coverage(app);
   gi::cli::register_nvrtc(app);
   gi::cli::register_families(app);
+  gi::cli::register_emulate(app);
+  gi::cli::register_switches(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,22 +3,27 @@
 # evolution runs, with every log under $OUT. Binaries are built on the
 # development machine and carried in .carry/ (the GPU machine lacks CLI11):
 #   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
-#   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--evolve "SEED..."] [--minutes M] [--args "..."]
+#   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--survey "SEED..."] [--evolve "SEED..."]
+#                                          [--minutes M] [--args "..."]
 # --verify runs `gi verify` over every seed (resumable: results kept in
-# seeds/verification/<gpu>/, carried back in runs.tar.gz).
+# seeds/verification/<gpu>/, carried back in runs.tar.gz; --verify-args
+# "--again SEED..." re-checks chosen seeds). --survey times every switch
+# setting of each seed at every block size against the seed (`gi bench
+# --switches`), tables in survey.log, JSON in runs/surveys/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gi-out}
 mkdir -p "$OUT"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-verify_args="" tests=0 verify=0 evolve="" minutes=8 extra=""
+verify_args="" tests=0 verify=0 evolve="" survey="" minutes=8 extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
     --verify) verify=1 ;;
     --verify-args) verify_args="$2"; shift ;;
     --evolve) evolve="$2"; shift ;;
+    --survey) survey="$2"; shift ;;
     --minutes) minutes="$2"; shift ;;
     --args) extra="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -39,6 +44,32 @@ if [ "$verify" = 1 ]; then
   left=$(( deadline - $(date +%s) - 20 ))
   timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$OUT/verify.log" | tail -n 50
 fi
+mkdir -p runs/surveys
+for seed in $survey; do
+  left=$(( deadline - $(date +%s) - 20 ))
+  [ "$left" -le 30 ] && { echo "no time left to survey $seed"; break; }
+  name=$(basename "$seed")
+  timeout --signal=INT --kill-after=10 "$left" $GI bench "$seed" --switches --blocks 64,128,256,512,1024 --rounds 20 \
+    --cache .gi-cache --json > "runs/surveys/$name.json" 2>> "$OUT/survey.log" || echo "survey of $seed failed" | tee -a "$OUT/survey.log"
+  python3 - "runs/surveys/$name.json" "$seed" <<'PY' | tee -a "$OUT/survey.log"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+print("== " + sys.argv[2])
+best = {}
+for r in rows:
+    c = r.get("comparison")
+    key = r["setting"]
+    if c is None:
+        print("  %-50s block %4d FAILED %s" % (key, r["tuning"]["block_size"], r["error"][:160]))
+        continue
+    if key not in best or c["evolved"]["median_ms"] < best[key][1]["evolved"]["median_ms"]:
+        best[key] = (r["tuning"]["block_size"], c)
+for key, (block, c) in best.items():
+    print("  %-50s block %4d %9.4f ms  seed(block %d) %9.4f ms  %7.3fx [%.3f]  floor %5.1f%%" % (
+        key, block, c["evolved"]["median_ms"], c["tuning"]["seed"]["block_size"], c["seed"]["median_ms"],
+        c["speedup"], c["speedup_ci_low"], 100 * c["evolved_floor_fraction"]))
+PY
+done
 for seed in $evolve; do
   left=$(( deadline - $(date +%s) - 20 ))
   [ "$left" -le 30 ] && { echo "no time left for $seed"; break; }

@@ -4,6 +4,7 @@
 // resolved and the dead ones removed, and the plain seed stays the baseline.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -40,11 +41,32 @@ const Seed& bspline() {
 // The requirement: kernel.cu with every switch at its default,
 // resolved, is exactly the seed as it was before the switches.
 TEST(Switches, BsplineSeedAtItsDefaultsIsThePlainSeed) {
-  const std::string plain = read_text_file(std::filesystem::path(GI_TEST_DATA) / "bspline_deformation_field_plain.cu");
+  const std::string plain = read_text_file(std::filesystem::path(GI_TEST_DATA) / "plain/bspline_deformation_field.cu");
   EXPECT_EQ(resolve_switches(bspline().source, {{"BSPLINE_PATH", "0"}, {"BSPLINE_ITEMS", "1"}, {"BSPLINE_TABLE", "0"}}),
             plain);
   EXPECT_EQ(variant_source(bspline(), Patch{}).source, plain);
   EXPECT_EQ(variant_source(bspline(), Patch{}).launch.switches.at("BSPLINE_PATH"), "0");
+}
+
+// The same for every seed with switches: tests/data/plain/<family>_<kernel>.cu
+// holds its kernel.cu as it was before its switch paths were written, and
+// the seed resolved at its defaults (what gi compiles for the plain seed,
+// the baseline of every speed-up) must equal it byte for byte.
+TEST(Switches, EverySeedAtItsDefaultsIsItsPlainSeed) {
+  std::size_t with_switches = 0;
+  for (const auto& dir : test::seed_dirs()) {
+    const Seed seed = load_seed(dir);
+    if (seed.context.switches.empty()) continue;
+    ++with_switches;
+    std::string name = test::seed_name(dir);
+    std::replace(name.begin(), name.end(), '/', '_');
+    const auto plain_path = std::filesystem::path(GI_TEST_DATA) / "plain" / (name + ".cu");
+    ASSERT_TRUE(std::filesystem::exists(plain_path)) << test::seed_name(dir) << " has switches but no " << plain_path;
+    const std::string plain = read_text_file(plain_path);
+    EXPECT_EQ(resolve_switches(seed.source, switch_values(seed.grammar, seed.context)), plain) << test::seed_name(dir);
+    EXPECT_EQ(variant_source(seed, Patch{}).source, plain) << test::seed_name(dir);
+  }
+  EXPECT_GE(with_switches, 1u);
 }
 
 TEST(Switches, ThePublishedWarpPathHoldsNoDeadCode) {

@@ -176,6 +176,7 @@ extern "C" __global__ void bspline_deformation_field(const float4* controlPointG
     int step;
     int steps;
     int warpFirst;
+    int indices[BSPLINE_ITEMS];
     int row;
     int leader;
     int leaderRow;
@@ -218,14 +219,25 @@ extern "C" __global__ void bspline_deformation_field(const float4* controlPointG
     columnX = 0.0f;
     columnY = 0.0f;
     columnZ = 0.0f;
-    for (step = 0; step < steps; step++) {
+    // Every index of the lane loaded first: BSPLINE_ITEMS loads in flight at
+    // once instead of one memory latency per step.
+#pragma unroll
+    for (step = 0; step < BSPLINE_ITEMS; step++) {
+        tid = warpFirst + step * 32 + lane;
+        indices[step] = 0;
+        if (tid < activeVoxelNumber) {
+            indices[step] = activeVoxels[tid];
+        }
+    }
+#pragma unroll
+    for (step = 0; step < BSPLINE_ITEMS; step++) {
+        if (step >= steps) {
+            break;
+        }
         tid = warpFirst + step * 32 + lane;
         active = tid < activeVoxelNumber;
         pending = __ballot_sync(0xffffffffu, active);
-        index = 0;
-        if (active) {
-            index = activeVoxels[tid];
-        }
+        index = indices[step];
         row = index / imageDimX;
         x = index - row * imageDimX;
 #if BSPLINE_TABLE == 1

@@ -1,0 +1,81 @@
+#include "fitness/emulation/emulation_source.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace gi::fitness::emulation {
+
+namespace {
+
+// `replacement` followed by as many newlines as `matched` held, so the lines
+// after it keep their numbers.
+std::string keeping_lines(const std::string& replacement, const std::string& matched) {
+  return replacement + std::string(static_cast<std::size_t>(std::count(matched.begin(), matched.end(), '\n')), '\n');
+}
+
+int line_of(std::string_view text, std::size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+// Applies `re` to `text`, replacing each match by what `make` returns for it.
+template <class Make>
+std::string replace_all(const std::string& text, const std::regex& re, Make make) {
+  std::string out;
+  std::size_t last = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    out.append(text, last, static_cast<std::size_t>(m.position(0)) - last);
+    out += keeping_lines(make(m), m.str(0));
+    last = static_cast<std::size_t>(m.position(0) + m.length(0));
+  }
+  out.append(text, last, std::string::npos);
+  return out;
+}
+
+std::string without_alignment(std::string type) {
+  static const std::regex align(R"((__align__|alignas)\s*\([^()]*\))");
+  type = std::regex_replace(type, align, "");
+  const auto first = type.find_first_not_of(" \t\r\n");
+  const auto last = type.find_last_not_of(" \t\r\n");
+  return first == std::string::npos ? type : type.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+std::string rewrite_for_cpu(std::string_view source) {
+  std::string text(source);
+  // extern __shared__ [__align__(16)] float4 tile[];
+  static const std::regex dynamic_shared(R"(\bextern\s+__shared__\s+([^;\[\]{}]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;)");
+  text = replace_all(text, dynamic_shared, [](const std::smatch& m) {
+    const std::string type = without_alignment(m.str(1));
+    return type + "* const " + m.str(2) + " = reinterpret_cast<" + type + "*>(gi_emu::dynamic_shared);";
+  });
+  static const std::regex laneid(
+      R"re(\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u32\s+%0\s*,\s*%%laneid\s*;?"\s*:\s*"=r"\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\)\s*;)re");
+  text = replace_all(text, laneid, [](const std::smatch& m) { return m.str(1) + " = gi_emu_laneid();"; });
+  static const std::regex globaltimer(
+      R"re(\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u64\s+%0\s*,\s*%%globaltimer\s*;?"\s*:\s*"=l"\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\)\s*;)re");
+  text = replace_all(text, globaltimer, [](const std::smatch& m) { return m.str(1) + " = gi_emu_globaltimer();"; });
+  static const std::regex other_asm(R"(\b(asm|__asm__)\s*(volatile\s*|__volatile__\s*)?\()");
+  std::smatch m;
+  if (std::regex_search(text, m, other_asm))
+    throw EmulationError("line " + std::to_string(line_of(text, static_cast<std::size_t>(m.position(0)))) +
+                         ": inline PTX cannot run on the CPU emulator (only reads of %laneid and %globaltimer are "
+                         "understood)");
+  return text;
+}
+
+std::string emulation_translation_unit(std::string_view source, const std::string& entry,
+                                       const std::string& file_name) {
+  std::string file = file_name;
+  std::replace(file.begin(), file.end(), '"', '\'');
+  std::replace(file.begin(), file.end(), '\\', '/');
+  std::string tu = "// gi: CPU emulation of '" + entry + "' (fitness/cpu_emulator.hpp)\n";
+  tu += cuda_on_cpu_prelude();
+  tu += "\n#line 1 \"" + file + "\"\n";
+  tu += rewrite_for_cpu(source);
+  tu += "\n#line 1 \"gi-emulator-launcher\"\nGI_EMU_LAUNCHER(" + entry + ")\n";
+  return tu;
+}
+
+}  // namespace gi::fitness::emulation
