@@ -14,9 +14,92 @@
 // the order of the atomics. minMax must hold (+inf, -inf) before the launch
 // (the caller supplies it; the workload does).
 
+#define MINMAX_PATH 0  // switch: 0 the plain kernel (two atomics per voxel); 1 minimum and maximum per block (grid-stride float4 loads, warp min/max, two atomics per block)
+#define MINMAX_ITEMS 1  // switch: voxels per thread of the block-reduction path(s) (their grid is ceil_div(N, B * MINMAX_ITEMS)); 1 for the plain kernel
 extern "C" __global__ void intensity_minmax(const float* image, int voxelNumber, float* minMax) {
     int tid;
     float value;
+#if MINMAX_PATH == 1
+    // Each thread keeps the least and greatest of the intensities it reads
+    // (grid-stride float4 loads, the buffer start being 16-byte aligned; the
+    // last voxelNumber % 4 one by one; correct for any grid) as unsigned keys
+    // in float order: a non-negative float's bits with the sign bit set, a
+    // negative float's bits inverted (so -0 sorts below +0, as the seed's
+    // atomics order them; no float comparison, so denormals stay exact).
+    // A warp reduces its keys with __reduce_min_sync and __reduce_max_sync,
+    // the warps' keys meet in shared memory, the first warp reduces them and
+    // one thread folds the block's minimum and maximum into minMax with the
+    // seed's sign-dependent atomics: two atomics per block.
+    __shared__ unsigned warpKeys[64];
+    const float4* quads;
+    float4 quad;
+    unsigned key;
+    unsigned lowest;
+    unsigned highest;
+    int lane;
+    int warp;
+    int quadNumber;
+    quads = (const float4*)image;
+    tid = blockIdx.x * blockDim.x + threadIdx.x;
+    lane = threadIdx.x & 31;
+    warp = threadIdx.x >> 5;
+    quadNumber = voxelNumber >> 2;
+    lowest = 0xffffffffu;
+    highest = 0u;
+    for (int i = tid; i < quadNumber; i += gridDim.x * blockDim.x) {
+        quad = quads[i];
+        key = __float_as_uint(quad.x) ^ ((unsigned)(__float_as_int(quad.x) >> 31) | 0x80000000u);
+        lowest = min(lowest, key);
+        highest = max(highest, key);
+        key = __float_as_uint(quad.y) ^ ((unsigned)(__float_as_int(quad.y) >> 31) | 0x80000000u);
+        lowest = min(lowest, key);
+        highest = max(highest, key);
+        key = __float_as_uint(quad.z) ^ ((unsigned)(__float_as_int(quad.z) >> 31) | 0x80000000u);
+        lowest = min(lowest, key);
+        highest = max(highest, key);
+        key = __float_as_uint(quad.w) ^ ((unsigned)(__float_as_int(quad.w) >> 31) | 0x80000000u);
+        lowest = min(lowest, key);
+        highest = max(highest, key);
+    }
+    for (int i = 4 * quadNumber + tid; i < voxelNumber; i += gridDim.x * blockDim.x) {
+        key = __float_as_uint(image[i]) ^ ((unsigned)(__float_as_int(image[i]) >> 31) | 0x80000000u);
+        lowest = min(lowest, key);
+        highest = max(highest, key);
+    }
+    lowest = __reduce_min_sync(0xffffffffu, lowest);
+    highest = __reduce_max_sync(0xffffffffu, highest);
+    if (lane == 0) {
+        warpKeys[warp] = lowest;
+        warpKeys[32 + warp] = highest;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        lowest = 0xffffffffu;
+        highest = 0u;
+        for (int w = lane; w < (int)(blockDim.x >> 5); w += 32) {
+            lowest = min(lowest, warpKeys[w]);
+            highest = max(highest, warpKeys[32 + w]);
+        }
+        lowest = __reduce_min_sync(0xffffffffu, lowest);
+        highest = __reduce_max_sync(0xffffffffu, highest);
+        if (lane == 0) {
+            // Back from keys to float bits: a key with the top bit set was a
+            // non-negative float, one without a negative float.
+            lowest = lowest ^ (((unsigned)((int)lowest >> 31) ^ 0xffffffffu) | 0x80000000u);
+            highest = highest ^ (((unsigned)((int)highest >> 31) ^ 0xffffffffu) | 0x80000000u);
+            if ((int)lowest >= 0) {
+                atomicMin((int*)&minMax[0], (int)lowest);
+            } else {
+                atomicMax((unsigned int*)&minMax[0], lowest);
+            }
+            if ((int)highest >= 0) {
+                atomicMax((int*)&minMax[1], (int)highest);
+            } else {
+                atomicMin((unsigned int*)&minMax[1], highest);
+            }
+        }
+    }
+#else
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid < voxelNumber) {
         value = image[tid];
@@ -28,4 +111,5 @@ extern "C" __global__ void intensity_minmax(const float* image, int voxelNumber,
             atomicMin((unsigned int*)&minMax[1], __float_as_uint(value));
         }
     }
+#endif
 }

@@ -7,12 +7,101 @@
 // atomics changes from run to run, so the result varies in its last bits
 // between runs (see the spec's tolerance note).
 
+#define SUM_PATH 0  // switch: 0 the plain kernel (one atomicAdd per value); 1 shared-memory tree per block (several values per thread); 2 float4 grid-stride loads and warp shuffles
+#define SUM_ITEMS 1  // switch: values per thread of the block-reduction path(s) (their grid is ceil_div(N, B * SUM_ITEMS)); 1 for the plain kernel
 extern "C" __global__ void sum_reduction(const float* values, int valueNumber, float* sum) {
     int tid;
     float value;
+#if SUM_PATH == 1
+    // The reduction sequence: each thread first adds SUM_ITEMS values of its
+    // block's tile (coalesced: consecutive threads read consecutive values,
+    // the SUM_ITEMS loads independent, so they are in flight together); tiles
+    // are taken grid-stride, so any grid covers every value. The block then
+    // halves its partial sums in shared memory with sequential addressing
+    // (no bank conflicts, no divergent warps until the last 32), the last
+    // warp finishes with shuffles, and thread 0 adds the block's sum to
+    // sum[0] with one atomicAdd. Block sizes are powers of two from 64.
+    __shared__ float partial[1024];
+    int tile;
+    int index;
+    tid = threadIdx.x;
+    tile = blockDim.x * SUM_ITEMS;
+    value = 0.0f;
+    for (int base = blockIdx.x * tile; base < valueNumber; base += gridDim.x * tile) {
+        for (int k = 0; k < SUM_ITEMS; k++) {
+            index = base + k * blockDim.x + tid;
+            if (index < valueNumber) {
+                value += values[index];
+            }
+        }
+    }
+    partial[tid] = value;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s) {
+            partial[tid] += partial[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid < 32) {
+        value = partial[tid] + partial[tid + 32];
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            value += __shfl_down_sync(0xffffffffu, value, offset);
+        }
+        if (tid == 0) {
+            atomicAdd(sum, value);
+        }
+    }
+#elif SUM_PATH == 2
+    // Grid-stride float4 loads (the buffer start is 16-byte aligned; the
+    // last valueNumber % 4 values are read one by one), a shuffle reduction
+    // in every warp, the warps' sums through shared memory to the first
+    // warp, and one atomicAdd per block.
+    __shared__ float warpSums[32];
+    const float4* quads;
+    float4 quad;
+    int stride;
+    int lane;
+    int warp;
+    int quadNumber;
+    quads = (const float4*)values;
+    tid = blockIdx.x * blockDim.x + threadIdx.x;
+    stride = gridDim.x * blockDim.x;
+    lane = threadIdx.x & 31;
+    warp = threadIdx.x >> 5;
+    quadNumber = valueNumber >> 2;
+    value = 0.0f;
+    for (int i = tid; i < quadNumber; i += stride) {
+        quad = quads[i];
+        value += (quad.x + quad.y) + (quad.z + quad.w);
+    }
+    for (int i = 4 * quadNumber + tid; i < valueNumber; i += stride) {
+        value += values[i];
+    }
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        value += __shfl_down_sync(0xffffffffu, value, offset);
+    }
+    if (lane == 0) {
+        warpSums[warp] = value;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        value = 0.0f;
+        for (int w = lane; w < (int)(blockDim.x >> 5); w += 32) {
+            value += warpSums[w];
+        }
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            value += __shfl_down_sync(0xffffffffu, value, offset);
+        }
+        if (lane == 0) {
+            atomicAdd(sum, value);
+        }
+    }
+#else
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid < valueNumber) {
         value = values[tid];
         atomicAdd(sum, value);
     }
+#endif
 }
