@@ -12,6 +12,8 @@
 // kernel whose weights sum to 1. If the used weights sum to exactly 0 the
 // output is 0.
 
+#define CONV_PATH 0  // switch: 0 the plain kernel (one thread per voxel, 2r + 1 loads); 1 several consecutive outputs along y per thread, each input loaded once
+#define CONV_ITEMS 1  // switch: outputs per thread along y in path 1 (the grid shrinks by this factor along y); 1 for the plain kernel
 extern "C" __global__ void convolution_y(const float4* input, int imageDimX, int imageDimY, int imageDimZ, const float* kernelWeights, int kernelRadius, float4* output) {
     int tid;
     int voxelNumber;
@@ -24,6 +26,86 @@ extern "C" __global__ void convolution_y(const float4* input, int imageDimX, int
     float sumZ;
     float4 neighbour;
     float4 result;
+#if CONV_PATH == 1
+    // Each thread computes CONV_ITEMS consecutive outputs along y of one
+    // (x, z) line (threads x fastest, so a warp's loads are coalesced).
+    // It walks the inputs Y = y - r .. y + CONV_ITEMS - 1 + r once, four
+    // at a time (the four loads in flight together; the last group may
+    // load up to three inputs that no output needs), loading each in-image
+    // input once, and adds it to every output whose taps reach it: output y + k takes input Y with tap i = Y - y - k. Inputs
+    // come in increasing Y, so every output sums its taps in the plain
+    // order (i from -r up) with the plain float arithmetic: the results are
+    // the plain kernel's, from (CONV_ITEMS + 2r) / CONV_ITEMS loads per
+    // output instead of 2r + 1.
+    float accumulatorX[CONV_ITEMS];
+    float accumulatorY[CONV_ITEMS];
+    float accumulatorZ[CONV_ITEMS];
+    float accumulatorW[CONV_ITEMS];
+    float4 neighbours[4];
+    int column;
+    int groupNumber;
+    int tap;
+    tid = blockIdx.x * blockDim.x + threadIdx.x;
+    groupNumber = (imageDimY + CONV_ITEMS - 1) / CONV_ITEMS;
+    if (tid < imageDimX * groupNumber * imageDimZ) {
+        y = ((tid / imageDimX) % groupNumber) * CONV_ITEMS;
+        column = (tid / (imageDimX * groupNumber)) * imageDimY * imageDimX + tid % imageDimX;
+#pragma unroll
+        for (int k = 0; k < CONV_ITEMS; k++) {
+            accumulatorX[k] = 0.0f;
+            accumulatorY[k] = 0.0f;
+            accumulatorZ[k] = 0.0f;
+            accumulatorW[k] = 0.0f;
+        }
+        for (int j = -kernelRadius; j < CONV_ITEMS + kernelRadius; j += 4) {
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                Y = y + j + q;
+                if (Y >= 0 && Y < imageDimY) {
+                    neighbours[q] = input[Y * imageDimX + column];
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                Y = y + j + q;
+                if (Y >= 0 && Y < imageDimY) {
+                    neighbour = neighbours[q];
+#pragma unroll
+                    for (int k = 0; k < CONV_ITEMS; k++) {
+                        tap = j + q - k;
+                        if (tap >= -kernelRadius && tap <= kernelRadius) {
+                            weight = kernelWeights[tap + kernelRadius];
+                            accumulatorX[k] += weight * neighbour.x;
+                            accumulatorY[k] += weight * neighbour.y;
+                            accumulatorZ[k] += weight * neighbour.z;
+                            accumulatorW[k] += weight;
+                        }
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CONV_ITEMS; k++) {
+            if (y + k < imageDimY) {
+                sumX = accumulatorX[k];
+                sumY = accumulatorY[k];
+                sumZ = accumulatorZ[k];
+                weightSum = accumulatorW[k];
+                if (weightSum != 0.0f) {
+                    result.x = sumX / weightSum;
+                    result.y = sumY / weightSum;
+                    result.z = sumZ / weightSum;
+                } else {
+                    result.x = 0.0f;
+                    result.y = 0.0f;
+                    result.z = 0.0f;
+                }
+                result.w = 0.0f;
+                output[(y + k) * imageDimX + column] = result;
+            }
+        }
+    }
+#else
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     voxelNumber = imageDimX * imageDimY * imageDimZ;
     if (tid < voxelNumber) {
@@ -55,4 +137,5 @@ extern "C" __global__ void convolution_y(const float4* input, int imageDimX, int
         result.w = 0.0f;
         output[tid] = result;
     }
+#endif
 }

@@ -12,6 +12,8 @@
 // kernel whose weights sum to 1. If the used weights sum to exactly 0 the
 // output is 0.
 
+#define CONV_PATH 0  // switch: 0 the plain kernel (one thread per voxel, 2r + 1 loads); 1 several consecutive outputs along z per thread, each input loaded once
+#define CONV_ITEMS 1  // switch: outputs per thread along z in path 1 (the grid shrinks by this factor along z); 1 for the plain kernel
 extern "C" __global__ void convolution_z(const float4* input, int imageDimX, int imageDimY, int imageDimZ, const float* kernelWeights, int kernelRadius, float4* output) {
     int tid;
     int voxelNumber;
@@ -25,6 +27,87 @@ extern "C" __global__ void convolution_z(const float4* input, int imageDimX, int
     float sumZ;
     float4 neighbour;
     float4 result;
+#if CONV_PATH == 1
+    // Each thread computes CONV_ITEMS consecutive outputs along z of one
+    // (x, y) column (threads x fastest, so a warp's loads are coalesced).
+    // It walks the inputs Z = z - r .. z + CONV_ITEMS - 1 + r once, four
+    // at a time (the four loads in flight together; the last group may
+    // load up to three inputs that no output needs), loading each in-image
+    // input once, and adds it to every output whose taps reach it: output z + k takes input Z with tap i = Z - z - k. Inputs
+    // come in increasing Z, so every output sums its taps in the plain
+    // order (i from -r up) with the plain float arithmetic: the results are
+    // the plain kernel's, from (CONV_ITEMS + 2r) / CONV_ITEMS loads per
+    // output instead of 2r + 1.
+    float accumulatorX[CONV_ITEMS];
+    float accumulatorY[CONV_ITEMS];
+    float accumulatorZ[CONV_ITEMS];
+    float accumulatorW[CONV_ITEMS];
+    float4 neighbours[4];
+    int column;
+    int groupNumber;
+    int tap;
+    tid = blockIdx.x * blockDim.x + threadIdx.x;
+    sliceSize = imageDimX * imageDimY;
+    groupNumber = (imageDimZ + CONV_ITEMS - 1) / CONV_ITEMS;
+    if (tid < sliceSize * groupNumber) {
+        column = tid % sliceSize;
+        z = (tid / sliceSize) * CONV_ITEMS;
+#pragma unroll
+        for (int k = 0; k < CONV_ITEMS; k++) {
+            accumulatorX[k] = 0.0f;
+            accumulatorY[k] = 0.0f;
+            accumulatorZ[k] = 0.0f;
+            accumulatorW[k] = 0.0f;
+        }
+        for (int j = -kernelRadius; j < CONV_ITEMS + kernelRadius; j += 4) {
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                Z = z + j + q;
+                if (Z >= 0 && Z < imageDimZ) {
+                    neighbours[q] = input[Z * sliceSize + column];
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                Z = z + j + q;
+                if (Z >= 0 && Z < imageDimZ) {
+                    neighbour = neighbours[q];
+#pragma unroll
+                    for (int k = 0; k < CONV_ITEMS; k++) {
+                        tap = j + q - k;
+                        if (tap >= -kernelRadius && tap <= kernelRadius) {
+                            weight = kernelWeights[tap + kernelRadius];
+                            accumulatorX[k] += weight * neighbour.x;
+                            accumulatorY[k] += weight * neighbour.y;
+                            accumulatorZ[k] += weight * neighbour.z;
+                            accumulatorW[k] += weight;
+                        }
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CONV_ITEMS; k++) {
+            if (z + k < imageDimZ) {
+                sumX = accumulatorX[k];
+                sumY = accumulatorY[k];
+                sumZ = accumulatorZ[k];
+                weightSum = accumulatorW[k];
+                if (weightSum != 0.0f) {
+                    result.x = sumX / weightSum;
+                    result.y = sumY / weightSum;
+                    result.z = sumZ / weightSum;
+                } else {
+                    result.x = 0.0f;
+                    result.y = 0.0f;
+                    result.z = 0.0f;
+                }
+                result.w = 0.0f;
+                output[(z + k) * sliceSize + column] = result;
+            }
+        }
+    }
+#else
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     voxelNumber = imageDimX * imageDimY * imageDimZ;
     if (tid < voxelNumber) {
@@ -57,4 +140,5 @@ extern "C" __global__ void convolution_z(const float4* input, int imageDimX, int
         result.w = 0.0f;
         output[tid] = result;
     }
+#endif
 }
