@@ -33,6 +33,7 @@ class EditOperators {
   // Enabled families that have at least one legal edit in this grammar, by name.
   const std::vector<std::string>& available() const { return available_; }
   const grammar::EditContext& context() const { return config_.context; }
+  const grammar::Grammar& grammar() const { return g_; }
 
   // A uniformly chosen legal edit of `family`; throws when it has none here.
   grammar::Edit random_edit(const std::string& family, std::mt19937_64& rng) const;

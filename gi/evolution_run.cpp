@@ -143,17 +143,36 @@ bool evolve(const EvolveOptions& o) {
       return false;
     }
   }
-  const grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
-  run.write_text("best.gi", patch_file_for(seed, best));
+  grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
 
-  // Stage 3: retune the winner (the search ran with the seed's tuning).
+  // Stage 3: retune the winner (the search ran with the seed's tuning). A
+  // winner slower than the best switch setting alone (each retuned, on the
+  // same data) gives way to that setting: what is published is never slower
+  // than what choosing a path gives, and the result then says GI's edits
+  // added nothing.
   auto best_tuning = run.read_json("tuning_best.json");
   if (!best_tuning) {
     say("tuning the best variant...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
-    best_tuning = tune(evaluator, best, tuning_space(spec)).to_json();
+    const TuningResult tuned = tune(evaluator, best, tuning_space(spec));
+    best_tuning = tuned.to_json();
+    if (const auto baseline_json = run.read_json("switch_baseline.json")) {
+      const SwitchBaseline b = SwitchBaseline::from_json(*baseline_json);
+      if (switch_baseline_beats(b, tuned.best_eval.median_ms, state.noise_margin)) {
+        say("the search's winner (" + std::to_string(tuned.best_eval.median_ms) + " ms) is slower than the best switch "
+            "setting alone (" + std::to_string(b.best_median_ms) + " ms): that setting is the winner");
+        (*best_tuning)["search_winner"] = {{"patch", grammar::to_string(best)}, {"tuning", (*best_tuning)["best"]},
+                                           {"median_ms", tuned.best_eval.median_ms}};
+        (*best_tuning)["best"] = to_json(b.best_tuning);
+        (*best_tuning)["best_median_ms"] = b.best_median_ms;
+        (*best_tuning)["winner_patch"] = grammar::to_string(b.best_patch);
+      }
+    }
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }
+  if (best_tuning->contains("winner_patch"))
+    best = grammar::parse_patch(best_tuning->at("winner_patch").get<std::string>(), "tuning_best.json winner_patch");
+  run.write_text("best.gi", patch_file_for(seed, best));
   // Stage 4: minimise under the winner's tuning.
   if (!run.read_json("minimised.json")) {
     say("minimising the best patch...");

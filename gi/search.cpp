@@ -4,6 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "gi/switch_settings.hpp"
+
 namespace gi {
 using grammar::Patch;
 
@@ -74,7 +76,11 @@ std::vector<Individual> ranked(std::vector<Individual> pop) {
 
 // GECCO 2014 GP: initial population of single random edits; truncation
 // selection of the top half; each parent gets two children, one by two-point
-// crossover with another parent, one by appending a random edit.
+// crossover with another parent, one by appending a random edit. A seed with
+// switches (and the define family on) starts with each of its allowed switch
+// settings in the population too (at most half of it), so the search builds
+// on the hand-written paths from the first generation, as BarraCUDA's GI
+// chose among and combined its alternative implementations.
 class GeneticProgramming : public SearchAlgorithm {
  public:
   GeneticProgramming(const SearchConfig& c, const EditOperators& ops) : config_(c), ops_(ops) {}
@@ -82,7 +88,12 @@ class GeneticProgramming : public SearchAlgorithm {
   std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
     std::vector<Patch> out;
     if (state.population.empty()) {
-      for (int i = 0; i < config_.population; ++i) {
+      const auto& families = ops_.available();
+      if (std::find(families.begin(), families.end(), "define") != families.end())
+        for (const SwitchSetting& s : switch_settings(ops_.grammar(), ops_.context(), ops_.grammar().file_name()))
+          if (!s.patch.edits.empty() && out.size() < static_cast<std::size_t>(config_.population / 2))
+            out.push_back(s.patch);
+      while (out.size() < static_cast<std::size_t>(config_.population)) {
         Patch p;
         ops_.append_random_edit(p, rng);
         out.push_back(std::move(p));

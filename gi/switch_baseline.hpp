@@ -38,6 +38,11 @@ struct SwitchBaseline {
   static SwitchBaseline from_json(const nlohmann::json& j);
 };
 
+// Whether the best switch setting alone (retuned) is faster than a search's
+// retuned winner beyond the noise margin: then that setting is published
+// instead (gi/evolution_run.cpp), never a kernel slower than a path choice.
+bool switch_baseline_beats(const SwitchBaseline& b, double winner_median_ms, double noise_margin);
+
 // Measures every setting at every block size of `space` with `seed_tuning`'s
 // options on the evaluator's current data, then tunes the fastest valid one
 // over `space`. Throws when no setting is

@@ -22,14 +22,19 @@ SwitchSetting setting_of(const std::map<std::string, std::string>& values, const
 }  // namespace
 
 std::vector<SwitchSetting> switch_settings(const Seed& seed, std::size_t limit) {
-  const auto& switches = seed.context.switches;
-  const std::map<std::string, std::string> defaults = grammar::switch_values(seed.grammar, seed.context);
+  return switch_settings(seed.grammar, seed.context, seed.display_path, limit);
+}
+
+std::vector<SwitchSetting> switch_settings(const grammar::Grammar& g, const grammar::EditContext& context,
+                                           const std::string& display_path, std::size_t limit) {
+  const auto& switches = context.switches;
+  const std::map<std::string, std::string> defaults = grammar::switch_values(g, context);
   for (const auto& s : switches)
     if (!defaults.count(s.name))
-      throw std::runtime_error(seed.display_path + ": switch " + s.name + " has no `#define " + s.name + " VALUE` line");
+      throw std::runtime_error(display_path + ": switch " + s.name + " has no `#define " + s.name + " VALUE` line");
   std::vector<SwitchSetting> out = {SwitchSetting{}};
   auto allowed = [&](const std::map<std::string, std::string>& values) {
-    return grammar::switch_setting_allowed(seed.context.switch_combinations, values);
+    return grammar::switch_setting_allowed(context.switch_combinations, values);
   };
   std::size_t product = 1;
   for (const auto& s : switches) product *= std::max<std::size_t>(1, s.values.size());

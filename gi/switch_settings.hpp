@@ -24,5 +24,8 @@ struct SwitchSetting {
 // switch changed alone (allowed ones), so a switch with many values stays
 // cheap to verify. Throws std::runtime_error for a switch with no #define.
 std::vector<SwitchSetting> switch_settings(const Seed& seed, std::size_t limit = 64);
+// The same from a grammar and its context; `display_path` names the seed in errors.
+std::vector<SwitchSetting> switch_settings(const grammar::Grammar& g, const grammar::EditContext& context,
+                                           const std::string& display_path, std::size_t limit = 64);
 
 }  // namespace gi

@@ -2,7 +2,9 @@
 // for fitness, so GP mechanics, logging, checkpoints and resume are testable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 
 #include "gi/minimise.hpp"
 #include "gi/search_driver.hpp"
@@ -93,6 +95,31 @@ TEST_F(SearchRun, GpImprovesOnTheSeedAndLogsEveryEvaluation) {
   EXPECT_GT(last["speedup"].get<double>(), 1.1);
   EXPECT_TRUE(last.contains("valid_fraction"));
   EXPECT_TRUE(last.contains("evaluations_per_second"));
+}
+
+// On a seed with switches the first generation holds every allowed switch
+// setting (the hand-written paths) next to random single edits, so the
+// search builds on the paths from the start.
+TEST_F(SearchRun, GpStartsFromEverySwitchSettingOfTheSeed) {
+  OperatorConfig with_switches;
+  with_switches.context = seed.context;
+  const EditOperators switched(seed.grammar, with_switches);
+  const auto settings = switch_settings(seed);
+  ASSERT_GE(settings.size(), 3u);
+  SearchConfig c = config();
+  c.population = 40;
+  std::mt19937_64 rng(1);
+  const std::vector<grammar::Patch> first = make_search(c, switched)->propose(SearchState{}, rng);
+  ASSERT_EQ(first.size(), 40u);
+  for (std::size_t i = 1; i < settings.size(); ++i)
+    EXPECT_NE(std::find(first.begin(), first.end(), settings[i].patch), first.end()) << settings[i].name;
+  // Without the define family (an ablation) none is put in.
+  OperatorConfig no_define = with_switches;
+  no_define.enabled = parse_families("line");
+  const EditOperators lines_only(seed.grammar, no_define);
+  std::mt19937_64 rng2(1);
+  for (const grammar::Patch& p : make_search(c, lines_only)->propose(SearchState{}, rng2))
+    for (const grammar::Edit& e : p.edits) EXPECT_NE(e.family, "define");
 }
 
 TEST_F(SearchRun, SameSeedSameMeasurementsSameRun) {
@@ -223,6 +250,18 @@ TEST_F(SearchRun, SwitchBaselineMeasuresEverySettingAtEveryBlockSizeAndRetunesTh
   EXPECT_EQ(back.best_tuning, b.best_tuning);
   EXPECT_EQ(b.to_json().at("trials").at(1).at("block_trials").size(), 2u);
   EXPECT_THROW(SwitchBaseline::from_json(nlohmann::json::object()), std::runtime_error);
+}
+
+// The winner gives way to the best switch setting only when that setting is
+// faster beyond the noise margin.
+TEST(SwitchBaselineBeats, OnlyBeyondTheNoiseMargin) {
+  SwitchBaseline b;
+  b.best_median_ms = 1.0;
+  EXPECT_TRUE(switch_baseline_beats(b, 1.02, 0.01));
+  EXPECT_FALSE(switch_baseline_beats(b, 1.005, 0.01));
+  EXPECT_FALSE(switch_baseline_beats(b, 0.9, 0.01));
+  b.best_median_ms = 0;  // never measured
+  EXPECT_FALSE(switch_baseline_beats(b, 5.0, 0.01));
 }
 
 TEST_F(SearchRun, MinimisationDropsUselessEditsAndRanksContributions) {

@@ -50,6 +50,24 @@ TEST(JudgeWorkload, DifferentDigestsFailNamingBoth) {
   EXPECT_NE(w.message.find("bbbbbbbbbbbbbbbb"), std::string::npos) << w.message;
 }
 
+// Float atomics (sums, histograms) leave different bits from run to run; when
+// two runs of the plain seed on the same data differ too, the variant's runs
+// may differ, as long as each passed the check against the reference.
+TEST(JudgeWorkload, DifferentDigestsPassWhereThePlainSeedVariesToo) {
+  const auto w = gi::judge_workload("validate:1", ok_run(10, "aaaaaaaaaaaaaaaa"), ok_run(10, "bbbbbbbbbbbbbbbb"), true);
+  EXPECT_TRUE(w.passed) << w.message;
+  EXPECT_FALSE(w.identical);
+  EXPECT_TRUE(w.varies_like_seed);
+  EXPECT_NE(w.message.find("as two runs of the plain seed do here"), std::string::npos) << w.message;
+  // A run that fails its check still fails the workload.
+  CheckReport wrong = ok_run(10, "cccccccccccccccc");
+  wrong.status = RunStatus::WrongOutput;
+  EXPECT_FALSE(gi::judge_workload("validate:1", ok_run(10, "aaaaaaaaaaaaaaaa"), wrong, true).passed);
+  // Equal digests are no variation.
+  EXPECT_FALSE(gi::judge_workload("validate:1", ok_run(10, "aaaaaaaaaaaaaaaa"), ok_run(10, "aaaaaaaaaaaaaaaa"), true)
+                   .varies_like_seed);
+}
+
 TEST(JudgeWorkload, MissingDigestFails) {
   const auto w = gi::judge_workload("validate:1", ok_run(10, ""), ok_run(10, ""));
   EXPECT_FALSE(w.passed);
@@ -88,6 +106,27 @@ TEST(SummarizeValidation, TooFewValuesFailsAndSaysHowMany) {
   EXPECT_FALSE(r.passed);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].find("15999996"), std::string::npos) << r.problems[0];
+}
+
+// A reduction has one output per workload: its outputs depend on every input,
+// so the inputs count toward the size requirement.
+TEST(SummarizeValidation, FewOutputsPassOnSixteenMillionInputValues) {
+  gi::ValidationResult r;
+  for (int i = 0; i < 5; ++i) {
+    r.workloads.push_back(passing("validate:" + std::to_string(i), 1));
+    r.workloads.back().input_values = 3'200'000;
+  }
+  gi::summarize_validation(r);
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.input_values, 16'000'000u);
+  r.workloads.back().input_values -= 1;
+  gi::summarize_validation(r);
+  EXPECT_FALSE(r.passed);
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_NE(r.problems.back().find("only 5 output values checked (on 15999999 input values)"), std::string::npos)
+      << r.problems.back();
+  const gi::ValidationResult back = gi::ValidationResult::from_json(r.to_json());
+  EXPECT_EQ(back.input_values, r.input_values);
 }
 
 TEST(SummarizeValidation, TooFewWorkloadsFailEvenWithEnoughValues) {
