@@ -1,5 +1,6 @@
 #include "gi/evolution_run.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -29,6 +30,22 @@ std::string progress_line(const nlohmann::json& g, int generations) {
                 g["evaluations_per_second"].get<double>(),
                 static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
   return buf;
+}
+
+std::vector<grammar::Patch> winner_candidates(const SearchState& state, std::size_t limit) {
+  std::vector<grammar::Patch> out;
+  if (state.best) out.push_back(state.best->patch);
+  std::vector<const Individual*> valid;
+  for (const Individual& i : state.population)
+    if (i.eval.valid()) valid.push_back(&i);
+  std::stable_sort(valid.begin(), valid.end(),
+                   [](const Individual* a, const Individual* b) { return a->eval.median_ms < b->eval.median_ms; });
+  for (const Individual* i : valid) {
+    if (out.size() >= limit) break;
+    if (std::find(out.begin(), out.end(), i->patch) == out.end()) out.push_back(i->patch);
+  }
+  if (out.empty()) out.push_back(grammar::Patch{});
+  return out;
 }
 
 namespace {
@@ -127,6 +144,17 @@ bool evolve(const EvolveOptions& o) {
         std::to_string(b.best_median_ms) + " ms " + to_json(b.best_tuning).dump());
   }
 
+  // The search ranks its variants at the best switch setting's tuning when a
+  // hand-written path beats the seed's own (gi/switch_baseline.hpp).
+  if (const auto baseline_json = run.read_json("switch_baseline.json")) {
+    const Tuning seed_best = tuning_from_json(seed_tuning->at("best"));
+    const Tuning t = search_tuning(SwitchBaseline::from_json(*baseline_json), seed_best);
+    if (!(t == seed_best)) {
+      evaluator.set_tuning(t);
+      say("the search evaluates its variants at the best switch setting's tuning " + to_json(t).dump());
+    }
+  }
+
   // Stage 2: the search.
   SearchState state = resume_state(run);
   if (state.next_generation < search.generations) {
@@ -145,7 +173,7 @@ bool evolve(const EvolveOptions& o) {
   }
   grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
 
-  // Stage 3: retune the winner (the search ran with the seed's tuning). A
+  // Stage 3: retune the winner (the search ranked at one tuning). A
   // winner slower than the best switch setting alone (each retuned, on the
   // same data) gives way to that setting: what is published is never slower
   // than what choosing a path gives, and the result then says GI's edits
@@ -154,8 +182,30 @@ bool evolve(const EvolveOptions& o) {
   if (!best_tuning) {
     say("tuning the best variant...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
-    const TuningResult tuned = tune(evaluator, best, tuning_space(spec));
+    TuningResult tuned;
+    const auto candidates = winner_candidates(state, 8);
+    for (std::size_t i = 0;; ++i) {
+      if (i == candidates.size()) {
+        // Every candidate overfitted the search's data: the tuned seed (or the
+        // switch baseline below, if it is faster) is the result.
+        say("no search candidate is valid on the tuning data: the seed is the winner");
+        best = grammar::Patch{};
+        tuned = tune(evaluator, best, tuning_space(spec));
+        break;
+      }
+      try {
+        tuned = tune(evaluator, candidates[i], tuning_space(spec));
+        best = candidates[i];
+        break;
+      } catch (const std::runtime_error& e) {
+        // Valid on every generation's data it met, yet wrong on this one:
+        // a variant that games its data is dropped, the run goes on.
+        say("candidate " + std::to_string(i + 1) + " is dropped: " + e.what());
+      }
+    }
     best_tuning = tuned.to_json();
+    if (!(best == (state.best ? state.best->patch : grammar::Patch{})))
+      (*best_tuning)["winner_patch"] = grammar::to_string(best);
     if (const auto baseline_json = run.read_json("switch_baseline.json")) {
       const SwitchBaseline b = SwitchBaseline::from_json(*baseline_json);
       if (switch_baseline_beats(b, tuned.best_eval.median_ms, state.noise_margin)) {

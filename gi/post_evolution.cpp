@@ -118,7 +118,10 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   }
 
   // Stage 7: the results folder.
-  if (run.read_json("results.json")) return true;
+  // A results folder that has gone (a fresh checkout, a machine whose work
+  // tree was reset) is written again from the run's records: no GPU work.
+  if (const auto done = run.read_json("results.json"); done && fs::exists(done->value("folder", std::string())))
+    return true;
   ResultRecord r;
   r.family = spec.family;
   r.kernel = seed.dir.filename().string();

@@ -45,6 +45,10 @@ SwitchBaseline measure_switch_baseline(Evaluator& evaluator, const Seed& seed, c
   return b;
 }
 
+Tuning search_tuning(const SwitchBaseline& b, const Tuning& seed_tuning) {
+  return b.best_patch.edits.empty() ? seed_tuning : b.best_tuning;
+}
+
 bool switch_baseline_beats(const SwitchBaseline& b, double winner_median_ms, double noise_margin) {
   return b.best_median_ms > 0 && b.best_median_ms * (1 + noise_margin) < winner_median_ms;
 }

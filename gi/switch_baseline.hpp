@@ -43,6 +43,14 @@ struct SwitchBaseline {
 // instead (gi/evolution_run.cpp), never a kernel slower than a path choice.
 bool switch_baseline_beats(const SwitchBaseline& b, double winner_median_ms, double noise_margin);
 
+// The tuning the search evaluates its variants at: the best switch
+// setting's when a setting other than the seed's own is fastest, else the
+// tuned seed's. A search holds one tuning for all variants and retunes only
+// its winner; variants on a hand-written path built for, e.g., 512 threads
+// ranked at the plain seed's 128 would be ranked by a tuning none of them
+// will be published at.
+Tuning search_tuning(const SwitchBaseline& b, const Tuning& seed_tuning);
+
 // Measures every setting at every block size of `space` with `seed_tuning`'s
 // options on the evaluator's current data, then tunes the fastest valid one
 // over `space`. Throws when no setting is

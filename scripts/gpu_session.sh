@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: doctor, GPU tests, benchmarks and (resumable)
-# evolution runs, with every log under $OUT. Binaries are built on the
+# evolution runs, with every log in runs/logs/ (inside $OUT/runs.tar.gz). Binaries are built on the
 # development machine and carried in .carry/ (the GPU machine lacks CLI11):
 #   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
 #   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--survey "SEED..."] [--evolve "SEED..."]
 #                                          [--minutes M] [--args "..."]
+# --ncu "FOLDER..." profiles seed and evolved kernel of published results
+# (scripts/ncu_profile.sh) after the evolution runs; the profiles land beside
+# each result.json and come back in runs.tar.gz.
+# --floor times every seed of the library against itself (`gi bench --rounds
+# 5`, the spec's block size) for its fraction of the memory floor, JSON in
+# runs/floor/; scripts/floor_geomean.py sets them beside evolved/<gpu>/.
 # --verify runs `gi verify` over every seed (resumable: results kept in
 # seeds/verification/<gpu>/, carried back in runs.tar.gz; --verify-args
 # "--again SEED..." re-checks chosen seeds). --survey times every switch
@@ -14,9 +20,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gi-out}
 mkdir -p "$OUT"
+# At most 8 files come back from $OUT: the logs go into runs/logs/ and travel
+# inside runs.tar.gz with the runs.
+LOGS=runs/logs
+mkdir -p "$LOGS"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-verify_args="" tests=0 verify=0 evolve="" survey="" minutes=8 extra=""
+verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
@@ -24,6 +34,8 @@ while [ $# -gt 0 ]; do
     --verify-args) verify_args="$2"; shift ;;
     --evolve) evolve="$2"; shift ;;
     --survey) survey="$2"; shift ;;
+    --ncu) ncu="$2"; shift ;;
+    --floor) floor=1 ;;
     --minutes) minutes="$2"; shift ;;
     --args) extra="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -36,13 +48,34 @@ cat "$OUT/doctor.txt"
 if [ "$tests" = 1 ]; then
   GI_TEST_SOURCE_DIR=$PWD GI_TEST_BINARY=$PWD/$GI GI_TEST_WORKER=$PWD/.carry/gi_test_worker \
     .carry/gi_tests --gtest_filter='*Gpu*:GpuRunner*' \
-    2>&1 | tee "$OUT/gpu_tests.log" | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran'
+    2>&1 | tee "$LOGS/gpu_tests.log" | grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran'
 fi
 mkdir -p runs
 [ -f .carry/runs.tar.gz ] && tar xzf .carry/runs.tar.gz
 if [ "$verify" = 1 ]; then
   left=$(( deadline - $(date +%s) - 20 ))
-  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$OUT/verify.log" | tail -n 50
+  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$LOGS/verify.log" | tail -n 50
+fi
+for seed in $evolve; do
+  left=$(( deadline - $(date +%s) - 20 ))
+  [ "$left" -le 30 ] && { echo "no time left for $seed"; break; }
+  name=$(basename "$seed")
+  if [ -f "runs/$name/config.json" ]; then
+    args=(evolve --resume "runs/$name")
+  else
+    args=(evolve "$seed" --run-dir "runs/$name" --jobs 16 $extra)
+  fi
+  echo "== $name (${left}s left): ${args[*]}"
+  timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$LOGS/evolve-$name.log" | tail -n 25
+done
+if [ -n "$ncu" ]; then
+  left=$(( deadline - $(date +%s) - 20 ))
+  if [ "$left" -gt 30 ]; then
+    # shellcheck disable=SC2086
+    timeout --kill-after=10 "$left" bash scripts/ncu_profile.sh $ncu 2>&1 | tee -a "$LOGS/ncu.log"
+  else
+    echo "no time left for ncu profiles" | tee -a "$LOGS/ncu.log"
+  fi
 fi
 mkdir -p runs/surveys
 for seed in $survey; do
@@ -50,8 +83,8 @@ for seed in $survey; do
   [ "$left" -le 30 ] && { echo "no time left to survey $seed"; break; }
   name=$(basename "$seed")
   timeout --signal=INT --kill-after=10 "$left" $GI bench "$seed" --switches --blocks 64,128,256,512,1024 --rounds 20 \
-    --cache .gi-cache --json > "runs/surveys/$name.json" 2>> "$OUT/survey.log" || echo "survey of $seed failed" | tee -a "$OUT/survey.log"
-  python3 - "runs/surveys/$name.json" "$seed" <<'PY' | tee -a "$OUT/survey.log"
+    --cache .gi-cache --json > "runs/surveys/$name.json" 2>> "$LOGS/survey.log" || echo "survey of $seed failed" | tee -a "$LOGS/survey.log"
+  python3 - "runs/surveys/$name.json" "$seed" <<'PY' | tee -a "$LOGS/survey.log"
 import json, sys
 rows = json.load(open(sys.argv[1]))
 print("== " + sys.argv[2])
@@ -70,18 +103,17 @@ for key, (block, c) in best.items():
         c["speedup"], c["speedup_ci_low"], 100 * c["evolved_floor_fraction"]))
 PY
 done
-for seed in $evolve; do
-  left=$(( deadline - $(date +%s) - 20 ))
-  [ "$left" -le 30 ] && { echo "no time left for $seed"; break; }
-  name=$(basename "$seed")
-  if [ -f "runs/$name/config.json" ]; then
-    args=(evolve --resume "runs/$name")
-  else
-    args=(evolve "$seed" --run-dir "runs/$name" --jobs 16 $extra)
-  fi
-  echo "== $name (${left}s left): ${args[*]}"
-  timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$OUT/evolve-$name.log" | tail -n 25
-done
+if [ "$floor" = 1 ]; then
+  mkdir -p runs/floor
+  for kernel in $($GI list --json | python3 -c 'import json, sys; print(" ".join(k["kernel"] for k in json.load(sys.stdin)))'); do
+    left=$(( deadline - $(date +%s) - 20 ))
+    [ "$left" -le 30 ] && { echo "no time left for the floor survey at $kernel" | tee -a "$LOGS/floor.log"; break; }
+    out="runs/floor/${kernel/\//-}.json"
+    [ -s "$out" ] && continue
+    timeout --kill-after=10 "$left" $GI bench "seeds/$kernel" --rounds 5 --json --timeout "$left" > "$out.part" 2>> "$LOGS/floor.log" \
+      && mv "$out.part" "$out" || echo "floor survey of $kernel failed" | tee -a "$LOGS/floor.log"
+  done
+fi
 mkdir -p seeds/verification
 tar czf "$OUT/runs.tar.gz" runs evolved seeds/verification
 ls -la "$OUT"

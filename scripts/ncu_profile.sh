@@ -15,6 +15,10 @@ sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occu
 for folder in "$@"; do
   result="$folder/result.json"
   [ -f "$result" ] || { echo "ncu_profile: $result not found" >&2; continue; }
+  # Profiles already taken of this very result are kept (a session resumes).
+  if [ -s "$folder/ncu_evolved.txt" ] && [ "$folder/ncu_evolved.txt" -nt "$result" ] && grep -q Duration "$folder/ncu_evolved.txt"; then
+    echo "== $folder: profiled already"; continue
+  fi
   # kernel, entry, then the gi check options of the seed and of the evolved kernel.
   mapfile -t args < <(python3 - "$result" <<'PY'
 import json, sys

@@ -99,8 +99,11 @@ bool gpu_available() {
 
 TEST_F(PostEvolution, GpuEveryStageForASyntheticRun) {
   if (!gpu_available()) GTEST_SKIP() << "no CUDA device: " << gi::fitness::probe_cuda().message;
-  gi::RunDirectory run = synthetic_run("restrict:input ldg:<_kernel.cu_36>");
   const gi::Seed seed = gi::load_seed(seed_dir_);
+  // __ldg on the plain path's read of the input.
+  const int read = gi::test::last_rule_line_holding(seed, "neighbour = input[tid + i];");
+  ASSERT_GT(read, 0);
+  gi::RunDirectory run = synthetic_run("restrict:input ldg:<_kernel.cu_" + std::to_string(read) + ">");
   const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
   gi::PostEvolveOptions o;
   o.gi_binary = gi::test::gi_binary();

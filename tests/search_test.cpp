@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "gi/evolution_run.hpp"
 #include "gi/minimise.hpp"
 #include "gi/search_driver.hpp"
 #include "gi/switch_baseline.hpp"
@@ -262,6 +263,36 @@ TEST(SwitchBaselineBeats, OnlyBeyondTheNoiseMargin) {
   EXPECT_FALSE(switch_baseline_beats(b, 0.9, 0.01));
   b.best_median_ms = 0;  // never measured
   EXPECT_FALSE(switch_baseline_beats(b, 5.0, 0.01));
+}
+
+TEST(WinnerCandidates, BestFirstThenTheValidFastestDistinct) {
+  SearchState state;
+  auto individual = [](const std::string& patch, double ms, bool valid) {
+    Individual i;
+    i.patch = grammar::parse_patch(patch);
+    i.eval.status = valid ? EvalStatus::Ok : EvalStatus::WrongOutput;
+    i.eval.median_ms = ms;
+    return i;
+  };
+  state.best = individual("launch_bounds:256", 0.5, true);
+  state.population = {individual("launch_bounds:128", 0.9, true), individual("launch_bounds:512", 0.1, false),
+                      individual("launch_bounds:256", 0.5, true), individual("launch_bounds:64", 0.7, true)};
+  const auto c = winner_candidates(state, 3);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(grammar::to_string(c[0]), "launch_bounds:256");
+  EXPECT_EQ(grammar::to_string(c[1]), "launch_bounds:64") << "the fastest valid other, invalid ones left out";
+  EXPECT_EQ(grammar::to_string(c[2]), "launch_bounds:128");
+  EXPECT_EQ(winner_candidates(SearchState{}, 3), std::vector<grammar::Patch>{grammar::Patch{}}) << "the seed at least";
+}
+
+TEST(SearchTuning, TheBestSwitchSettingsTuningWhenAPathBeatsTheSeed) {
+  const Tuning seed{128, {}};
+  SwitchBaseline b;
+  b.best_tuning = {512, {"--use_fast_math"}};
+  b.best_median_ms = 0.5;
+  EXPECT_EQ(search_tuning(b, seed), seed) << "the seed's own setting is best: the seed's tuning";
+  b.best_patch = grammar::parse_patch("define:BSPLINE_PATH=2");
+  EXPECT_EQ(search_tuning(b, seed), b.best_tuning);
 }
 
 TEST_F(SearchRun, MinimisationDropsUselessEditsAndRanksContributions) {

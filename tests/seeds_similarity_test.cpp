@@ -920,6 +920,53 @@ TEST(SeedsSimilarityTrainingChecks, LnccCheckHasCutWindowsAndConstantWindows) {
   }
 }
 
+// LNCC's shell check, for its switch path 1: a CUDA block stages the box of
+// its windows ([min - r, max + r] of its active voxels per axis, clipped to
+// the image) in shared memory when the box has at most LNCC_TILE voxels, and
+// sums from global memory otherwise. On the shell check both happen at every
+// LNCC_TILE value of the spec and every tuned block size.
+TEST(SeedsSimilarityTrainingChecks, LnccShellCheckTakesTheTileAndTheGlobalFallbackOfPath1) {
+  const KernelSpec spec = spec_of("similarity/lncc");
+  std::vector<long long> tiles;
+  for (const auto& s : spec.switches)
+    if (s.name == "LNCC_TILE")
+      for (const std::string& v : s.values) tiles.push_back(std::stoll(v));
+  ASSERT_FALSE(tiles.empty());
+  ASSERT_FALSE(spec.block_sizes.empty());
+  for (const std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    const Workload w = generate_workload(spec, training_check(spec, {{"mask", "shell"}}), seed);
+    const int extent[3] = {ivar(w, "imageDimX"), ivar(w, "imageDimY"), ivar(w, "imageDimZ")};
+    const int r = ivar(w, "windowRadius");
+    const auto active = input<std::int32_t>(w, "activeVoxels");
+    ASSERT_FALSE(active.empty());
+    for (const unsigned block : spec.block_sizes) {
+      std::vector<long long> volumes;
+      for (std::size_t start = 0; start < active.size(); start += block) {
+        int low[3] = {extent[0], extent[1], extent[2]}, high[3] = {-1, -1, -1};
+        for (std::size_t t = start; t < std::min(active.size(), start + block); ++t) {
+          const int k = active[t];
+          const int at[3] = {k % extent[0], (k / extent[0]) % extent[1], k / (extent[0] * extent[1])};
+          for (int axis = 0; axis < 3; ++axis) {
+            low[axis] = std::min(low[axis], at[axis]);
+            high[axis] = std::max(high[axis], at[axis]);
+          }
+        }
+        long long volume = 1;
+        for (int axis = 0; axis < 3; ++axis)
+          volume *= std::max(std::min(high[axis] + r, extent[axis] - 1) - std::max(low[axis] - r, 0) + 1, 0);
+        volumes.push_back(volume);
+      }
+      for (const long long tile : tiles) {
+        const auto fits = static_cast<std::size_t>(
+            std::count_if(volumes.begin(), volumes.end(), [tile](long long v) { return v <= tile; }));
+        EXPECT_GT(fits, 0u) << "block size " << block << ", LNCC_TILE " << tile;
+        EXPECT_LT(fits, volumes.size()) << "block size " << block << ", LNCC_TILE " << tile;
+      }
+    }
+  }
+}
+
 TEST(SeedsSimilarityTrainingChecks, SkullStrippedImagesAreZeroOutsideTheBrainOnly) {
   const json v = {{"dim", {33, 29, 31}}, {"mask", "full"}, {"skull_stripped", true}, {"amplitude", 0}};
   const Workload stripped = generate("similarity_ssd_values", v, 5);

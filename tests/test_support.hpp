@@ -42,6 +42,16 @@ inline std::vector<std::filesystem::path> seed_dirs() {
   return dirs;
 }
 
+// The line of the last grammar rule holding `text`: in a seed with switch
+// paths the plain path (#else) comes last, so this names its line, and tests
+// stay right when a path is added above it.
+inline int last_rule_line_holding(const Seed& seed, const std::string& text) {
+  int line = 0;
+  for (const auto& r : seed.grammar.rules())
+    if (r.text.find(text) != std::string::npos) line = r.first_line;
+  return line;
+}
+
 // "family/kernel" of a seed folder.
 inline std::string seed_name(const std::filesystem::path& dir) {
   return dir.parent_path().filename().string() + "/" + dir.filename().string();
