@@ -1,2 +1,2 @@
-@seed=030943bf83d37fc18dcda120e9c6b20ea9fa784e4ae1218c3e809914a0724999
-define:BSPLINE_PATH=1 <_kernel.cu_137>+<_kernel.cu_99>
+@seed=a5409cd01ac891b4ebf01e026acd51b510f4eb5661d5e58b899fc39800cd33eb
+define:BSPLINE_PATH=2 define:BSPLINE_ITEMS=4 <_kernel.cu_235><_kernel.cu_272>
