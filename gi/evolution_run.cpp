@@ -11,6 +11,7 @@
 #include "gi/post_evolution.hpp"
 #include "gi/switch_baseline.hpp"
 #include "gi/versions.hpp"
+#include "gi/winner_retune.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -30,22 +31,6 @@ std::string progress_line(const nlohmann::json& g, int generations) {
                 g["evaluations_per_second"].get<double>(),
                 static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
   return buf;
-}
-
-std::vector<grammar::Patch> winner_candidates(const SearchState& state, std::size_t limit) {
-  std::vector<grammar::Patch> out;
-  if (state.best) out.push_back(state.best->patch);
-  std::vector<const Individual*> valid;
-  for (const Individual& i : state.population)
-    if (i.eval.valid()) valid.push_back(&i);
-  std::stable_sort(valid.begin(), valid.end(),
-                   [](const Individual* a, const Individual* b) { return a->eval.median_ms < b->eval.median_ms; });
-  for (const Individual* i : valid) {
-    if (out.size() >= limit) break;
-    if (std::find(out.begin(), out.end(), i->patch) == out.end()) out.push_back(i->patch);
-  }
-  if (out.empty()) out.push_back(grammar::Patch{});
-  return out;
 }
 
 namespace {
@@ -171,57 +156,18 @@ bool evolve(const EvolveOptions& o) {
       return false;
     }
   }
-  grammar::Patch best = state.best ? state.best->patch : grammar::Patch{};
-
-  // Stage 3: retune the winner (the search ranked at one tuning). A
-  // winner slower than the best switch setting alone (each retuned, on the
-  // same data) gives way to that setting: what is published is never slower
-  // than what choosing a path gives, and the result then says GI's edits
-  // added nothing.
+  // Stage 3: retune the winner (gi/winner_retune.hpp).
   auto best_tuning = run.read_json("tuning_best.json");
   if (!best_tuning) {
     say("tuning the best variant...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
-    TuningResult tuned;
-    const auto candidates = winner_candidates(state, 8);
-    for (std::size_t i = 0;; ++i) {
-      if (i == candidates.size()) {
-        // Every candidate overfitted the search's data: the tuned seed (or the
-        // switch baseline below, if it is faster) is the result.
-        say("no search candidate is valid on the tuning data: the seed is the winner");
-        best = grammar::Patch{};
-        tuned = tune(evaluator, best, tuning_space(spec));
-        break;
-      }
-      try {
-        tuned = tune(evaluator, candidates[i], tuning_space(spec));
-        best = candidates[i];
-        break;
-      } catch (const std::runtime_error& e) {
-        // Valid on every generation's data it met, yet wrong on this one:
-        // a variant that games its data is dropped, the run goes on.
-        say("candidate " + std::to_string(i + 1) + " is dropped: " + e.what());
-      }
-    }
-    best_tuning = tuned.to_json();
-    if (!(best == (state.best ? state.best->patch : grammar::Patch{})))
-      (*best_tuning)["winner_patch"] = grammar::to_string(best);
-    if (const auto baseline_json = run.read_json("switch_baseline.json")) {
-      const SwitchBaseline b = SwitchBaseline::from_json(*baseline_json);
-      if (switch_baseline_beats(b, tuned.best_eval.median_ms, state.noise_margin)) {
-        say("the search's winner (" + std::to_string(tuned.best_eval.median_ms) + " ms) is slower than the best switch "
-            "setting alone (" + std::to_string(b.best_median_ms) + " ms): that setting is the winner");
-        (*best_tuning)["search_winner"] = {{"patch", grammar::to_string(best)}, {"tuning", (*best_tuning)["best"]},
-                                           {"median_ms", tuned.best_eval.median_ms}};
-        (*best_tuning)["best"] = to_json(b.best_tuning);
-        (*best_tuning)["best_median_ms"] = b.best_median_ms;
-        (*best_tuning)["winner_patch"] = grammar::to_string(b.best_patch);
-      }
-    }
+    std::optional<SwitchBaseline> baseline;
+    if (const auto baseline_json = run.read_json("switch_baseline.json"))
+      baseline = SwitchBaseline::from_json(*baseline_json);
+    best_tuning = retune_winner(evaluator, state, tuning_space(spec), baseline, say);
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }
-  if (best_tuning->contains("winner_patch"))
-    best = grammar::parse_patch(best_tuning->at("winner_patch").get<std::string>(), "tuning_best.json winner_patch");
+  const grammar::Patch best = retuned_winner_patch(*best_tuning, state);
   run.write_text("best.gi", patch_file_for(seed, best));
   // Stage 4: minimise under the winner's tuning.
   if (!run.read_json("minimised.json")) {

@@ -5,7 +5,6 @@
 // Post-evolution validation and results are further stages (post_evolution.hpp).
 #include <filesystem>
 #include <optional>
-#include <vector>
 
 #include "gi/gpu_evaluator.hpp"
 #include "gi/search_driver.hpp"
@@ -39,11 +38,5 @@ bool evolve(const EvolveOptions& options);
 std::uint64_t tuning_data_seed(std::uint64_t run_seed);
 
 std::string progress_line(const nlohmann::json& generation_line, int generations);
-
-// What the winner's retuning tries, in turn, until one is valid on the
-// tuning data: the search's best, then the last generation's other valid
-// variants from the fastest, distinct, at most `limit` (never empty: the
-// seed when the search kept nothing).
-std::vector<grammar::Patch> winner_candidates(const SearchState& state, std::size_t limit);
 
 }  // namespace gi

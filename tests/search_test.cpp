@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <fstream>
 #include <random>
 
-#include "gi/evolution_run.hpp"
+#include "gi/winner_retune.hpp"
 #include "gi/minimise.hpp"
 #include "gi/search_driver.hpp"
 #include "gi/switch_baseline.hpp"
@@ -283,6 +285,72 @@ TEST(WinnerCandidates, BestFirstThenTheValidFastestDistinct) {
   EXPECT_EQ(grammar::to_string(c[1]), "launch_bounds:64") << "the fastest valid other, invalid ones left out";
   EXPECT_EQ(grammar::to_string(c[2]), "launch_bounds:128");
   EXPECT_EQ(winner_candidates(SearchState{}, 3), std::vector<grammar::Patch>{grammar::Patch{}}) << "the seed at least";
+}
+
+// An evaluator whose verdicts are a table: a patch not in `ms` is wrong
+// output at every tuning (it fitted the search's data only).
+class TableEvaluator : public Evaluator {
+ public:
+  std::map<std::string, double> ms;
+  void begin_generation(int, std::uint64_t) override {}
+  void set_tuning(const Tuning&) override {}
+  std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
+    std::vector<Evaluation> out;
+    for (const auto& p : patches) {
+      Evaluation e;
+      e.compiled = true;
+      const auto it = ms.find(grammar::to_string(p));
+      e.status = it == ms.end() ? EvalStatus::WrongOutput : EvalStatus::Ok;
+      e.median_ms = it == ms.end() ? std::numeric_limits<double>::infinity() : it->second;
+      out.push_back(e);
+    }
+    return out;
+  }
+};
+
+TEST(RetuneWinner, AWinnerInvalidOnTheTuningDataGivesWayToTheNextCandidate) {
+  SearchState state;
+  Individual best{grammar::parse_patch("launch_bounds:256"), {}};
+  best.eval.status = EvalStatus::Ok;
+  best.eval.median_ms = 0.5;
+  Individual next{grammar::parse_patch("launch_bounds:128"), {}};
+  next.eval.status = EvalStatus::Ok;
+  next.eval.median_ms = 0.6;
+  state.best = best;
+  state.population = {best, next};
+  TableEvaluator ev;
+  ev.ms = {{"launch_bounds:128", 0.6}, {"", 1.0}};
+  std::vector<std::string> said;
+  const auto j = retune_winner(ev, state, TuningSpace{{64, 128}, {{}}}, std::nullopt,
+                               [&](const std::string& s) { said.push_back(s); });
+  EXPECT_EQ(j.at("winner_patch"), "launch_bounds:128");
+  EXPECT_EQ(grammar::to_string(retuned_winner_patch(j, state)), "launch_bounds:128");
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("candidate 1 is dropped"), std::string::npos) << said[0];
+
+  ev.ms = {{"", 1.0}};  // every candidate overfitted: the seed wins
+  const auto seed = retune_winner(ev, state, TuningSpace{{64}, {{}}}, std::nullopt, [](const std::string&) {});
+  EXPECT_EQ(seed.at("winner_patch"), "");
+}
+
+TEST(RetuneWinner, ASlowerWinnerGivesWayToTheBestSwitchSetting) {
+  SearchState state;
+  state.best = Individual{grammar::parse_patch("launch_bounds:256"), {}};
+  state.noise_margin = 0.01;
+  TableEvaluator ev;
+  ev.ms = {{"launch_bounds:256", 0.5}};
+  SwitchBaseline b;
+  b.best_patch = grammar::parse_patch("define:BSPLINE_PATH=2");
+  b.best_tuning = {512, {}};
+  b.best_median_ms = 0.3;
+  const auto j = retune_winner(ev, state, TuningSpace{{128}, {{}}}, b, [](const std::string&) {});
+  EXPECT_EQ(j.at("winner_patch"), "define:BSPLINE_PATH=2");
+  EXPECT_EQ(j.at("best").at("block_size"), 512);
+  EXPECT_EQ(j.at("search_winner").at("patch"), "launch_bounds:256");
+  b.best_median_ms = 0.499;  // within the noise margin: the search's winner stays
+  const auto kept = retune_winner(ev, state, TuningSpace{{128}, {{}}}, b, [](const std::string&) {});
+  EXPECT_FALSE(kept.contains("winner_patch"));
+  EXPECT_EQ(grammar::to_string(retuned_winner_patch(kept, state)), "launch_bounds:256");
 }
 
 TEST(SearchTuning, TheBestSwitchSettingsTuningWhenAPathBeatsTheSeed) {
