@@ -14,6 +14,18 @@ bool identifiers_keep_meaning(const Grammar& g, std::size_t source, int block, i
   return true;
 }
 
+// Every local scalar `source` reads must have been given a value before
+// `pos` in the file (grammar/local_assignments.hpp): a copy must not read an
+// uninitialised variable.
+bool reads_only_assigned(const Grammar& g, std::size_t source, int block, int pos) {
+  const RuleContext& s = g.context(source);
+  for (const auto& id : s.reads) {
+    const int d = resolve(g.parsed(), id, block, pos);
+    if (d >= 0 && !g.assignments().assigned_before(g.parsed(), d, block, pos)) return false;
+  }
+  return true;
+}
+
 bool loop_needs_met(const Grammar& g, std::size_t source, int block) {
   const RuleContext& s = g.context(source);
   if (s.uses_continue && !in_loop(g.parsed(), block)) return false;
@@ -40,14 +52,16 @@ bool can_replace_statement(const Grammar& g, std::size_t target, std::size_t sou
   const RuleContext& t = g.context(target);
   return g.rule(target).kind == RuleKind::Statement && g.rule(source).kind == RuleKind::Statement &&
          g.context(source).function == t.function && (!t.braceless_body || g.context(source).statements == 1) &&
-         identifiers_keep_meaning(g, source, t.block, t.pos) && loop_needs_met(g, source, t.block);
+         identifiers_keep_meaning(g, source, t.block, t.pos) && reads_only_assigned(g, source, t.block, t.pos) &&
+         loop_needs_met(g, source, t.block);
 }
 
 bool can_replace_condition(const Grammar& g, std::size_t target, std::size_t source) {
   if (target == source) return false;
   const RuleContext& t = g.context(target);
   return g.rule(target).kind == RuleKind::If && g.rule(source).kind == RuleKind::If &&
-         g.context(source).function == t.function && identifiers_keep_meaning(g, source, t.block, t.pos);
+         g.context(source).function == t.function && identifiers_keep_meaning(g, source, t.block, t.pos) &&
+         reads_only_assigned(g, source, t.block, t.pos);
 }
 
 bool can_insert_after(const Grammar& g, std::size_t anchor, std::size_t source) {
@@ -56,7 +70,7 @@ bool can_insert_after(const Grammar& g, std::size_t anchor, std::size_t source) 
   const int function = g.parsed().blocks[a.block_after].function;
   return g.context(source).function == function &&
          identifiers_keep_meaning(g, source, a.block_after, a.pos_after) &&
-         loop_needs_met(g, source, a.block_after);
+         reads_only_assigned(g, source, a.block_after, a.pos_after) && loop_needs_met(g, source, a.block_after);
 }
 
 std::optional<std::string> edit_problem(const Grammar& g, const EditContext& context, const Edit& e) {

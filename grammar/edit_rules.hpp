@@ -3,7 +3,8 @@
 // copy only where every identifier it uses refers to the same declaration as
 // where it came from, break/continue only inside a loop, same rule type for
 // replacements) and the check of one edit, which asks the edit's family
-// (grammar/edit_family.hpp).
+// (grammar/edit_family.hpp). A copied line must also read only locals given
+// a value before it (grammar/local_assignments.hpp).
 #include <optional>
 #include <string>
 #include <vector>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "grammar/kernel_structure.hpp"
+#include "grammar/local_assignments.hpp"
 
 namespace gi::grammar {
 
@@ -58,6 +59,7 @@ struct RuleContext {
   int statements = 0;
   bool uses_break = false, uses_continue = false;
   std::vector<std::string> identifiers;  // names the movable part uses
+  std::vector<std::string> reads;        // of those, the names it reads (grammar/local_assignments.hpp)
   TypeClass type_class = TypeClass::None;
   int for_element = -1;    // For rules: the loop header element
   int function_header = -1;  // Fixed rules holding a function header: the function index
@@ -74,6 +76,8 @@ class Grammar {
   const Rule& rule(std::size_t i) const { return rules_.at(i); }
   const RuleContext& context(std::size_t i) const { return contexts_.at(i); }
   const ParsedKernel& parsed() const { return parsed_; }
+  // Where each local scalar first gets a value (grammar/local_assignments.hpp).
+  const LocalAssignments& assignments() const { return assignments_; }
   bool final_newline() const { return final_newline_; }
 
   std::string rule_name(std::size_t i) const;  // <_kernel.cu_42>
@@ -99,6 +103,7 @@ class Grammar {
   std::vector<RuleContext> contexts_;
   std::vector<int> rule_of_element_;
   ParsedKernel parsed_;
+  LocalAssignments assignments_;
   bool final_newline_ = true;
 
   friend class GrammarBuilder;

@@ -35,6 +35,7 @@ class GrammarBuilder {
   GrammarBuilder(std::string_view source, const std::string& file) : source_(source) {
     g_.file_name_ = file;
     g_.parsed_ = parse_kernel(source, file);
+    g_.assignments_ = local_assignments(g_.parsed_);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < source.size(); ++i)
       if (source[i] == '\n') line_starts_.push_back(i + 1);
@@ -165,6 +166,8 @@ class GrammarBuilder {
         for (const auto& id : identifiers_in(elements[i].tokens))
           if (std::find(c.identifiers.begin(), c.identifiers.end(), id) == c.identifiers.end())
             c.identifiers.push_back(id);
+        for (const auto& id : names_read(g_.parsed_, elements[i].tokens))
+          if (std::find(c.reads.begin(), c.reads.end(), id) == c.reads.end()) c.reads.push_back(id);
         for (std::size_t t = elements[i].tokens.first; t <= elements[i].tokens.last; ++t) {
           c.uses_break |= tok(t).is("break");
           c.uses_continue |= tok(t).is("continue");
@@ -208,6 +211,7 @@ class GrammarBuilder {
       c.block = elements[code[if_at]].block;
       c.pos = elements[code[if_at]].pos;
       c.identifiers = identifiers_in(*elements[code[if_at]].condition);
+      c.reads = names_read(g_.parsed_, *elements[code[if_at]].condition);
       return;
     }
     if (kind_of(code[0]) == ElementKind::LoopHeader && elements[code[0]].is_for &&

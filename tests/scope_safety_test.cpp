@@ -46,6 +46,66 @@ TEST(ScopeSafety, StatementUsingALocalIsNotCopiedBeforeItsDeclaration) {
   EXPECT_TRUE(can_insert_after(g, at_line(g, 23), uses_idx));
 }
 
+// A copy must not read a local before anything assigns it: undefined
+// behaviour that can pass every check (grammar/local_assignments.hpp).
+TEST(ScopeSafety, ALineIsNotCopiedToWhereALocalItReadsHasNoValueYet) {
+  const std::string src =
+      "__global__ void k(float* out, int n) {\n"   // 1
+      "  float a;\n"                               // 2
+      "  float b;\n"                               // 3
+      "  float c = 3.f;\n"                         // 4
+      "  out[0] = c;\n"                            // 5
+      "  a = 1.f;\n"                               // 6
+      "  out[1] = a;\n"                            // 7
+      "  b = a + c;\n"                             // 8
+      "  out[2] = b;\n"                            // 9
+      "}\n";
+  const Grammar g = Grammar::from_source(src, "k.cu");
+  const std::size_t reads_a = at_line(g, 7), reads_b = at_line(g, 9), reads_c = at_line(g, 5);
+  EXPECT_FALSE(can_insert_after(g, at_line(g, 5), reads_a)) << "a has no value before line 6";
+  EXPECT_TRUE(can_insert_after(g, at_line(g, 6), reads_a));
+  EXPECT_FALSE(can_replace_statement(g, at_line(g, 6), reads_a)) << "replacing a's only assignment leaves it unset";
+  EXPECT_FALSE(can_replace_statement(g, at_line(g, 8), reads_b)) << "b = a + c is b's only assignment";
+  EXPECT_TRUE(can_replace_statement(g, at_line(g, 6), reads_c)) << "c is initialised where it is declared";
+  EXPECT_TRUE(can_insert_after(g, at_line(g, 8), reads_b));
+  // A plain `=` target is written, not read: `a = 1.f;` may stand anywhere a is declared.
+  EXPECT_TRUE(can_insert_after(g, at_line(g, 5), at_line(g, 6)));
+}
+
+TEST(ScopeSafety, AnAssignmentInOneSwitchPathGivesNoValueInAnother) {
+  const std::string src =
+      "#define PATH 0\n"                           // 1
+      "__global__ void k(float* out, int n) {\n"   // 2
+      "  float g;\n"                               // 3
+      "  int p;\n"                                 // 4
+      "#if PATH == 1\n"                            // 5
+      "  g = 2.f;\n"                               // 6
+      "  p = (int)g;\n"                            // 7
+      "#else\n"                                    // 8
+      "  out[1] = 0.f;\n"                          // 9
+      "  g = 1.f;\n"                               // 10
+      "  p = (int)g;\n"                            // 11
+      "  out[0] = (float)p;\n"                     // 12
+      "#endif\n"                                   // 13
+      "}\n";
+  const Grammar g = Grammar::from_source(src, "k.cu");
+  EXPECT_FALSE(can_insert_after(g, at_line(g, 9), at_line(g, 11))) << "path 1's g = 2.f never runs in path 0";
+  EXPECT_TRUE(can_insert_after(g, at_line(g, 10), at_line(g, 11)));
+}
+
+// The two line edits evolution found on an H100 that read uninitialised
+// locals (evolved/nvidia-h100-80gb-hbm3/bspline-log_jacobian_gradient_exact/REVIEW.md).
+TEST(ScopeSafety, TheEvolvedEditsThatReadUninitialisedLocalsAreIllegal) {
+  for (const auto& [seed, edit] : std::vector<std::pair<std::string, std::string>>{
+           {"seeds/bspline/log_jacobian_gradient_exact", "<_kernel.cu_165><_kernel.cu_234>"},
+           {"seeds/bspline/deformation_field", "<_kernel.cu_235><_kernel.cu_272>"}}) {
+    const Seed s = load_seed(test::source_dir() / seed);
+    const auto problem = edit_problem(s.grammar, s.context, parse_patch(edit).edits.at(0));
+    ASSERT_TRUE(problem.has_value()) << seed << " " << edit;
+    EXPECT_NE(problem->find("reads a local before anything assigns it"), std::string::npos) << *problem;
+  }
+}
+
 TEST(ScopeSafety, ShadowedNamesDoNotTravel) {
   const std::string src =
       "__global__ void k(float* out, int n) {\n"

@@ -28,7 +28,8 @@ class InsertFamily : public EditFamily {
              " (outside a function body, between a header and its body, before else/while, after a pragma)";
     if (!can_insert_after(g, a->index, s->index))
       return e.source + " cannot stand after " + e.target +
-             ": a name it uses is not declared there (or means another variable), or it needs a loop";
+             ": a name it uses is not declared there (or means another variable), it reads a local before"
+             " anything assigns it there, or it needs a loop";
     return std::nullopt;
   }
 

@@ -30,7 +30,8 @@ class ReplaceFamily : public EditFamily {
     if (t->sub) {
       if (tr.sub_kind == SubKind::Condition) {
         if (!can_replace_condition(g, t->index, s->index))
-          return "condition " + e.source + " uses names that mean something else (or nothing) at " + e.target;
+          return "condition " + e.source + " uses names that mean something else (or nothing) at " + e.target +
+                 ", or reads a local before anything assigns it there";
       } else if (g.context(t->index).type_class != g.context(s->index).type_class) {
         return "type " + e.source + " is not of the same class (floating/integer) as " + e.target;
       }
@@ -41,8 +42,9 @@ class ReplaceFamily : public EditFamily {
       return e.target + " is fixed structure: only statements, pragmas, IF conditions and types are replaced";
     if (!can_replace_statement(g, t->index, s->index))
       return e.source + " cannot stand at " + e.target +
-             ": a name it uses is not declared there (or means another variable), it needs a loop, or it"
-             " holds more than one statement for a brace-less body";
+             ": a name it uses is not declared there (or means another variable), it reads a local before"
+             " anything assigns it there, it needs a loop, or it holds more than one statement for a brace-less"
+             " body";
     return std::nullopt;
   }
 
