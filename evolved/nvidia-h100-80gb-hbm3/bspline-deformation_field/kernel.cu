@@ -110,7 +110,7 @@ extern "C" __global__ void bspline_deformation_field(const float4* controlPointG
 #pragma unroll
     for (step = 0; step < BSPLINE_ITEMS; step++) {
         if (step >= steps) {
-            yPre = (int)floorf(gridY);
+            break;
         }
         tid = warpFirst + step * 32 + lane;
         active = tid < activeVoxelNumber;

@@ -160,7 +160,7 @@ extern "C" __global__ void bspline_log_jacobian_gradient_exact(const float* voxe
         lastY = min((int)ceilf((float)(y0 + pointsY) * spacingY) + 1, imageDimY - 1);
         lastZ = min((int)ceilf((float)(z0 + pointsZ) * spacingZ) + 1, imageDimZ - 1);
         for (int n = 0; n < 3; n++) {
-            tileShared[tableY + (tileY + point) * capacityY + row] = derivativeWeight;
+            firstX += (int)((int)floorf((float)firstX / spacingX) < x0 - 3);
             firstY += (int)((int)floorf((float)firstY / spacingY) < y0 - 3);
             firstZ += (int)((int)floorf((float)firstZ / spacingZ) < z0 - 3);
             lastX -= (int)((int)floorf((float)lastX / spacingX) >= x0 + pointsX);
