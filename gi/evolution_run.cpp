@@ -119,21 +119,23 @@ bool evolve(const EvolveOptions& o) {
 
   // Stage 1b: what the seed's switches give alone, so the result can say
   // what GI's edits added beyond choosing a path.
-  if (!seed.context.switches.empty() && !run.read_json("switch_baseline.json")) {
+  std::optional<SwitchBaseline> baseline;
+  if (const auto baseline_json = run.read_json("switch_baseline.json")) {
+    baseline = SwitchBaseline::from_json(*baseline_json);
+  } else if (!seed.context.switches.empty()) {
     say("measuring every switch setting without line edits...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
-    const SwitchBaseline b =
-        measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
-    run.write_text("switch_baseline.json", b.to_json().dump(2) + "\n");
-    say("best switch setting: " + (b.best_setting.empty() ? std::string("the seed's own") : b.best_setting) + ", " +
-        std::to_string(b.best_median_ms) + " ms " + to_json(b.best_tuning).dump());
+    baseline = measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
+    run.write_text("switch_baseline.json", baseline->to_json().dump(2) + "\n");
+    say("best switch setting: " + (baseline->best_setting.empty() ? std::string("the seed's own") : baseline->best_setting) +
+        ", " + std::to_string(baseline->best_median_ms) + " ms " + to_json(baseline->best_tuning).dump());
   }
 
   // The search ranks its variants at the best switch setting's tuning when a
   // hand-written path beats the seed's own (gi/switch_baseline.hpp).
-  if (const auto baseline_json = run.read_json("switch_baseline.json")) {
+  if (baseline) {
     const Tuning seed_best = tuning_from_json(seed_tuning->at("best"));
-    const Tuning t = search_tuning(SwitchBaseline::from_json(*baseline_json), seed_best);
+    const Tuning t = search_tuning(*baseline, seed_best);
     if (!(t == seed_best)) {
       evaluator.set_tuning(t);
       say("the search evaluates its variants at the best switch setting's tuning " + to_json(t).dump());
@@ -161,9 +163,6 @@ bool evolve(const EvolveOptions& o) {
   if (!best_tuning) {
     say("tuning the best variant...");
     evaluator.use_workload("train", tuning_data_seed(search.seed));
-    std::optional<SwitchBaseline> baseline;
-    if (const auto baseline_json = run.read_json("switch_baseline.json"))
-      baseline = SwitchBaseline::from_json(*baseline_json);
     best_tuning = retune_winner(evaluator, state, tuning_space(spec), baseline, say);
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }

@@ -55,8 +55,7 @@ bool switch_baseline_beats(const SwitchBaseline& b, double winner_median_ms, dou
 
 nlohmann::json SwitchBaseline::to_json() const {
   nlohmann::json trials_json = nlohmann::json::array();
-  for (const Trial& t : trials)
-  {
+  for (const Trial& t : trials) {
     nlohmann::json blocks = nlohmann::json::array();
     for (const TuningTrial& bt : t.block_trials)
       blocks.push_back({{"tuning", gi::to_json(bt.tuning)},

@@ -379,11 +379,12 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
       if (!refused.empty()) {
         result.workloads.push_back(failed_workload(which, "the worker refused the check: " + refused));
       } else {
-        WorkloadCheck w = judge_workload(which, runs[0], runs[1]);
-        const bool only_differ = !w.passed && runs[0].ok() && runs[1].ok() && !runs[0].output_digest.empty() &&
-                                 !runs[1].output_digest.empty() && runs[0].output_digest != runs[1].output_digest;
-        if (only_differ && plain.binary.ok && seed_varies(worker, plain_plan_file, plain_cubin, spec.entry, request))
-          w = judge_workload(which, runs[0], runs[1], true);
+        // Judged as if the seed varied: passing only that way means the two
+        // runs differ and nothing else is wrong; then the plain seed decides.
+        WorkloadCheck w = judge_workload(which, runs[0], runs[1], true);
+        if (w.varies_like_seed &&
+            !(plain.binary.ok && seed_varies(worker, plain_plan_file, plain_cubin, spec.entry, request)))
+          w = judge_workload(which, runs[0], runs[1]);
         w.input_values = input_values;
         result.workloads.push_back(std::move(w));
       }

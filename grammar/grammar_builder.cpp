@@ -97,9 +97,8 @@ class GrammarBuilder {
   std::vector<std::string> identifiers_in(TokenRange range) const {
     std::vector<std::string> ids;
     for (std::size_t t = range.first; t <= range.last; ++t) {
+      if (!names_something(g_.parsed_, t, range.first)) continue;
       const Token& x = tok(t);
-      if (x.kind != TokenKind::Identifier || is_cpp_keyword(x.text)) continue;
-      if (t > range.first && (tok(t - 1).is(".") || tok(t - 1).is("->") || tok(t - 1).is("::"))) continue;
       if (std::find(ids.begin(), ids.end(), x.text) == ids.end()) ids.push_back(x.text);
     }
     return ids;

@@ -740,6 +740,14 @@ int resolve(const ParsedKernel& k, const std::string& name, int block, int pos) 
   return -1;
 }
 
+bool names_something(const ParsedKernel& k, std::size_t t, std::size_t first) {
+  const Token& x = k.tokens[t];
+  if (x.kind != TokenKind::Identifier || is_cpp_keyword(x.text)) return false;
+  if (t <= first) return true;
+  const Token& p = k.tokens[t - 1];
+  return !(p.is(".") || p.is("->") || p.is("::"));
+}
+
 bool in_loop(const ParsedKernel& k, int block) {
   for (int b = block; b >= 0; b = k.blocks[b].parent)
     if (k.blocks[b].loop) return true;

@@ -103,6 +103,11 @@ ParsedKernel parse_kernel(std::string_view source, const std::string& file_name)
 // nowhere in the file (a builtin such as threadIdx or expf).
 int resolve(const ParsedKernel& k, const std::string& name, int block, int pos);
 
+// Whether token t of a range that starts at token `first` names something
+// a declaration could: an identifier, not a keyword, not a member name after
+// `.`, `->` or `::`.
+bool names_something(const ParsedKernel& k, std::size_t t, std::size_t first);
+
 bool in_loop(const ParsedKernel& k, int block);
 bool in_breakable(const ParsedKernel& k, int block);
 

@@ -10,12 +10,6 @@ bool is_assignment_operator(const Token& t) {
   return t.kind == TokenKind::Punct && std::any_of(std::begin(kOps), std::end(kOps), [&](const char* op) { return t.text == op; });
 }
 
-bool is_member_name(const ParsedKernel& k, std::size_t t, std::size_t first) {
-  if (t <= first) return false;
-  const Token& p = k.tokens[t - 1];
-  return p.is(".") || p.is("->") || p.is("::");
-}
-
 // The token after the expression that starts with identifier `t`: past any
 // `.member` and `[...]` so that `a.x = ` and `a[i] = ` count as writes to a.
 std::size_t after_lvalue(const ParsedKernel& k, std::size_t t, std::size_t last) {
@@ -56,8 +50,8 @@ bool assigns(const ParsedKernel& k, std::size_t t, std::size_t first, std::size_
 std::vector<std::string> names_read(const ParsedKernel& k, TokenRange range) {
   std::vector<std::string> out;
   for (std::size_t t = range.first; t <= range.last; ++t) {
+    if (!names_something(k, t, range.first)) continue;
     const Token& x = k.tokens[t];
-    if (x.kind != TokenKind::Identifier || is_member_name(k, t, range.first)) continue;
     const std::size_t next = t + 1;
     if (next <= range.last && k.tokens[next].kind == TokenKind::Punct && k.tokens[next].text == "=") continue;
     if (std::find(out.begin(), out.end(), x.text) == out.end()) out.push_back(x.text);
@@ -106,8 +100,8 @@ LocalAssignments local_assignments(const ParsedKernel& k) {
   for (const Element& e : k.elements) {
     if (e.function < 0 || e.kind == ElementKind::Comment) continue;
     for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) {
+      if (!names_something(k, t, e.tokens.first)) continue;
       const Token& x = k.tokens[t];
-      if (x.kind != TokenKind::Identifier || is_member_name(k, t, e.tokens.first)) continue;
       if (!assigns(k, t, e.tokens.first, e.tokens.last)) continue;
       const int d = resolve(k, x.text, e.block, e.pos);
       if (d < 0 || !a.needs_value[static_cast<std::size_t>(d)]) continue;

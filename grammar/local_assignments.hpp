@@ -37,9 +37,9 @@ struct LocalAssignments {
 
 LocalAssignments local_assignments(const ParsedKernel& k);
 
-// The names a token range reads: every identifier except the target of a
-// plain `=` (a compound assignment, ++ and -- read their target too), and
-// except member names after `.`, `->` and `::`.
+// The names a token range reads: every name (names_something) except the
+// target of a plain `=` (a compound assignment, ++ and -- read their target
+// too).
 std::vector<std::string> names_read(const ParsedKernel& k, TokenRange range);
 
 }  // namespace gi::grammar
