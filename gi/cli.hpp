@@ -19,4 +19,6 @@ void register_nvrtc(CLI::App& app);
 void register_families(CLI::App& app);
 void register_emulate(CLI::App& app);
 void register_switches(CLI::App& app);
+void register_evolve_all(CLI::App& app);
+void register_report(CLI::App& app);
 }  // namespace gi::cli

@@ -11,6 +11,7 @@ void register_evolve(CLI::App& app) {
       "evolve", "Evolve a seed on the GPU: tune the seed, run the search (GP by default: population 300, 50 "
                 "generations), retune and minimise the winner. Checkpoints after every generation; --resume continues.");
   auto o = std::make_shared<EvolveOptions>();
+  o->search.data_every = 0;  // the run chooses (gi/evolution_run.hpp)
   auto resume = std::make_shared<std::string>();
   cmd->add_option("SEED_DIR", o->seed_dir, "seed folder (kernel.cu + spec.json)");
   cmd->add_option("--run-dir", o->run_dir, "run directory to create (default runs/<kernel>-<seed>)");
@@ -18,6 +19,12 @@ void register_evolve(CLI::App& app) {
   cmd->add_option("--algorithm", o->search.algorithm, "gp, random or local")->capture_default_str();
   cmd->add_option("--population", o->search.population, "population size")->capture_default_str();
   cmd->add_option("--generations", o->search.generations, "generations")->capture_default_str();
+  cmd->add_option("--data-every", o->search.data_every,
+                  "generations that share one training data set; 0: chosen from the time a set takes to make (at most 8)")
+      ->capture_default_str();
+  cmd->add_option("--budget-minutes", o->search.budget_seconds,
+                  "minutes of search (over every call of a resumed run); the generation in progress finishes; 0: none")
+      ->transform([](std::string s) { return std::to_string(60 * std::stod(s)); });
   cmd->add_option("--seed", o->search.seed, "random seed (same seed and measurements: same run)")->capture_default_str();
   cmd->add_option("--families", o->families, "edit families (ablation), comma-separated, or 'all'")->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles")->capture_default_str();
@@ -48,8 +55,9 @@ void register_evolve(CLI::App& app) {
         opts.run_dir = std::filesystem::path("runs") /
                        (opts.seed_dir.filename().string() + "-" + std::to_string(opts.search.seed));
     }
-    const bool done = evolve(opts);
-    std::cout << (done ? "complete: " : "in progress: ") << opts.run_dir.string() << "\n";
+    const RunOutcome outcome = evolve(opts);
+    std::cout << to_string(outcome) << ": " << opts.run_dir.string() << "\n";
+    if (outcome == RunOutcome::Rejected) throw CLI::RuntimeError(3);
   });
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gi/evaluation.hpp"
+#include "gi/evaluator_stats.hpp"
 
 namespace gi {
 
@@ -31,6 +32,19 @@ class Evaluator {
   virtual void prefetch_generation(int /*generation*/, std::uint64_t /*data_seed*/) {}
   virtual void set_tuning(const Tuning& tuning) = 0;
   virtual std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) = 0;
+};
+
+// What the stages of a run (gi/evolution_run.hpp) ask of an evaluator beyond
+// the search: a named workload for tuning and minimisation, the seed's time
+// (which sets the time-out of later launches) and the counts for the run's
+// record. The GPU evaluator is one; tests run every stage on a stand-in.
+class StageEvaluator : public Evaluator {
+ public:
+  // Loads the workloads `which` names ("train": the training set) made with
+  // this generator seed.
+  virtual void use_workload(const std::string& which, std::uint64_t data_seed) = 0;
+  virtual void set_seed_time(double ms) = 0;
+  virtual EvaluatorStats stats() const = 0;
 };
 
 }  // namespace gi

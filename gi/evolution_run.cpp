@@ -1,6 +1,8 @@
 #include "gi/evolution_run.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -42,9 +44,126 @@ TuningSpace tuning_space(const fitness::KernelSpec& spec) {
   return space;
 }
 
+// The run's data_every: as configured, or (0: auto) chosen once, before the
+// first generation, from how long that generation's training set took to
+// make, and kept in search_data.json so a resumed run shares data alike.
+int resolve_data_every(RunDirectory& run, const SearchConfig& search, StageEvaluator& evaluator,
+                       const std::function<void(const std::string&)>& say) {
+  if (search.data_every > 0) return search.data_every;
+  if (const auto j = run.read_json("search_data.json")) {
+    try {
+      return std::max(1, j->at("data_every").get<int>());
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error((run.path() / "search_data.json").string() + ": data_every: " + e.what());
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.begin_generation(0, generation_data_seed(search.seed, 0));  // generation 0's set, whatever data_every becomes
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int k = auto_data_every(seconds, search.population);
+  run.write_text("search_data.json", nlohmann::json{{"data_every", k}, {"prepare_seconds", seconds}}.dump(2) + "\n");
+  say("training data: " + std::to_string(seconds).substr(0, 5) + " s to make a set; " + std::to_string(k) +
+      " generation(s) share each set");
+  return k;
+}
+
 }  // namespace
 
-bool evolve(const EvolveOptions& o) {
+const char* to_string(RunOutcome outcome) {
+  switch (outcome) {
+    case RunOutcome::InProgress: return "in_progress";
+    case RunOutcome::Complete: return "complete";
+    case RunOutcome::Rejected: return "rejected";
+  }
+  return "?";
+}
+
+int auto_data_every(double prepare_seconds, int population) {
+  const double generation_seconds = std::max(1, population) / 150.0;
+  const int k = static_cast<int>(std::ceil(prepare_seconds / generation_seconds));
+  return std::clamp(k, 1, 8);
+}
+
+RunBackend gpu_backend(const EvolveOptions& o) {
+  RunBackend b;
+  b.make_evaluator = [o](const Seed& seed, const fitness::KernelSpec& spec, const nlohmann::json& config) {
+    GpuEvaluatorConfig ec;
+    ec.worker_executable = fs::read_symlink("/proc/self/exe");
+    ec.device = config.at("device").get<int>();
+    ec.jobs = o.jobs;
+    ec.cache_dir = fs::absolute(o.cache_dir);
+    ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
+    ec.timing.clock_ticks = config.value("clock_ticks", false);
+    ec.rank_by_clock_ticks = config.value("rank_by", std::string("events")) == "clock_ticks";
+    ec.two_stage_compile = config.value("two_stage_compile", true);
+    ec.compile_processes = config.value("compile_processes", false);
+    return std::unique_ptr<StageEvaluator>(std::make_unique<GpuEvaluator>(seed, spec, ec));
+  };
+  b.finish = [o](RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
+                 const std::function<void(const std::string&)>& say) {
+    PostEvolveOptions post;
+    post.device = run.config().at("device").get<int>();
+    post.cache_dir = fs::absolute(o.cache_dir);
+    post.train_data_seed = tuning_data_seed(search_config_from_json(run.config().at("search")).seed);
+    post.say = say;
+    return post_evolve(run, seed, spec, o.evolved_root, post);
+  };
+  return b;
+}
+
+RunOutcome evolve(const EvolveOptions& o) { return evolve(o, gpu_backend(o)); }
+
+namespace {
+
+// Wall time per stage, summed over the calls of a resumed run
+// (stage_seconds.json): what an overnight run spends beside the search.
+class StageClock {
+ public:
+  explicit StageClock(RunDirectory& run) : run_(run) {
+    try {
+      if (const auto j = run.read_json("stage_seconds.json")) seconds_ = *j;
+    } catch (const std::exception&) {
+      seconds_ = nlohmann::json::object();  // a damaged record of times loses the times only
+    }
+    if (!seconds_.is_object()) seconds_ = nlohmann::json::object();
+  }
+  // Runs `body` as `stage`; a failure is rethrown as StageError naming it.
+  template <typename F>
+  auto time(const std::string& stage, F&& body) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Record {
+      StageClock& clock;
+      const std::string& stage;
+      std::chrono::steady_clock::time_point start;
+      ~Record() { clock.add(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()); }
+    } record{*this, stage, start};
+    try {
+      return body();
+    } catch (const StageError&) {
+      throw;
+    } catch (const std::runtime_error& e) {
+      throw StageError(stage, e.what());
+    } catch (const std::logic_error& e) {
+      throw StageError(stage, e.what());
+    }
+  }
+
+ private:
+  void add(const std::string& stage, double s) {
+    seconds_[stage] = seconds_.value(stage, 0.0) + s;
+    try {
+      run_.write_text("stage_seconds.json", seconds_.dump(2) + "\n");
+    } catch (const std::exception&) {
+      // The times are a record only; a full disk fails the next real write.
+    }
+  }
+  RunDirectory& run_;
+  nlohmann::json seconds_;
+};
+
+}  // namespace
+
+RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   // Resuming takes the run's own configuration; only how far to go this call is new.
   RunDirectory run = o.resume ? RunDirectory::open(o.run_dir) : [&] {
     const nlohmann::json config = {{"seed_dir", o.seed_dir.lexically_normal().string()},
@@ -57,7 +176,7 @@ bool evolve(const EvolveOptions& o) {
     return RunDirectory::create(o.run_dir, config, versions_json(o.device));
   }();
   const nlohmann::json& config = run.config();
-  const SearchConfig search = search_config_from_json(config.at("search"));
+  SearchConfig search = search_config_from_json(config.at("search"));
   const Seed seed = load_seed(config.at("seed_dir").get<std::string>());
   // A run's patches refer to the seed's lines: resuming against a changed
   // kernel.cu would silently mean other edits.
@@ -74,23 +193,16 @@ bool evolve(const EvolveOptions& o) {
   operators.context.constants = mutant_constants_for_spec(seed, spec);
   const EditOperators ops(seed.grammar, operators);
 
-  auto say = [&](const std::string& s) {
+  const std::function<void(const std::string&)> say = o.say ? o.say : [&](const std::string& s) {
     if (!o.quiet) std::cerr << s << std::endl;
   };
+  StageClock clock(run);
   // The evaluator (and its worker, holding GPU memory) lives through the
   // search stages only; validation and comparison start their own processes.
   {
-  GpuEvaluatorConfig ec;
-  ec.worker_executable = fs::read_symlink("/proc/self/exe");
-  ec.device = config.at("device").get<int>();
-  ec.jobs = o.jobs;
-  ec.cache_dir = fs::absolute(o.cache_dir);
-  ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
-  ec.timing.clock_ticks = config.value("clock_ticks", false);
-  ec.rank_by_clock_ticks = config.value("rank_by", std::string("events")) == "clock_ticks";
-  ec.two_stage_compile = config.value("two_stage_compile", true);
-  ec.compile_processes = config.value("compile_processes", false);
-  GpuEvaluator evaluator(seed, spec, ec);
+  std::unique_ptr<StageEvaluator> evaluator_owner =
+      clock.time("start", [&] { return backend.make_evaluator(seed, spec, config); });
+  StageEvaluator& evaluator = *evaluator_owner;
   // A resumed run keeps its earlier calls' counts: they are added, not overwritten.
   EvaluatorStats earlier;
   try {
@@ -108,9 +220,10 @@ bool evolve(const EvolveOptions& o) {
   auto seed_tuning = run.read_json("tuning_seed.json");
   if (!seed_tuning) {
     say("tuning the seed (block size x compile options)...");
-    evaluator.use_workload("train", tuning_data_seed(search.seed));
-    const TuningResult t = tune(evaluator, grammar::Patch{}, tuning_space(spec));
-    seed_tuning = t.to_json();
+    seed_tuning = clock.time("tuning", [&] {
+      evaluator.use_workload("train", tuning_data_seed(search.seed));
+      return tune(evaluator, grammar::Patch{}, tuning_space(spec)).to_json();
+    });
     run.write_text("tuning_seed.json", seed_tuning->dump(2) + "\n");
   }
   evaluator.set_tuning(tuning_from_json(seed_tuning->at("best")));
@@ -124,8 +237,10 @@ bool evolve(const EvolveOptions& o) {
     baseline = SwitchBaseline::from_json(*baseline_json);
   } else if (!seed.context.switches.empty()) {
     say("measuring every switch setting without line edits...");
-    evaluator.use_workload("train", tuning_data_seed(search.seed));
-    baseline = measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
+    baseline = clock.time("switch_baseline", [&] {
+      evaluator.use_workload("train", tuning_data_seed(search.seed));
+      return measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
+    });
     run.write_text("switch_baseline.json", baseline->to_json().dump(2) + "\n");
     say("best switch setting: " + (baseline->best_setting.empty() ? std::string("the seed's own") : baseline->best_setting) +
         ", " + std::to_string(baseline->best_median_ms) + " ms " + to_json(baseline->best_tuning).dump());
@@ -144,26 +259,34 @@ bool evolve(const EvolveOptions& o) {
 
   // Stage 2: the search.
   SearchState state = resume_state(run);
-  if (state.next_generation < search.generations) {
-    DriverOptions d;
-    d.max_generations_this_call = o.max_generations_this_call;
-    d.on_generation = [&](const nlohmann::json& g) {
-      say(progress_line(g, search.generations));
-      write_stats();
-    };
-    state = run_search(search, ops, evaluator, run, state, d);
-    if (state.next_generation < search.generations) {
+  if (!search_finished(search, state)) {
+    clock.time("search", [&] {
+      search.data_every = resolve_data_every(run, search, evaluator, say);
+      DriverOptions d;
+      d.max_generations_this_call = o.max_generations_this_call;
+      d.stop_requested = o.stop_requested;
+      d.on_generation = [&](const nlohmann::json& g) {
+        say(progress_line(g, search.generations));
+        write_stats();
+        if (o.on_generation) o.on_generation(g);
+      };
+      state = run_search(search, ops, evaluator, run, state, d);
+    });
+    if (!search_finished(search, state)) {
       say("stopped after generation " + std::to_string(state.next_generation) + "; continue with: gi evolve --resume " +
           run.path().string());
-      return false;
+      write_stats();
+      return RunOutcome::InProgress;
     }
   }
   // Stage 3: retune the winner (gi/winner_retune.hpp).
   auto best_tuning = run.read_json("tuning_best.json");
   if (!best_tuning) {
     say("tuning the best variant...");
-    evaluator.use_workload("train", tuning_data_seed(search.seed));
-    best_tuning = retune_winner(evaluator, state, tuning_space(spec), baseline, say);
+    best_tuning = clock.time("retune", [&] {
+      evaluator.use_workload("train", tuning_data_seed(search.seed));
+      return retune_winner(evaluator, state, tuning_space(spec), baseline, say);
+    });
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }
   const grammar::Patch best = retuned_winner_patch(*best_tuning, state);
@@ -171,9 +294,11 @@ bool evolve(const EvolveOptions& o) {
   // Stage 4: minimise under the winner's tuning.
   if (!run.read_json("minimised.json")) {
     say("minimising the best patch...");
-    evaluator.use_workload("train", tuning_data_seed(search.seed));
-    evaluator.set_tuning(tuning_from_json(best_tuning->at("best")));
-    const MinimisedPatch m = minimise(evaluator, best, state.noise_margin);
+    const MinimisedPatch m = clock.time("minimise", [&] {
+      evaluator.use_workload("train", tuning_data_seed(search.seed));
+      evaluator.set_tuning(tuning_from_json(best_tuning->at("best")));
+      return minimise(evaluator, best, state.noise_margin);
+    });
     run.write_text("minimised.json", m.to_json().dump(2) + "\n");
     run.write_text("minimised.gi", patch_file_for(seed, m.patch));
   }
@@ -182,12 +307,8 @@ bool evolve(const EvolveOptions& o) {
 
   // Stages 5-7: held-out validation and sanitizers, the interleaved
   // seed-versus-evolved measurement, and the results for developers.
-  PostEvolveOptions post;
-  post.device = config.at("device").get<int>();
-  post.cache_dir = fs::absolute(o.cache_dir);
-  post.train_data_seed = tuning_data_seed(search.seed);
-  post.say = say;
-  return post_evolve(run, seed, spec, o.evolved_root, post);
+  const bool published = clock.time("validation_and_comparison", [&] { return backend.finish(run, seed, spec, say); });
+  return published ? RunOutcome::Complete : RunOutcome::Rejected;
 }
 
 }  // namespace gi

@@ -4,7 +4,11 @@
 //   tuning_seed.json  -> search (checkpoint.json) -> tuning_best.json -> minimised.json
 // Post-evolution validation and results are further stages (post_evolution.hpp).
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "gi/gpu_evaluator.hpp"
 #include "gi/search_driver.hpp"
@@ -29,10 +33,58 @@ struct EvolveOptions {
   bool compile_threads = false;        // NVRTC in threads of this process, not compile servers; for comparison
   bool one_stage_compile = false;      // NVRTC straight to cubin per variant (no PTX-level reuse); for comparison
   std::filesystem::path evolved_root = "evolved";  // relative to where gi runs (the repo root)
+  // Asked after every generation: true stops the run there, resumably.
+  std::function<bool()> stop_requested;
+  // Progress lines; empty: standard error unless quiet.
+  std::function<void(const std::string&)> say;
+  // Each generation's log line, after it is written (evolve-all shows its progress).
+  std::function<void(const nlohmann::json&)> on_generation;
 };
 
-// Runs (or resumes) the stages; returns true when every stage is complete.
-bool evolve(const EvolveOptions& options);
+enum class RunOutcome {
+  InProgress,  // stopped before the end (a generation limit of this call, or stop_requested); resume it
+  Complete,    // every stage done and the result published
+  Rejected,    // the winner failed held-out validation or a sanitizer: nothing published (validation.json says why)
+};
+const char* to_string(RunOutcome outcome);
+
+// A stage that could not be carried out: names the stage, keeps the cause's message.
+class StageError : public std::runtime_error {
+ public:
+  StageError(std::string stage, const std::string& message)
+      : std::runtime_error(message.rfind(stage + ":", 0) == 0 ? message : stage + ": " + message),
+        stage_(std::move(stage)) {}
+  const std::string& stage() const { return stage_; }
+
+ private:
+  std::string stage_;
+};
+
+// What the stages run on. The GPU backend makes a GpuEvaluator (with its
+// worker process) for stages 1-4 and runs post_evolve (held-out validation,
+// sanitizers, the interleaved comparison, publication) for stages 5-7;
+// tests substitute both to run every stage without a GPU.
+struct RunBackend {
+  std::function<std::unique_ptr<StageEvaluator>(const Seed& seed, const fitness::KernelSpec& spec,
+                                                const nlohmann::json& run_config)>
+      make_evaluator;
+  // Returns false when the winner is rejected.
+  std::function<bool(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
+                     const std::function<void(const std::string&)>& say)>
+      finish;
+};
+RunBackend gpu_backend(const EvolveOptions& options);
+
+// Runs (or resumes) the stages. Throws StageError naming the stage that
+// failed (the run directory keeps every stage done before it).
+RunOutcome evolve(const EvolveOptions& options, const RunBackend& backend);
+RunOutcome evolve(const EvolveOptions& options);
+
+// SearchConfig::data_every = 0 asks the run to choose: enough generations
+// share a training set that making the next one (prepare_seconds, measured
+// on the first) hides behind them at the target pace of 150 evaluations/s,
+// at most 8 (the data still changes several times in a short run).
+int auto_data_every(double prepare_seconds, int population);
 
 // The training-data seed used for tuning (before generation 0).
 std::uint64_t tuning_data_seed(std::uint64_t run_seed);

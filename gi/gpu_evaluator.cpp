@@ -82,63 +82,6 @@ EvalStatus eval_status_of(fitness::RunStatus s) {
   return EvalStatus::WorkerDied;
 }
 
-nlohmann::json EvaluatorStats::to_json() const {
-  // Compiles overlap GPU work: the time the search waited for compiles is
-  // compile_wait; what is neither waiting nor measuring is overhead.
-  const double overhead = total_seconds - compile_wait_seconds - gpu_seconds;
-  return {{"compile_seconds", compile_seconds}, {"compile_wait_seconds", compile_wait_seconds},
-          {"gpu_seconds", gpu_seconds}, {"overhead_seconds", overhead}, {"total_seconds", total_seconds},
-          {"prepare_seconds", prepare_seconds},
-          {"worker_phases_seconds", {{"load", load_ms / 1000}, {"check", check_ms / 1000}, {"timing", time_ms / 1000}, {"clock_ticks", clock_ms / 1000}}},
-          {"evaluations_per_second", total_seconds > 0 ? static_cast<double>(evaluations) / total_seconds : 0.0},
-          {"evaluations", evaluations}, {"measured", measured}, {"compiled", compiled},
-          {"compile_cache_hits", compile_cache_hits}, {"ptx_reuses", ptx_reuses},
-          {"binary_reuses", binary_reuses},
-          {"worker_restarts", worker_restarts}};
-}
-
-EvaluatorStats EvaluatorStats::from_json(const nlohmann::json& j) {
-  EvaluatorStats s;
-  s.compile_seconds = j.value("compile_seconds", 0.0);
-  s.compile_wait_seconds = j.value("compile_wait_seconds", 0.0);
-  s.gpu_seconds = j.value("gpu_seconds", 0.0);
-  s.total_seconds = j.value("total_seconds", 0.0);
-  s.prepare_seconds = j.value("prepare_seconds", 0.0);
-  const nlohmann::json phases = j.value("worker_phases_seconds", nlohmann::json::object());
-  s.load_ms = 1000 * phases.value("load", 0.0);
-  s.check_ms = 1000 * phases.value("check", 0.0);
-  s.time_ms = 1000 * phases.value("timing", 0.0);
-  s.clock_ms = 1000 * phases.value("clock_ticks", 0.0);
-  s.evaluations = j.value("evaluations", 0L);
-  s.measured = j.value("measured", 0L);
-  s.compiled = j.value("compiled", 0L);
-  s.compile_cache_hits = j.value("compile_cache_hits", 0L);
-  s.worker_restarts = j.value("worker_restarts", 0L);
-  s.ptx_reuses = j.value("ptx_reuses", 0L);
-  s.binary_reuses = j.value("binary_reuses", 0L);
-  return s;
-}
-
-EvaluatorStats& EvaluatorStats::operator+=(const EvaluatorStats& o) {
-  compile_seconds += o.compile_seconds;
-  compile_wait_seconds += o.compile_wait_seconds;
-  gpu_seconds += o.gpu_seconds;
-  total_seconds += o.total_seconds;
-  load_ms += o.load_ms;
-  check_ms += o.check_ms;
-  time_ms += o.time_ms;
-  clock_ms += o.clock_ms;
-  prepare_seconds += o.prepare_seconds;
-  evaluations += o.evaluations;
-  measured += o.measured;
-  compiled += o.compiled;
-  compile_cache_hits += o.compile_cache_hits;
-  worker_restarts += o.worker_restarts;
-  ptx_reuses += o.ptx_reuses;
-  binary_reuses += o.binary_reuses;
-  return *this;
-}
-
 GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, GpuEvaluatorConfig config)
     : seed_(seed),
       spec_(spec),
@@ -165,7 +108,13 @@ GpuEvaluator::~GpuEvaluator() {
   fs::remove_all(scratch_, ignored);
 }
 
-void GpuEvaluator::begin_generation(int, std::uint64_t data_seed) { use_workload("train", data_seed); }
+// A search's training sets are each made once (a fresh seed per data set):
+// their references skip the disk cache, which would only grow by them.
+void GpuEvaluator::begin_generation(int, std::uint64_t data_seed) { load_workloads("train", data_seed, false); }
+
+void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_seed) {
+  load_workloads(which, data_seed, true);
+}
 
 std::vector<std::string> GpuEvaluator::workload_set(const std::string& which) const {
   if (which == "train") return spec_.training_workloads();
@@ -179,9 +128,11 @@ std::string GpuEvaluator::describe_workload(const std::string& name) const {
   return name;
 }
 
-std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::string& which, std::uint64_t data_seed) {
+std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::string& which, std::uint64_t data_seed,
+                                                               bool cache_references) {
   const unsigned block = tuning_.block_size;
-  const fs::path reference_dir = config_.cache_dir / "reference";
+  const std::optional<fs::path> reference_dir =
+      cache_references ? std::optional<fs::path>(config_.cache_dir / "reference") : std::nullopt;
   // Named before the task starts, so files of a set being made never
   // collide with those the worker may still read.
   std::vector<std::string> names = workload_set(which);
@@ -195,18 +146,31 @@ std::future<GpuEvaluator::Prepared> GpuEvaluator::prepare_async(const std::strin
     p.data_seed = data_seed;
     p.block_size = block;
     try {
-      for (std::size_t i = 0; i < names.size(); ++i) {
-        LoadedWorkload w;
-        w.name = names[i];
-        const fitness::WorkloadSpec& spec_workload = spec_.workload(names[i]);
-        // A lone workload needs no label; in a set the timed one is named as such.
-        w.purpose = !spec_workload.purpose.empty() ? spec_workload.purpose : (one ? "" : "timed workload");
-        w.plan_file = files[i];
-        w.workload = std::make_unique<fitness::PreparedWorkload>(
-            fitness::prepare_workload(spec_, names[i], data_seed, reference_dir, block));
-        fitness::save_plan(w.plan_file, w.workload->plan, w.workload->expected, w.workload->tolerance);
-        p.workloads.push_back(std::move(w));
+      // The workloads of a set are made side by side: the small border and
+      // mask checks then cost no time beside the large timed workload.
+      std::vector<std::future<LoadedWorkload>> made;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        made.push_back(std::async(std::launch::async, [&, i] {
+          LoadedWorkload w;
+          w.name = names[i];
+          const fitness::WorkloadSpec& spec_workload = spec_.workload(names[i]);
+          // A lone workload needs no label; in a set the timed one is named as such.
+          w.purpose = !spec_workload.purpose.empty() ? spec_workload.purpose : (one ? "" : "timed workload");
+          w.plan_file = files[i];
+          w.workload = std::make_unique<fitness::PreparedWorkload>(
+              fitness::prepare_workload(spec_, names[i], data_seed, reference_dir, block));
+          fitness::save_plan(w.plan_file, w.workload->plan, w.workload->expected, w.workload->tolerance);
+          return w;
+        }));
+      std::exception_ptr failure;
+      for (auto& f : made) {
+        try {
+          p.workloads.push_back(f.get());
+        } catch (...) {
+          if (!failure) failure = std::current_exception();  // every task is waited for before files are removed
+        }
       }
+      if (failure) std::rethrow_exception(failure);
     } catch (...) {
       remove_plan_files(files);
       throw;
@@ -228,10 +192,15 @@ void GpuEvaluator::prefetch_generation(int, std::uint64_t data_seed) {
       // Made again when it is used, where the error reaches the caller.
     }
   }
-  prefetch_ = prepare_async("train", data_seed);
+  prefetch_ = prepare_async("train", data_seed, false);
 }
 
-void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_seed) {
+void GpuEvaluator::load_workloads(const std::string& which, std::uint64_t data_seed, bool cache_references) {
+  // Generations that share a data set (SearchConfig::data_every) find it
+  // loaded already; a prefetched next set stays where it is.
+  if (!loaded_.empty() && loaded_which_ == which && loaded_data_seed_ == data_seed &&
+      loaded_block_size_ == tuning_.block_size)
+    return;
   const auto start = Clock::now();
   Prepared ready;
   bool have = false;
@@ -248,7 +217,7 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
       remove_plan_files(files);
     }
   }
-  if (!have) ready = prepare_async(which, data_seed).get();
+  if (!have) ready = prepare_async(which, data_seed, cache_references).get();
 
   std::vector<fs::path> old_files, new_files;
   for (const LoadedWorkload& w : loaded_) old_files.push_back(w.plan_file);
@@ -273,6 +242,9 @@ void GpuEvaluator::use_workload(const std::string& which, std::uint64_t data_see
   }
   remove_plan_files(old_files);
   loaded_ = std::move(ready.workloads);
+  loaded_which_ = ready.which;
+  loaded_data_seed_ = ready.data_seed;
+  loaded_block_size_ = ready.block_size;
   // The inputs and references now live in the worker; the parent keeps only
   // the geometry and the variables.
   for (LoadedWorkload& w : loaded_) {

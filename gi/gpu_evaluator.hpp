@@ -18,6 +18,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "fitness/kernel_spec.hpp"
 #include "fitness/nvrtc_compiler.hpp"
@@ -52,24 +53,6 @@ struct GpuEvaluatorConfig {
   bool compile_processes = true;
 };
 
-struct EvaluatorStats {
-  double compile_seconds = 0;       // wall time of compile batches (overlapping GPU work)
-  double compile_wait_seconds = 0;  // time evaluate() waited for compiles
-  double gpu_seconds = 0;           // time evaluate() waited for the worker
-  double total_seconds = 0;         // time in evaluate()
-  double load_ms = 0, check_ms = 0, time_ms = 0, clock_ms = 0;  // inside the worker: module load, checked run, timing, clock ticks
-  double prepare_seconds = 0;  // generating workloads and loading them
-  long evaluations = 0, measured = 0, compiled = 0, compile_cache_hits = 0, worker_restarts = 0;
-  long ptx_reuses = 0;  // compiles whose PTX was already assembled (ptxas skipped)
-  long binary_reuses = 0;  // variants whose binary was already measured in this generation (not measured again)
-  nlohmann::json to_json() const;
-  // Reads what to_json wrote (derived fields are recomputed); throws
-  // nlohmann::json::exception on a field of the wrong type.
-  static EvaluatorStats from_json(const nlohmann::json& j);
-  // Adds another call's counts: a resumed run reports all its calls.
-  EvaluatorStats& operator+=(const EvaluatorStats& other);
-};
-
 // How a variant is launched on one workload.
 struct LaunchGeometry {
   std::array<unsigned, 3> block{1, 1, 1}, grid{1, 1, 1};
@@ -84,7 +67,7 @@ struct LaunchGeometry {
 LaunchGeometry variant_launch_geometry(const fitness::KernelSpec& spec, const std::map<std::string, double>& variables,
                                        unsigned block_size, const grammar::LaunchEffect& launch = {});
 
-class GpuEvaluator : public Evaluator {
+class GpuEvaluator : public StageEvaluator {
  public:
   GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, GpuEvaluatorConfig config);
   ~GpuEvaluator() override;
@@ -100,7 +83,7 @@ class GpuEvaluator : public Evaluator {
   // is then both checked and timed. Tuning, minimisation and comparison use
   // it. Throws std::runtime_error naming the workload when one cannot be
   // made or loaded (then nothing is loaded).
-  void use_workload(const std::string& which, std::uint64_t data_seed);
+  void use_workload(const std::string& which, std::uint64_t data_seed) override;
   // The timed workload of what is loaded (its inputs and references are in
   // the worker only).
   const fitness::PreparedWorkload& workload() const;
@@ -108,8 +91,8 @@ class GpuEvaluator : public Evaluator {
   std::vector<std::string> workload_names() const;
   const Tuning& tuning() const { return tuning_; }
   // The seed's median on the current data sets the time-out of later launches.
-  void set_seed_time(double ms) { seed_ms_ = ms; }
-  const EvaluatorStats& stats() const { return stats_; }
+  void set_seed_time(double ms) override { seed_ms_ = ms; }
+  EvaluatorStats stats() const override { return stats_; }
 
  private:
   Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock,
@@ -136,7 +119,9 @@ class GpuEvaluator : public Evaluator {
   };
   // The workload names `which` stands for (see use_workload).
   std::vector<std::string> workload_set(const std::string& which) const;
-  std::future<Prepared> prepare_async(const std::string& which, std::uint64_t data_seed);
+  std::future<Prepared> prepare_async(const std::string& which, std::uint64_t data_seed, bool cache_references);
+  // use_workload, with or without the disk cache of references.
+  void load_workloads(const std::string& which, std::uint64_t data_seed, bool cache_references);
   // "train:2 (what it drives)", for messages.
   std::string describe_workload(const std::string& name) const;
 
@@ -146,6 +131,9 @@ class GpuEvaluator : public Evaluator {
   fitness::Compiler compiler_;
   fitness::WorkerProcess worker_;
   std::vector<LoadedWorkload> loaded_;  // in the worker, the timed one first
+  std::string loaded_which_;            // what loaded_ was made as (use_workload's arguments)
+  std::uint64_t loaded_data_seed_ = 0;
+  unsigned loaded_block_size_ = 0;
   std::filesystem::path scratch_;  // plan and cubin files for the worker
   unsigned plan_files_made_ = 0;   // plan files are never overwritten while the worker may replay them
   Tuning tuning_;

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   gi::cli::register_families(app);
   gi::cli::register_emulate(app);
   gi::cli::register_switches(app);
+  gi::cli::register_evolve_all(app);
+  gi::cli::register_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,7 +11,8 @@ using grammar::Patch;
 
 nlohmann::json to_json(const SearchConfig& c) {
   return {{"algorithm", c.algorithm}, {"population", c.population}, {"generations", c.generations},
-          {"seed", c.seed}, {"noise_margin", c.noise_margin}, {"max_random_edits", c.max_random_edits}};
+          {"seed", c.seed}, {"noise_margin", c.noise_margin}, {"max_random_edits", c.max_random_edits},
+          {"data_every", c.data_every}, {"budget_seconds", c.budget_seconds}};
 }
 
 SearchConfig search_config_from_json(const nlohmann::json& j) {
@@ -23,6 +24,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
     c.seed = j.at("seed").get<std::uint64_t>();
     c.noise_margin = j.at("noise_margin").get<double>();
     c.max_random_edits = j.value("max_random_edits", 5);
+    c.data_every = j.value("data_every", 1);
+    c.budget_seconds = j.value("budget_seconds", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("search config: ") + e.what());
   }
@@ -30,6 +33,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
     throw std::runtime_error("search config: algorithm: expected gp, random or local, got '" + c.algorithm + "'");
   if (c.population < 2) throw std::runtime_error("search config: population: expected at least 2");
   if (c.generations < 1) throw std::runtime_error("search config: generations: expected at least 1");
+  if (c.data_every < 0) throw std::runtime_error("search config: data_every: expected 0 (the run chooses) or more");
+  if (!(c.budget_seconds >= 0)) throw std::runtime_error("search config: budget_seconds: expected 0 (none) or more");
   return c;
 }
 
@@ -38,7 +43,8 @@ nlohmann::json to_json(const SearchState& s) {
   for (const auto& i : s.population) pop.push_back(to_json(i));
   return {{"next_generation", s.next_generation}, {"population", pop},
           {"best", s.best ? to_json(*s.best) : nlohmann::json(nullptr)}, {"seed_median_ms", s.seed_median_ms}, {"best_relative", s.best_relative},
-          {"noise_margin", s.noise_margin}, {"evaluations", s.evaluations}, {"rng", s.rng}};
+          {"noise_margin", s.noise_margin}, {"evaluations", s.evaluations}, {"rng", s.rng},
+          {"search_seconds", s.search_seconds}};
 }
 
 SearchState search_state_from_json(const nlohmann::json& j) {
@@ -51,7 +57,13 @@ SearchState search_state_from_json(const nlohmann::json& j) {
   s.noise_margin = j.at("noise_margin").get<double>();
   s.evaluations = j.at("evaluations").get<std::uint64_t>();
   s.rng = j.at("rng").get<std::string>();
+  s.search_seconds = j.value("search_seconds", 0.0);
   return s;
+}
+
+bool search_finished(const SearchConfig& config, const SearchState& state) {
+  if (state.next_generation >= config.generations) return true;
+  return config.budget_seconds > 0 && state.search_seconds >= config.budget_seconds;
 }
 
 Patch crossover(const Patch& a, const Patch& b, std::mt19937_64& rng) {

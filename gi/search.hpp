@@ -25,6 +25,15 @@ struct SearchConfig {
   // the driver raises it to twice the seed's measured relative spread.
   double noise_margin = 0.01;
   int max_random_edits = 5;      // random search: 1..this edits per patch
+  // Generations that share one training data set (fresh inputs and
+  // references): 1 makes data every generation. Where making the data takes
+  // longer than evaluating a generation, a few generations share it, and the
+  // next set is made while they run (gi/search_driver.cpp). 0: the run
+  // chooses from the time a set takes to make (gi/evolution_run.hpp).
+  int data_every = 1;
+  // Seconds of search (summed over every call of a resumed run) after which
+  // the search ends with the generation in progress; 0: no limit.
+  double budget_seconds = 0;
 };
 
 nlohmann::json to_json(const SearchConfig& c);
@@ -43,7 +52,12 @@ struct SearchState {
   double noise_margin = 0;             // in force for this run
   std::uint64_t evaluations = 0;
   std::string rng;                     // serialised std::mt19937_64
+  double search_seconds = 0;           // wall time of the generations run so far, over every call
 };
+
+// Whether the search has nothing left to do: every generation run, or its
+// time budget spent.
+bool search_finished(const SearchConfig& config, const SearchState& state);
 
 nlohmann::json to_json(const SearchState& s);
 SearchState search_state_from_json(const nlohmann::json& j);

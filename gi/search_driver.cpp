@@ -49,20 +49,39 @@ std::optional<std::size_t> improvement(const std::vector<Individual>& evaluated,
   return pick;
 }
 
+// What is left of the search: the generations to go at this call's pace,
+// or the rest of the time budget if that ends it first.
+double eta_seconds(const SearchConfig& config, const SearchState& state, double per_generation) {
+  if (search_finished(config, state)) return 0;
+  double left = per_generation * (config.generations - state.next_generation);
+  if (config.budget_seconds > 0) left = std::min(left, std::max(0.0, config.budget_seconds - state.search_seconds));
+  return left;
+}
+
 }  // namespace
+
+std::uint64_t training_data_seed(const SearchConfig& config, int generation) {
+  return generation_data_seed(config.seed, generation / config.data_every);
+}
 
 SearchState run_search(const SearchConfig& config, const EditOperators& ops, Evaluator& evaluator, RunDirectory& run,
                        SearchState state, const DriverOptions& options) {
+  if (config.data_every < 1) throw std::logic_error("run_search: data_every must be resolved (at least 1)");
   auto algorithm = make_search(config, ops);
   std::mt19937_64 rng = restore_rng(state, config.seed);
   const auto start = std::chrono::steady_clock::now();
   int run_this_call = 0;
   std::uint64_t evaluations_this_call = 0;
-  while (state.next_generation < config.generations) {
+  while (!search_finished(config, state)) {
     if (options.max_generations_this_call >= 0 && run_this_call >= options.max_generations_this_call) break;
     const int gen = state.next_generation;
-    evaluator.begin_generation(gen, generation_data_seed(config.seed, gen));
-    if (gen + 1 < config.generations) evaluator.prefetch_generation(gen + 1, generation_data_seed(config.seed, gen + 1));
+    const auto generation_start = std::chrono::steady_clock::now();
+    evaluator.begin_generation(gen, training_data_seed(config, gen));
+    // The next data set is made while this one's generations run: all of
+    // them, not only the last, so slow data hides behind data_every generations.
+    const int next_set = (gen / config.data_every + 1) * config.data_every;
+    if (gen % config.data_every == 0 && next_set < config.generations)
+      evaluator.prefetch_generation(next_set, training_data_seed(config, next_set));
     std::vector<grammar::Patch> batch{grammar::Patch{}};  // the seed, measured on this generation's data
     const auto proposals = algorithm->propose(state, rng);
     batch.insert(batch.end(), proposals.begin(), proposals.end());
@@ -107,8 +126,10 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
     evaluations_this_call += evals.size();
     state.next_generation = gen + 1;
     state.rng = save_rng(rng);
+    const auto now = std::chrono::steady_clock::now();
+    state.search_seconds += std::chrono::duration<double>(now - generation_start).count();
 
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
     ++run_this_call;
     const double per_generation = elapsed / run_this_call;
     const double n = static_cast<double>(proposals.size());
@@ -126,10 +147,13 @@ SearchState run_search(const SearchConfig& config, const EditOperators& ops, Eva
         {"evaluations", state.evaluations},
         {"evaluations_per_second", elapsed > 0 ? static_cast<double>(evaluations_this_call) / elapsed : 0.0},
         {"elapsed_seconds", elapsed},
-        {"eta_seconds", per_generation * (config.generations - state.next_generation)}};
+        {"data_set", gen / config.data_every},
+        {"search_seconds", state.search_seconds},
+        {"eta_seconds", eta_seconds(config, state, per_generation)}};
     run.append_generation(gen_line);
     run.write_checkpoint({{"format", "gi-checkpoint-1"}, {"search", to_json(config)}, {"state", to_json(state)}});
     if (options.on_generation) options.on_generation(gen_line);
+    if (options.stop_requested && options.stop_requested()) break;
   }
   return state;
 }

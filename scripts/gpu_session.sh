@@ -4,7 +4,11 @@
 # development machine and carried in .carry/ (the GPU machine lacks CLI11):
 #   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
 #   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--survey "SEED..."] [--evolve "SEED..."]
-#                                          [--minutes M] [--args "..."]
+#                                          [--evolve-all "ARGS"] [--minutes M] [--args "..."]
+# --evolve-all "ARGS" goes on with `gi evolve-all ARGS` in runs/evolve-all-<gpu>/
+# (give "" for the defaults): it stops at a generation end with 4 minutes of
+# the call left (validation and sanitizers of a kernel need them) and the
+# next call resumes it; its log is runs/logs/evolve-all.log.
 # --ncu "FOLDER..." profiles seed and evolved kernel of published results
 # (scripts/ncu_profile.sh) after the evolution runs; the profiles land beside
 # each result.json and come back in runs.tar.gz.
@@ -26,13 +30,14 @@ LOGS=runs/logs
 mkdir -p "$LOGS"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra=""
+verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
     --verify) verify=1 ;;
     --verify-args) verify_args="$2"; shift ;;
     --evolve) evolve="$2"; shift ;;
+    --evolve-all) evolve_all="run $2"; shift ;;
     --survey) survey="$2"; shift ;;
     --ncu) ncu="$2"; shift ;;
     --floor) floor=1 ;;
@@ -68,6 +73,18 @@ for seed in $evolve; do
   echo "== $name (${left}s left): ${args[*]}"
   timeout --signal=INT --kill-after=10 "$left" $GI "${args[@]}" 2>&1 | tee -a "$LOGS/evolve-$name.log" | tail -n 25
 done
+if [ -n "$evolve_all" ]; then
+  left=$(( deadline - $(date +%s) - 20 ))
+  stop_minutes=$(( (left - 240) / 60 ))
+  if [ "$stop_minutes" -ge 1 ]; then
+    echo "== evolve-all (${left}s left, stops at a generation end after ${stop_minutes} min)"
+    # shellcheck disable=SC2086
+    timeout --signal=INT --kill-after=10 "$left" $GI evolve-all ${evolve_all#run } --jobs 16 \
+      --max-minutes-this-call "$stop_minutes" 2>&1 | tee -a "$LOGS/evolve-all.log" | grep -E '^\[evolve-all\]|^(finished|in progress)' | tail -n 60
+  else
+    echo "no time left for evolve-all"
+  fi
+fi
 if [ -n "$ncu" ]; then
   left=$(( deadline - $(date +%s) - 20 ))
   if [ "$left" -gt 30 ]; then

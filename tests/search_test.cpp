@@ -26,7 +26,11 @@ class FakeEvaluator : public Evaluator {
  public:
   void begin_generation(int generation, std::uint64_t data_seed) override {
     generations.push_back(generation);
+    data_seeds.push_back(data_seed);
     data_seed_ = data_seed;
+  }
+  void prefetch_generation(int generation, std::uint64_t data_seed) override {
+    prefetched.emplace_back(generation, data_seed);
   }
   void set_tuning(const Tuning& t) override { tuning = t; }
   std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
@@ -52,6 +56,8 @@ class FakeEvaluator : public Evaluator {
     return out;
   }
   std::vector<int> generations;
+  std::vector<std::uint64_t> data_seeds;
+  std::vector<std::pair<int, std::uint64_t>> prefetched;
   int evaluations = 0;
   Tuning tuning;
 
@@ -125,13 +131,20 @@ TEST_F(SearchRun, GpStartsFromEverySwitchSettingOfTheSeed) {
     for (const grammar::Edit& e : p.edits) EXPECT_NE(e.family, "define");
 }
 
+// A state as JSON without its wall time (search_seconds), which differs between any two runs.
+nlohmann::json without_times(const SearchState& s) {
+  nlohmann::json j = to_json(s);
+  j.erase("search_seconds");
+  return j;
+}
+
 TEST_F(SearchRun, SameSeedSameMeasurementsSameRun) {
   FakeEvaluator f1, f2;
   auto r1 = RunDirectory::create(dir / "a", {}, {});
   auto r2 = RunDirectory::create(dir / "b", {}, {});
   const auto s1 = run_search(config(), ops, f1, r1, SearchState{});
   const auto s2 = run_search(config(), ops, f2, r2, SearchState{});
-  EXPECT_EQ(to_json(s1), to_json(s2));
+  EXPECT_EQ(without_times(s1), without_times(s2));
 }
 
 TEST_F(SearchRun, KilledRunResumesLosingAtMostTheGenerationInFlight) {
@@ -155,18 +168,50 @@ TEST_F(SearchRun, KilledRunResumesLosingAtMostTheGenerationInFlight) {
   FakeEvaluator second;
   const auto resumed = run_search(config(), ops, second, reopened, state);
   EXPECT_EQ(second.generations.front(), 3);
-  EXPECT_EQ(to_json(resumed), to_json(uninterrupted));
+  EXPECT_EQ(without_times(resumed), without_times(uninterrupted));
   // The logs equal the uninterrupted run's, line for line, but for timing fields.
   auto strip = [](std::vector<std::string> ls) {
     for (auto& l : ls) {
       auto j = nlohmann::json::parse(l);
-      for (const char* k : {"elapsed_seconds", "eta_seconds", "evaluations_per_second"}) j.erase(k);
+      for (const char* k : {"elapsed_seconds", "eta_seconds", "evaluations_per_second", "search_seconds"}) j.erase(k);
       l = j.dump();
     }
     return ls;
   };
   EXPECT_EQ(lines(dir / "killed/evaluations.jsonl"), lines(dir / "whole/evaluations.jsonl"));
   EXPECT_EQ(strip(lines(dir / "killed/generations.jsonl")), strip(lines(dir / "whole/generations.jsonl")));
+}
+
+TEST_F(SearchRun, GenerationsShareDataInRunsOfDataEveryAndTheNextSetIsMadeAhead) {
+  SearchConfig c = config();
+  c.generations = 7;
+  c.data_every = 3;
+  FakeEvaluator f;
+  auto run = RunDirectory::create(dir / "shared", {}, {});
+  run_search(c, ops, f, run, SearchState{});
+  ASSERT_EQ(f.data_seeds.size(), 7u);
+  for (int g = 0; g < 7; ++g) EXPECT_EQ(f.data_seeds[g], generation_data_seed(c.seed, g / 3)) << g;
+  EXPECT_NE(f.data_seeds[0], f.data_seeds[3]);
+  EXPECT_NE(f.data_seeds[3], f.data_seeds[6]);
+  // Each set is asked for at the start of the set before it, three generations ahead.
+  const std::vector<std::pair<int, std::uint64_t>> expected = {{3, f.data_seeds[3]}, {6, f.data_seeds[6]}};
+  EXPECT_EQ(f.prefetched, expected);
+  // data_every 1 is the old behaviour: fresh data every generation.
+  EXPECT_EQ(training_data_seed(config(), 4), generation_data_seed(config().seed, 4));
+}
+
+TEST_F(SearchRun, TheBudgetIsSummedOverCallsAndEndsTheSearchAtAGenerationEnd) {
+  SearchConfig c = config();
+  c.budget_seconds = 1e-12;
+  FakeEvaluator f;
+  auto run = RunDirectory::create(dir / "budget", {}, {});
+  const SearchState after = run_search(c, ops, f, run, SearchState{});
+  EXPECT_EQ(after.next_generation, 1);
+  EXPECT_GT(after.search_seconds, 0);
+  EXPECT_TRUE(search_finished(c, after));
+  SearchState resumed = after;
+  resumed.search_seconds = 0;  // a state whose budget is not spent goes on
+  EXPECT_FALSE(search_finished(c, resumed));
 }
 
 TEST_F(SearchRun, CorruptCheckpointIsAClearError) {

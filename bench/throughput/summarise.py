@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Evaluation throughput per kernel, from the run directories of an evolve-all
+folder (or any run directories): the benchmark behind the design's target of
+100 evaluations/s on every kernel that runs under 1 ms (300/s on B-spline).
+
+    python3 bench/throughput/summarise.py runs/evolve-all-<gpu> [--out FILE.md]
+
+Evaluations are counted as the runs log them (the seed's own, cached and
+same-binary ones included) over the search's wall time (search_seconds, summed
+over every call of a resumed run); "measured/s" counts only the distinct
+binaries the worker checked and timed (neither cached nor same binary)."""
+import argparse
+import gzip
+import json
+import os
+import sys
+
+
+def read_lines(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        for number, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    sys.exit("%s:%d: malformed JSON: %s" % (path, number, e))
+
+
+def run_dirs(root):
+    if os.path.exists(os.path.join(root, "generations.jsonl")):
+        return [root]
+    return sorted(os.path.join(root, d) for d in os.listdir(root)
+                  if os.path.exists(os.path.join(root, d, "generations.jsonl")))
+
+
+def summarise(run):
+    gens = list(read_lines(os.path.join(run, "generations.jsonl")))
+    if not gens:
+        return None
+    evals_file = next((os.path.join(run, f) for f in ("evaluations.jsonl", "evaluations.jsonl.gz")
+                       if os.path.exists(os.path.join(run, f))), None)
+    measured = 0
+    if evals_file:
+        for e in read_lines(evals_file):
+            measured += bool(e.get("compiled")) and not e.get("cached") and not e.get("same_binary")
+    last = gens[-1]
+    seconds = last.get("search_seconds") or last.get("elapsed_seconds") or 0.0
+    config = json.load(open(os.path.join(run, "config.json")))
+    data = {}
+    if os.path.exists(os.path.join(run, "search_data.json")):
+        data = json.load(open(os.path.join(run, "search_data.json")))
+    return {
+        "kernel": os.path.basename(config.get("seed_dir", run).rstrip("/")),
+        "family": os.path.basename(os.path.dirname(config.get("seed_dir", run).rstrip("/"))),
+        "seed_ms": gens[0]["seed_ms"],
+        "generations": len(gens),
+        "evaluations": last["evaluations"],
+        "search_seconds": seconds,
+        "evaluations_per_second": last["evaluations"] / seconds if seconds else 0.0,
+        "measured_per_second": measured / seconds if seconds else 0.0,
+        "data_every": data.get("data_every", config.get("search", {}).get("data_every", 1)),
+        "set_seconds": data.get("prepare_seconds"),
+    }
+
+
+def target(row):
+    if row["kernel"] == "deformation_field":
+        return 300
+    return 100 if row["seed_ms"] < 1.0 else None
+
+
+def table(rows):
+    out = ["| kernel | seed ms | generations | evaluations | search s | evaluations/s | measured/s | data every | s per data set | target | met |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows:
+        t = target(r)
+        met = "-" if t is None else ("yes" if r["evaluations_per_second"] >= t else "**no**")
+        out.append("| %s/%s | %.4f | %d | %d | %.1f | %.1f | %.1f | %s | %s | %s | %s |" % (
+            r["family"], r["kernel"], r["seed_ms"], r["generations"], r["evaluations"], r["search_seconds"],
+            r["evaluations_per_second"], r["measured_per_second"], r["data_every"],
+            "-" if r["set_seconds"] is None else "%.2f" % r["set_seconds"], "-" if t is None else t, met))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("root", help="an evolve-all folder or a run directory")
+    p.add_argument("--out", help="write the table here (Markdown) as well")
+    a = p.parse_args()
+    rows = [r for r in (summarise(d) for d in run_dirs(a.root)) if r]
+    text = table(rows)
+    print(text, end="")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

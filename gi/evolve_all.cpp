@@ -1,0 +1,256 @@
+#include "gi/evolve_all.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "fitness/atomic_file.hpp"
+#include "gi/seed.hpp"
+#include "gi/seed_library.hpp"
+
+namespace gi {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kFormat = "gi-evolve-all-1";
+constexpr const char* kStateFile = "evolve_all.json";
+
+std::vector<std::string> split_patterns(const std::string& patterns) {
+  std::vector<std::string> out;
+  std::stringstream in(patterns);
+  for (std::string p; std::getline(in, p, ',');) {
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+    if (!p.empty()) out.push_back(p);
+  }
+  return out;
+}
+
+std::string kernel_name(const fs::path& root, const fs::path& seed_dir) {
+  return seed_dir.lexically_relative(root).generic_string();
+}
+
+// What must be the same for a later call to continue this run, not start another.
+nlohmann::json plan_json(const EvolveAllOptions& o) {
+  SearchConfig search = o.run.search;
+  search.budget_seconds = 60 * o.budget_per_kernel_minutes;
+  return {{"kernels", o.kernels},
+          {"budget_per_kernel_minutes", o.budget_per_kernel_minutes},
+          {"search", to_json(search)},
+          {"families", o.run.families},
+          {"seeds_root", o.seeds_root.lexically_normal().generic_string()},
+          {"evolved_root", o.run.evolved_root.lexically_normal().generic_string()},
+          {"timing_budget_seconds", o.run.timing_budget_seconds}};
+}
+
+nlohmann::json to_json(const KernelTask& t) {
+  nlohmann::json j = {{"kernel", t.kernel}, {"seed_dir", t.seed_dir}, {"run_dir", t.run_dir}, {"status", t.status}};
+  if (!t.stage.empty()) j["stage"] = t.stage;
+  if (!t.error.empty()) j["error"] = t.error;
+  return j;
+}
+
+KernelTask task_from_json(const nlohmann::json& j) {
+  KernelTask t;
+  t.kernel = j.at("kernel").get<std::string>();
+  t.seed_dir = j.at("seed_dir").get<std::string>();
+  t.run_dir = j.at("run_dir").get<std::string>();
+  t.status = j.at("status").get<std::string>();
+  t.stage = j.value("stage", std::string());
+  t.error = j.value("error", std::string());
+  static const std::vector<std::string> known = {"pending", "running", "complete", "rejected", "failed"};
+  if (std::find(known.begin(), known.end(), t.status) == known.end())
+    throw std::runtime_error("status: expected pending, running, complete, rejected or failed, got '" + t.status + "'");
+  return t;
+}
+
+struct PlanState {
+  nlohmann::json plan;
+  std::vector<KernelTask> tasks;
+};
+
+void write_state(const fs::path& out, const PlanState& s) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelTask& t : s.tasks) kernels.push_back(to_json(t));
+  fitness::write_file_atomically(out / kStateFile,
+                                 nlohmann::json{{"format", kFormat}, {"plan", s.plan}, {"kernels", kernels}}.dump(2) + "\n");
+}
+
+PlanState read_state(const fs::path& out) {
+  const fs::path file = out / kStateFile;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_text_file(file));
+    if (j.value("format", std::string()) != kFormat) throw std::runtime_error(std::string("format: expected ") + kFormat);
+    PlanState s;
+    s.plan = j.at("plan");
+    std::size_t i = 0;
+    for (const auto& k : j.at("kernels")) {
+      try {
+        s.tasks.push_back(task_from_json(k));
+      } catch (const std::exception& e) {
+        throw std::runtime_error("kernels[" + std::to_string(i) + "]: " + e.what());
+      }
+      ++i;
+    }
+    return s;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what() + " (a damaged plan: repair it or start another --out)");
+  }
+}
+
+// The fields of two plans that differ, for the note a resumed call prints.
+std::string differing_fields(const nlohmann::json& a, const nlohmann::json& b) {
+  std::string out;
+  for (const auto& [key, value] : a.items())
+    if (!b.contains(key) || b.at(key) != value) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+std::string minutes_text(double seconds) {
+  char buf[32];
+  const long s = static_cast<long>(seconds + 0.5);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<fs::path> select_seeds(const fs::path& root, const std::string& patterns) {
+  const std::vector<std::string> globs = split_patterns(patterns);
+  if (globs.empty()) throw std::runtime_error("--kernels: no pattern given");
+  const std::vector<fs::path> all = find_seed_dirs(root);
+  std::vector<fs::path> chosen;
+  for (const std::string& g : globs) {
+    bool matched = false;
+    for (const fs::path& dir : all) {
+      if (fnmatch(g.c_str(), kernel_name(root, dir).c_str(), 0) != 0) continue;
+      matched = true;
+      if (std::find(chosen.begin(), chosen.end(), dir) == chosen.end()) chosen.push_back(dir);
+    }
+    if (!matched) throw std::runtime_error("--kernels: '" + g + "' matches no seed under " + root.string() + " (gi list names them)");
+  }
+  // Library order, whatever the order of the patterns.
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+std::string evolve_all_progress(int index, int count, const std::string& kernel, const nlohmann::json& g,
+                                int generations, double kernels_left_after_this, double budget_seconds) {
+  const double kernel_left = g.value("eta_seconds", 0.0);
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "[evolve-all] kernel %d/%d %s  gen %d/%d  best %.3fx  search left %s (this kernel), %s (all; stages beside the search on top)",
+                index, count, kernel.c_str(), g.value("generation", 0) + 1, generations, g.value("speedup", 1.0),
+                minutes_text(kernel_left).c_str(), minutes_text(kernel_left + kernels_left_after_this * budget_seconds).c_str());
+  return buf;
+}
+
+EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBackend(const EvolveOptions&)>& backend_for) {
+  const auto say = o.say ? o.say : [](const std::string& s) { std::cerr << s << std::endl; };
+  if (o.out_dir.empty()) throw std::runtime_error("evolve-all: no output folder (--out)");
+  if (!(o.budget_per_kernel_minutes > 0)) throw std::runtime_error("--budget-per-kernel: expected minutes above 0");
+
+  PlanState state;
+  if (fs::exists(o.out_dir / kStateFile)) {
+    state = read_state(o.out_dir);
+    const std::string differs = differing_fields(plan_json(o), state.plan);
+    say("resuming " + o.out_dir.string() +
+        (differs.empty() ? std::string() : " (its own plan is kept; the options given differ in: " + differs + ")"));
+  } else {
+    state.plan = plan_json(o);
+    for (const fs::path& dir : select_seeds(o.seeds_root, o.kernels)) {
+      KernelTask t;
+      t.kernel = kernel_name(o.seeds_root, dir);
+      t.seed_dir = dir.lexically_normal().generic_string();
+      t.run_dir = t.kernel;
+      std::replace(t.run_dir.begin(), t.run_dir.end(), '/', '-');
+      state.tasks.push_back(t);
+    }
+    fs::create_directories(o.out_dir);
+    write_state(o.out_dir, state);
+  }
+
+  // Every kernel's run takes the plan's settings, never this call's.
+  const nlohmann::json& plan = state.plan;
+  EvolveOptions base = o.run;
+  base.search = search_config_from_json(plan.at("search"));
+  base.families = plan.at("families").get<std::string>();
+  base.evolved_root = plan.at("evolved_root").get<std::string>();
+  base.timing_budget_seconds = plan.at("timing_budget_seconds").get<double>();
+  const double budget_seconds = base.search.budget_seconds;
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto call_over = [&] {
+    if (!(o.max_minutes_this_call > 0)) return false;
+    return std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(60 * o.max_minutes_this_call);
+  };
+
+  const int n = static_cast<int>(state.tasks.size());
+  for (int i = 0; i < n; ++i) {
+    KernelTask& task = state.tasks[i];
+    const bool retry = task.status == "failed" && o.retry_failed;
+    if (task.status == "complete" || task.status == "rejected" || (task.status == "failed" && !retry)) continue;
+    if (call_over()) break;
+    int later = 0;
+    for (int k = i + 1; k < n; ++k) later += state.tasks[k].status == "pending" || state.tasks[k].status == "running";
+
+    task.status = "running";
+    task.stage.clear();
+    task.error.clear();
+    write_state(o.out_dir, state);
+    say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + " (" +
+        (fs::exists(o.out_dir / task.run_dir / "config.json") ? "resumed" : "started") + ")");
+
+    EvolveOptions run = base;
+    run.seed_dir = task.seed_dir;
+    run.run_dir = o.out_dir / task.run_dir;
+    run.resume = fs::exists(run.run_dir / "config.json");
+    run.stop_requested = call_over;
+    run.say = [&](const std::string& s) { if (!o.run.quiet) say("  " + s); };
+    run.on_generation = [&, i, later](const nlohmann::json& g) {
+      say(evolve_all_progress(i + 1, n, task.kernel, g, base.search.generations, later, budget_seconds));
+    };
+    try {
+      const RunOutcome outcome = evolve(run, backend_for(run));
+      if (outcome == RunOutcome::InProgress) {
+        write_state(o.out_dir, state);
+        break;  // the call's time is up; the next call goes on from here
+      }
+      task.status = outcome == RunOutcome::Complete ? "complete" : "rejected";
+      if (outcome == RunOutcome::Rejected) task.error = "the winner failed held-out validation or a sanitizer; validation.json says why";
+    } catch (const StageError& e) {
+      task.status = "failed";
+      task.stage = e.stage();
+      task.error = e.what();
+    } catch (const std::runtime_error& e) {
+      task.status = "failed";
+      task.stage = "setup";
+      task.error = e.what();
+    } catch (const std::logic_error& e) {
+      task.status = "failed";
+      task.stage = "setup";
+      task.error = e.what();
+    }
+    write_state(o.out_dir, state);
+    say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + ": " + task.status +
+        (task.error.empty() ? std::string() : " (" + task.error + ")"));
+  }
+
+  EvolveAllSummary summary;
+  for (const KernelTask& t : state.tasks) {
+    if (t.status == "complete") ++summary.complete;
+    else if (t.status == "rejected") ++summary.rejected;
+    else if (t.status == "failed") ++summary.failed;
+    else ++summary.pending;
+  }
+  return summary;
+}
+
+}  // namespace gi

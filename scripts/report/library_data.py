@@ -1,0 +1,109 @@
+"""An evolved/<gpu>/ library: one <family>-<kernel>/result.json per kernel
+(gi/results_writer.cpp), its runs in runs/<run_id>/, and an optional
+failures.json written by evolve-all."""
+import math
+import os
+
+from jsonio import ReportError, read_json, read_object
+from run_data import is_run_dir, number
+
+# Above this speed-up a result is flagged for review by hand (result.json's "review").
+REVIEW_SPEEDUP = 10.0
+
+
+def is_library_dir(path):
+    return bool(kernel_folders(path)) or os.path.isfile(os.path.join(path, "failures.json"))
+
+
+def kernel_folders(path):
+    """Sub-folders that hold a kernel's result (or look like they should)."""
+    out = []
+    for name in sorted(os.listdir(path)):
+        folder = os.path.join(path, name)
+        if name == "runs" or name.startswith(".") or not os.path.isdir(folder):
+            continue
+        if any(os.path.isfile(os.path.join(folder, f)) for f in ("result.json", "patch.gi", "kernel.cu")):
+            out.append(name)
+    return out
+
+
+def outcome(result):
+    """'failed: why', 'no improvement' or 'improved' for one result.json."""
+    for key in ("error", "failure"):
+        if result.get(key):
+            return f"failed: {result[key]}"
+    status = result.get("status")
+    if isinstance(status, str) and status not in ("ok", "passed", "improved"):
+        return f"failed: {status}" if status != "no_improvement" else "no improvement"
+    validation = result.get("validation")
+    if isinstance(validation, dict) and validation.get("passed") is False:
+        return "failed: validation"
+    low = number(result.get("speedup_ci_low"))
+    if not str(result.get("patch") or "").strip() or low is None or low <= 1.0:
+        return "no improvement"
+    return "improved"
+
+
+def load_kernel(library_dir, folder):
+    path = os.path.join(library_dir, folder)
+    result = read_object(os.path.join(path, "result.json"))
+    entry = {"folder": folder, "missing": [], "run": None}
+    if result is None:
+        entry.update(result={}, kernel=folder, outcome="failed: no result.json")
+        entry["missing"].append("result.json")
+        return entry
+    entry["result"] = result
+    entry["kernel"] = result.get("kernel") or folder
+    entry["outcome"] = outcome(result)
+    speedup = number(result.get("speedup"))
+    entry["review"] = result.get("review") is True or (speedup is not None and speedup > REVIEW_SPEEDUP)
+    for key in ("seed_median_ms", "evolved_median_ms", "speedup", "speedup_ci_low",
+                "seed_floor_fraction", "evolved_floor_fraction"):
+        if number(result.get(key)) is None:
+            entry["missing"].append(key)
+    run_id = result.get("run_id")
+    if isinstance(run_id, str) and run_id:
+        run_dir = os.path.join(library_dir, "runs", run_id)
+        # An absent run folder is normal (runs are not always published); the table's run cell says so.
+        entry["run_dir"] = run_dir if is_run_dir(run_dir) else None
+    else:
+        entry["run_dir"] = None
+        entry["missing"].append("run_id")
+    return entry
+
+
+def read_failures(path):
+    """failures.json: a list of {"kernel", "stage", "error"}; [] when absent."""
+    data = read_json(path)
+    if data is None:
+        return []
+    if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+        raise ReportError(f"{path}: expected a JSON list of objects with kernel, stage and error")
+    return [{k: str(x.get(k, "")) for k in ("kernel", "stage", "error")} for x in data]
+
+
+def geometric_mean(values):
+    values = [v for v in values if v is not None and v > 0]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def load_library(library_dir):
+    kernels = [load_kernel(library_dir, f) for f in kernel_folders(library_dir)]
+    kernels.sort(key=lambda k: k["kernel"])
+    used = {os.path.basename(k["run_dir"]) for k in kernels if k.get("run_dir")}
+    runs_dir = os.path.join(library_dir, "runs")
+    other_runs = []
+    if os.path.isdir(runs_dir):
+        other_runs = [n for n in sorted(os.listdir(runs_dir))
+                      if n not in used and is_run_dir(os.path.join(runs_dir, n))]
+    speedups = [number(k["result"].get("speedup")) for k in kernels]
+    return {
+        "path": library_dir,
+        "kernels": kernels,
+        "failures": read_failures(os.path.join(library_dir, "failures.json")),
+        "other_runs": other_runs,
+        "geomean": geometric_mean(speedups),
+        "geomean_count": sum(1 for s in speedups if s is not None and s > 0),
+    }

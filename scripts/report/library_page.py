@@ -1,0 +1,118 @@
+"""The HTML of a library report (evolved/<gpu>/): the speed-up and floor
+plots, the table of all kernels with the geometric mean, failures, and each
+kernel's run with its per-generation plots."""
+import re
+
+import plots
+from formatting import pct, sanitizer, speedup, ms, validation
+from html_page import breakable, esc, image, missing_line, nowrap_numbers, table
+from run_data import load_run
+from run_page import outcome_legend, run_section
+
+TERMS = [
+    ("speed-up", "median seed time / median evolved time on the training workload, measured interleaved "
+                 "(seed, evolved, seed, ...) with each kernel at its own best block size and compile options."),
+    ("[ci low]", "the lower end of the speed-up's 95% bootstrap confidence interval: the speed-up is at "
+                 "least this with 95% confidence. Below 1.000x the kernel may be no faster than the seed."),
+    ("over best switches", "the evolved kernel against the seed's best hand-written switch setting (its "
+                           "alternative code paths) without line edits: what the search added beyond choosing "
+                           "a path. 'the seed's own': the seed's default path was already best."),
+    ("floor", "time the kernel's minimum bytes need at the GPU's measured copy bandwidth, divided by its "
+              "measured time: 100% = as fast as its memory traffic allows."),
+    ("review", "a speed-up above 10x: usually a slow seed path replaced by a fast one, but check by hand."),
+    ("no improvement", "the patch is empty or the speed-up's ci low is not above 1.0x; the kernel is kept as "
+                       "it was."),
+]
+
+
+def anchor(folder):
+    return "run-" + re.sub(r"[^A-Za-z0-9_-]", "-", folder)
+
+
+def _badge(k):
+    if k["outcome"].startswith("failed"):
+        return f'<span class="badge failed">{esc(k["outcome"])}</span>'
+    text = ('<span class="badge improved">improved</span>' if k["outcome"] == "improved"
+            else '<span class="badge none">no improvement</span>')
+    return text + (' <span class="badge review">review</span>' if k.get("review") else "")
+
+
+def _switches(r):
+    o = r.get("over_best_switches")
+    if not isinstance(o, dict):
+        return "-"
+    against = o.get("switches") or "the seed's own"
+    return f"{speedup(o.get('speedup'), o.get('speedup_ci_low'))} <span class='note'>vs {esc(against)}</span>"
+
+
+def kernel_table(library):
+    headers = ["kernel", "seed ms", "evolved ms", "speed-up [ci low]", "over best switches [ci low]",
+               "floor seed &rarr; evolved", "validation (held-out data)", "patch", "run"]
+    rows, classes = [], []
+    for k in library["kernels"]:
+        r = k["result"]
+        run_id = r.get("run_id")
+        run = (f'<a href="#{anchor(k["folder"])}">{breakable(run_id)}</a>' if k.get("run_dir")
+               else esc(run_id or "-") + (" <span class='note'>(not here)</span>" if run_id else ""))
+        check = nowrap_numbers(esc(validation(r.get("validation"))))
+        if r.get("sanitizer"):
+            check += "; <span class='note'>" + esc(sanitizer(r.get("sanitizer"))) + "</span>"
+        patch = r.get("patch")
+        patch = "<br>".join(esc(e) for e in str(patch or "").split())
+        rows.append([f"<b>{breakable(k['kernel'])}</b><br>{_badge(k)}" + missing_line(k["missing"]), ms(r.get("seed_median_ms")),
+                     ms(r.get("evolved_median_ms")), speedup(r.get("speedup"), r.get("speedup_ci_low")),
+                     _switches(r), f"{pct(r.get('seed_floor_fraction'))} &rarr; {pct(r.get('evolved_floor_fraction'))}",
+                     check, f"<code>{patch}</code>" if patch else "<span class='note'>(empty)</span>", run])
+        classes.append("failed" if k["outcome"].startswith("failed") else "review" if k.get("review") else
+                       "same" if k["outcome"] == "no improvement" else "")
+    g = library["geomean"]
+    footer = [f"geometric mean over {library['geomean_count']} kernels", "", "",
+              f"{g:.3f}x" if g else "-", "", "", "", "", ""]
+    # Minimum widths keep patches and run ids from breaking mid-word in a table this wide.
+    return table(headers, rows, classes, footer, numeric=(1, 2, 3, 5),
+                 widths={4: "10em", 6: "13em", 7: "15em", 8: "10em"}, cls="wide")
+
+
+def failures_table(failures):
+    if not failures:
+        return ""
+    rows = [[esc(f["kernel"]), esc(f["stage"]), f"<code>{esc(f['error'])}</code>"] for f in failures]
+    return '<h2 id="failed">Failed</h2>' + table(["kernel", "stage", "error"], rows, ["failed"] * len(rows))
+
+
+def library_html(library):
+    kernels = library["kernels"]
+    gpu = next((k["result"].get("gpu") for k in kernels if k["result"].get("gpu")), None)
+    g = library["geomean"]
+    with_runs = [k for k in kernels if k.get("run_dir")]
+    body = [f'<p class="meta">Library <code>{esc(library["path"])}</code>'
+            + (f", GPU {esc(gpu)}" if gpu else "") + f": {len(kernels)} kernels"
+            + (f", geometric-mean speed-up <b>{g:.3f}x</b> over {library['geomean_count']}" if g else "")
+            + (f", {len(library['failures'])} failed" if library["failures"] else "") + ".</p>",
+            "<dl class='terms'>" + "".join(f"<dt>{esc(t)}</dt><dd>{esc(d)}</dd>" for t, d in TERMS) + "</dl>",
+            "<p>Contents: <a href='#speedups'>speed-ups</a> &middot; <a href='#floor'>memory floor</a> &middot; "
+            "<a href='#kernels'>all kernels</a>" + (" &middot; <a href='#failed'>failed</a>" if library["failures"]
+                                                    else "") + " &middot; <a href='#runs'>runs</a></p>",
+            '<h2 id="speedups">Speed-up per kernel</h2>',
+            image(plots.speedups(kernels, g), "speed-up per kernel"),
+            '<h2 id="floor">Memory floor reached</h2>',
+            image(plots.floor_fractions(kernels), "fraction of the memory floor per kernel"),
+            '<h2 id="kernels">All kernels</h2>', kernel_table(library), failures_table(library["failures"]),
+            '<h2 id="runs">Evolution runs</h2>']
+    if not kernels:
+        body.append('<p class="missing">No kernel folders with result.json here.</p>')
+    body.append("<p>" + " &middot; ".join(f'<a href="#{anchor(k["folder"])}">{esc(k["kernel"])}</a>'
+                                          for k in with_runs) + "</p>")
+    without = [k["kernel"] for k in kernels if not k.get("run_dir")]
+    if without:
+        body.append('<p class="missing">No run folder here for: ' + esc(", ".join(without)) + ".</p>")
+    if library["other_runs"]:
+        body.append("<p class='note'>Other runs in runs/ that no result.json names (earlier or superseded "
+                    "runs, not shown): " + esc(", ".join(library["other_runs"])) + ".</p>")
+    body.append(outcome_legend())
+    for k in with_runs:
+        run = load_run(k["run_dir"])
+        body.append(f'<section id="{anchor(k["folder"])}">')
+        body.append(run_section(run, level=3, title=f"{k['kernel']} (run {run['name']})", legend=False))
+        body.append("</section>")
+    return "\n".join(b for b in body if b)
