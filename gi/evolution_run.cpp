@@ -199,7 +199,11 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   StageClock clock(run);
   // The evaluator (and its worker, holding GPU memory) lives through the
   // search stages only; validation and comparison start their own processes.
-  {
+  // It is made only when one of those stages has work left, so a run whose
+  // search is done is published again (post_evolution.hpp) without a GPU.
+  const bool search_stages_done = run.read_json("tuning_seed.json") && run.read_json("tuning_best.json") &&
+                                  run.read_json("minimised.json") && fs::exists(run.path() / "best.gi");
+  if (!search_stages_done) {
   std::unique_ptr<StageEvaluator> evaluator_owner =
       clock.time("start", [&] { return backend.make_evaluator(seed, spec, config); });
   StageEvaluator& evaluator = *evaluator_owner;

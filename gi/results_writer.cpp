@@ -193,6 +193,22 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
         << cell(text_at(r, "/sanitizer/racecheck/status"_json_pointer)) << " | "
         << cell(text_at(r, "/run_id"_json_pointer)) << " | " << cell(text_at(r, "/date"_json_pointer)) << " |\n";
   }
+  // The library's figure: every kernel's speed-up counts, slow-downs and
+  // kernels left as they were included; unreadable results cannot.
+  double log_sum = 0;
+  int counted = 0;
+  for (const nlohmann::json* p : sorted) {
+    const nlohmann::json s = p->value("speedup", nlohmann::json());
+    if (!s.is_number() || !(s.get<double>() > 0)) continue;
+    log_sum += std::log(s.get<double>());
+    ++counted;
+  }
+  if (counted > 0) {
+    char line[160];
+    std::snprintf(line, sizeof line, "\nGeometric-mean speed-up over the tuned seeds: **%.3fx** over %d kernel%s.\n",
+                  std::exp(log_sum / counted), counted, counted == 1 ? "" : "s");
+    out << line;
+  }
   return out.str();
 }
 

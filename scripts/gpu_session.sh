@@ -6,7 +6,7 @@
 #   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--survey "SEED..."] [--evolve "SEED..."]
 #                                          [--evolve-all "ARGS"] [--minutes M] [--args "..."]
 # --evolve-all "ARGS" goes on with `gi evolve-all ARGS` in runs/evolve-all-<gpu>/
-# (give "" for the defaults): it stops at a generation end with 4 minutes of
+# (give "" for the defaults): it stops at a generation end with 2.5 minutes of
 # the call left (validation and sanitizers of a kernel need them) and the
 # next call resumes it; its log is runs/logs/evolve-all.log.
 # --ncu "FOLDER..." profiles seed and evolved kernel of published results
@@ -57,6 +57,10 @@ if [ "$tests" = 1 ]; then
 fi
 mkdir -p runs
 [ -f .carry/runs.tar.gz ] && tar xzf .carry/runs.tar.gz
+# A warm machine keeps runs/ (ignored) between calls but resets the tracked
+# evolved/: results published by an earlier call of this machine come back
+# from the copy kept in runs/.
+[ -d runs/.evolved-published ] && cp -r runs/.evolved-published/. evolved/
 if [ "$verify" = 1 ]; then
   left=$(( deadline - $(date +%s) - 20 ))
   timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$LOGS/verify.log" | tail -n 50
@@ -75,7 +79,7 @@ for seed in $evolve; do
 done
 if [ -n "$evolve_all" ]; then
   left=$(( deadline - $(date +%s) - 20 ))
-  stop_minutes=$(( (left - 240) / 60 ))
+  stop_minutes=$(( (left - 150) / 60 ))
   if [ "$stop_minutes" -ge 1 ]; then
     echo "== evolve-all (${left}s left, stops at a generation end after ${stop_minutes} min)"
     # shellcheck disable=SC2086
@@ -131,6 +135,7 @@ if [ "$floor" = 1 ]; then
       && mv "$out.part" "$out" || echo "floor survey of $kernel failed" | tee -a "$LOGS/floor.log"
   done
 fi
-mkdir -p seeds/verification
+mkdir -p seeds/verification runs/.evolved-published
+cp -r evolved/. runs/.evolved-published/
 tar czf "$OUT/runs.tar.gz" runs evolved seeds/verification
 ls -la "$OUT"

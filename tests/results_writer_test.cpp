@@ -148,6 +148,9 @@ TEST_F(ResultsWriter, ReadmeTableListsEveryKernelAndFlagsReview) {
   EXPECT_LT(broken, bspline);  // sorted by folder name: broken-kernel, bspline-deformation_field, demo-scale
   EXPECT_LT(bspline, demo);
   EXPECT_NE(readme.find("result.json unreadable"), std::string::npos) << readme;
+  // sqrt(12 * 2): the two readable kernels, the broken one not counted.
+  EXPECT_NE(readme.find("Geometric-mean speed-up over the tuned seeds: **4.899x** over 2 kernels."), std::string::npos)
+      << readme;
 }
 
 // A seed with switches: the diff is against its plain path (plain.cu, written

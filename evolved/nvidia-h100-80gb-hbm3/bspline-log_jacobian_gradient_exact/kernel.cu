@@ -267,6 +267,7 @@ extern "C" __global__ void bspline_log_jacobian_gradient_exact(const float* voxe
             }
             voxelIndex = (tile[8] * imageDimY + tile[7] + rowStart + row) * imageDimX + tile[6] + column;
             nextActive = voxelToActive[voxelIndex];
+            #pragma unroll 2
             for (int vz = 0; vz < countZ; vz++) {
                 activeIndex = nextActive;
                 voxelIndex += imageDimX * imageDimY * min(countZ - 1 - vz, 1);
