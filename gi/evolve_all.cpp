@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -109,6 +108,12 @@ std::string differing_fields(const nlohmann::json& a, const nlohmann::json& b) {
   for (const auto& [key, value] : a.items())
     if (!b.contains(key) || b.at(key) != value) out += (out.empty() ? "" : ", ") + key;
   return out;
+}
+
+void record_failure(KernelTask& task, const std::string& stage, const std::string& error) {
+  task.status = "failed";
+  task.stage = stage;
+  task.error = error;
 }
 
 std::string minutes_text(double seconds) {
@@ -226,17 +231,11 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
       task.status = outcome == RunOutcome::Complete ? "complete" : "rejected";
       if (outcome == RunOutcome::Rejected) task.error = "the winner failed held-out validation or a sanitizer; validation.json says why";
     } catch (const StageError& e) {
-      task.status = "failed";
-      task.stage = e.stage();
-      task.error = e.what();
+      record_failure(task, e.stage(), e.what());
     } catch (const std::runtime_error& e) {
-      task.status = "failed";
-      task.stage = "setup";
-      task.error = e.what();
+      record_failure(task, "setup", e.what());
     } catch (const std::logic_error& e) {
-      task.status = "failed";
-      task.stage = "setup";
-      task.error = e.what();
+      record_failure(task, "setup", e.what());
     }
     write_state(o.out_dir, state);
     say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + ": " + task.status +

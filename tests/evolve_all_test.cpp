@@ -13,7 +13,7 @@
 
 #include "fitness/atomic_file.hpp"
 #include "gi/evolve_all.hpp"
-#include "grammar/source_hash.hpp"
+#include "modelled_evaluation.hpp"
 #include "test_support.hpp"
 
 namespace gi {
@@ -33,13 +33,11 @@ struct Interrupter {
   }
 };
 
-// Each edit scales the time by a factor from its text; one edit in seven
-// breaks the kernel; the data seed adds 0.1% noise; block size 128 is 5%
-// faster. The kernel named `broken` fails everything, the seed included.
+// The shared timing model (modelled_evaluation.hpp), counting down to an
+// interruption; a `broken` kernel fails everything, the seed included.
 class StandInEvaluator : public StageEvaluator {
  public:
-  StandInEvaluator(std::string kernel, Interrupter& interrupter, bool broken)
-      : kernel_(std::move(kernel)), interrupter_(interrupter), broken_(broken) {}
+  StandInEvaluator(Interrupter& interrupter, bool broken) : interrupter_(interrupter), broken_(broken) {}
   void begin_generation(int, std::uint64_t data_seed) override { data_seed_ = data_seed; }
   void use_workload(const std::string&, std::uint64_t data_seed) override { data_seed_ = data_seed; }
   void set_tuning(const Tuning& t) override { tuning_ = t; }
@@ -49,19 +47,11 @@ class StandInEvaluator : public StageEvaluator {
     std::vector<Evaluation> out;
     for (const auto& p : patches) {
       interrupter_.tick();
-      Evaluation e;
-      e.compiled = true;
-      e.status = broken_ ? EvalStatus::WrongOutput : EvalStatus::Ok;
-      double t = 1.0;
-      for (const auto& edit : p.edits) {
-        const auto h = hash(grammar::to_string(edit));
-        if (h % 7 == 0) e.status = EvalStatus::WrongOutput;
-        t *= 0.85 + 0.25 * static_cast<double>(h % 1000) / 1000.0;
+      Evaluation e = test::modelled_evaluation(p, data_seed_, tuning_);
+      if (broken_) {
+        e.status = EvalStatus::WrongOutput;
+        e.median_ms = std::numeric_limits<double>::infinity();
       }
-      if (tuning_.block_size == 128) t *= 0.95;
-      t *= 1.0 + 0.001 * static_cast<double>(hash(std::to_string(data_seed_) + grammar::to_string(p)) % 1000) / 1000.0;
-      e.median_ms = e.valid() ? t : std::numeric_limits<double>::infinity();
-      e.relative_spread = 0.002;
       out.push_back(e);
       ++stats_.evaluations;
     }
@@ -69,8 +59,6 @@ class StandInEvaluator : public StageEvaluator {
   }
 
  private:
-  static std::uint64_t hash(const std::string& s) { return std::stoull(grammar::sha256_hex(s).substr(0, 12), nullptr, 16); }
-  std::string kernel_;
   Interrupter& interrupter_;
   bool broken_;
   Tuning tuning_;
@@ -126,7 +114,7 @@ struct EvolveAll : ::testing::Test {
       RunBackend b;
       const std::string kernel = run.run_dir.filename().string();
       b.make_evaluator = [&interrupter, kernel](const Seed&, const fitness::KernelSpec&, const nlohmann::json&) {
-        return std::unique_ptr<StageEvaluator>(std::make_unique<StandInEvaluator>(kernel, interrupter, kernel == kBroken));
+        return std::unique_ptr<StageEvaluator>(std::make_unique<StandInEvaluator>(interrupter, kernel == kBroken));
       };
       b.finish = [&interrupter, run](RunDirectory& r, const Seed&, const fitness::KernelSpec&,
                                      const std::function<void(const std::string&)>&) {

@@ -15,13 +15,14 @@
 #include "gi/switch_settings.hpp"
 #include "gi/tuning.hpp"
 #include "grammar/source_hash.hpp"
+#include "modelled_evaluation.hpp"
 #include "test_support.hpp"
 
 namespace gi {
 namespace {
 
-// Each edit multiplies the time by a factor in [0.85, 1.1) derived from its
-// text; about one edit in seven breaks the kernel. Data seeds add 0.1% noise.
+// Measures every patch with the shared model (modelled_evaluation.hpp) and
+// records which generations and data sets it was asked for.
 class FakeEvaluator : public Evaluator {
  public:
   void begin_generation(int generation, std::uint64_t data_seed) override {
@@ -36,21 +37,7 @@ class FakeEvaluator : public Evaluator {
   std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
     std::vector<Evaluation> out;
     for (const auto& p : patches) {
-      Evaluation e;
-      e.compiled = true;
-      e.status = EvalStatus::Ok;
-      double t = 1.0;
-      for (const auto& edit : p.edits) {
-        const auto h = std::stoull(grammar::sha256_hex(grammar::to_string(edit)).substr(0, 12), nullptr, 16);
-        if (h % 7 == 0) e.status = EvalStatus::WrongOutput;
-        t *= 0.85 + 0.25 * static_cast<double>(h % 1000) / 1000.0;
-      }
-      const auto noise = std::stoull(grammar::sha256_hex(std::to_string(data_seed_) + grammar::to_string(p)).substr(0, 8), nullptr, 16);
-      if (tuning.block_size == 128) t *= 0.95;  // the fake's favourite block size
-      e.median_ms = t * (1.0 + 0.001 * static_cast<double>(noise % 1000) / 1000.0);
-      e.relative_spread = 0.002;
-      if (!e.valid()) e.median_ms = std::numeric_limits<double>::infinity();
-      out.push_back(e);
+      out.push_back(test::modelled_evaluation(p, data_seed_, tuning));
       ++evaluations;
     }
     return out;

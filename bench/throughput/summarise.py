@@ -10,21 +10,12 @@ same-binary ones included) over the search's wall time (search_seconds, summed
 over every call of a resumed run); "measured/s" counts only the distinct
 binaries the worker checked and timed (neither cached nor same binary)."""
 import argparse
-import gzip
-import json
 import os
 import sys
 
-
-def read_lines(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        for number, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as e:
-                    sys.exit("%s:%d: malformed JSON: %s" % (path, number, e))
+# The report's readers: .jsonl or .jsonl.gz, a malformed line named with its number.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "report"))
+from jsonio import ReportError, jsonl_path, read_jsonl, read_object  # noqa: E402
 
 
 def run_dirs(root):
@@ -35,21 +26,18 @@ def run_dirs(root):
 
 
 def summarise(run):
-    gens = list(read_lines(os.path.join(run, "generations.jsonl")))
+    gens = read_jsonl(os.path.join(run, "generations.jsonl"))
     if not gens:
         return None
-    evals_file = next((os.path.join(run, f) for f in ("evaluations.jsonl", "evaluations.jsonl.gz")
-                       if os.path.exists(os.path.join(run, f))), None)
+    evals_file = jsonl_path(run, "evaluations")
     measured = 0
     if evals_file:
-        for e in read_lines(evals_file):
+        for e in read_jsonl(evals_file):
             measured += bool(e.get("compiled")) and not e.get("cached") and not e.get("same_binary")
     last = gens[-1]
     seconds = last.get("search_seconds") or last.get("elapsed_seconds") or 0.0
-    config = json.load(open(os.path.join(run, "config.json")))
-    data = {}
-    if os.path.exists(os.path.join(run, "search_data.json")):
-        data = json.load(open(os.path.join(run, "search_data.json")))
+    config = read_object(os.path.join(run, "config.json")) or {}
+    data = read_object(os.path.join(run, "search_data.json")) or {}
     return {
         "kernel": os.path.basename(config.get("seed_dir", run).rstrip("/")),
         "family": os.path.basename(os.path.dirname(config.get("seed_dir", run).rstrip("/"))),
@@ -88,7 +76,10 @@ def main():
     p.add_argument("root", help="an evolve-all folder or a run directory")
     p.add_argument("--out", help="write the table here (Markdown) as well")
     a = p.parse_args()
-    rows = [r for r in (summarise(d) for d in run_dirs(a.root)) if r]
+    try:
+        rows = [r for r in (summarise(d) for d in run_dirs(a.root)) if r]
+    except ReportError as e:
+        sys.exit(str(e))
     text = table(rows)
     print(text, end="")
     if a.out:
