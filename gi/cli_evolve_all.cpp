@@ -45,8 +45,8 @@ void register_evolve_all(CLI::App& app) {
   cmd->add_flag("--quiet", o->run.quiet, "only evolve-all's own lines, not each run's");
   cmd->callback([o] {
     EvolveAllOptions opts = *o;
-    if (opts.out_dir.empty())
-      opts.out_dir = std::filesystem::path("runs") / ("evolve-all-" + versions_json(opts.run.device).value("gpu_slug", std::string("gpu")));
+    opts.gpu_slug = versions_json(opts.run.device).value("gpu_slug", std::string("gpu"));
+    if (opts.out_dir.empty()) opts.out_dir = std::filesystem::path("runs") / ("evolve-all-" + opts.gpu_slug);
     const EvolveAllSummary s = evolve_all(opts, [](const EvolveOptions& run) { return gpu_backend(run); });
     std::cout << (s.finished() ? "finished" : "in progress") << ": " << opts.out_dir.string() << ": " << s.complete
               << " complete, " << s.rejected << " rejected, " << s.failed << " failed, " << s.pending << " to go\n";

@@ -116,6 +116,23 @@ void record_failure(KernelTask& task, const std::string& stage, const std::strin
   task.error = error;
 }
 
+// The report's list of kernels with no published result: what a person
+// reading evolved/<gpu>/ must know is missing, and why.
+void write_failures(const fs::path& gpu_dir, const std::vector<KernelTask>& tasks) {
+  nlohmann::json failures = nlohmann::json::array();
+  for (const KernelTask& t : tasks) {
+    if (t.status != "failed" && t.status != "rejected") continue;
+    failures.push_back({{"kernel", t.kernel},
+                        {"stage", t.status == "rejected" ? std::string("validation") : t.stage},
+                        {"error", t.error},
+                        {"run", t.run_dir}});
+  }
+  const fs::path file = gpu_dir / "failures.json";
+  if (failures.empty() && !fs::exists(file)) return;
+  fs::create_directories(gpu_dir);
+  fitness::write_file_atomically(file, failures.dump(2) + "\n");
+}
+
 std::string minutes_text(double seconds) {
   char buf[32];
   const long s = static_cast<long>(seconds + 0.5);
@@ -238,6 +255,7 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
       record_failure(task, "setup", e.what());
     }
     write_state(o.out_dir, state);
+    if (!o.gpu_slug.empty()) write_failures(base.evolved_root / o.gpu_slug, state.tasks);
     say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + ": " + task.status +
         (task.error.empty() ? std::string() : " (" + task.error + ")"));
   }

@@ -6,6 +6,7 @@
 //
 //   <out>/evolve_all.json   the plan and each kernel's status (written atomically)
 //   <out>/<kernel>/         that kernel's run directory
+//   <evolved>/<gpu>/failures.json   the kernels rejected or failed, with stage and error
 //
 // Any call may stop (a time limit of the call, a kill); the next call with
 // the same folder goes on from the kernel and generation it reached, so a
@@ -33,6 +34,10 @@ struct EvolveAllOptions {
   bool retry_failed = false;           // run the kernels recorded as failed again
   double max_minutes_this_call = 0;    // 0: none; else stop (resumably) at the first generation end past it
   std::function<void(const std::string&)> say;  // progress; empty: standard error
+  // The GPU folder's name under the plan's evolved root ("nvidia-h100-80gb-hbm3");
+  // when given, <evolved>/<gpu_slug>/failures.json lists this run's rejected
+  // and failed kernels for the report. Empty: no failures.json.
+  std::string gpu_slug;
 };
 
 // One kernel's place in the plan.

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "fitness/atomic_file.hpp"
 #include "gi/comparison.hpp"
 #include "gi/patch_files.hpp"
 #include "gi/switch_baseline.hpp"
@@ -33,6 +34,43 @@ Tuning best_tuning(const RunDirectory& run, const std::string& name) {
 
 }  // namespace
 
+// The files the publication stages write for the candidate they publish.
+static const char* const kCandidateRecords[] = {"validation.json", "comparison.json", "comparison_switches.json"};
+static constexpr const char* kSearchBestDir = "search_best";
+static constexpr const char* kSetAsideMarker = "set_aside.json";
+
+void set_search_best_aside(RunDirectory& run) {
+  const fs::path aside = run.path() / kSearchBestDir;
+  fs::create_directories(aside);
+  for (const char* name : kCandidateRecords)
+    if (fs::exists(run.path() / name)) fs::rename(run.path() / name, aside / name);
+  fitness::write_file_atomically(
+      aside / kSetAsideMarker,
+      nlohmann::json{{"reason", "the comparison's 95% lower bound of the speed-up over the tuned seed is not above 1"},
+                     {"published", "the tuned seed (empty patch)"}}.dump(2) + "\n");
+}
+
+bool search_best_set_aside(RunDirectory& run) {
+  const fs::path aside = run.path() / kSearchBestDir;
+  if (!fs::exists(aside)) return false;
+  if (!fs::exists(aside / kSetAsideMarker)) set_search_best_aside(run);
+  return true;
+}
+
+nlohmann::json search_best_summary(const RunDirectory& run) {
+  const std::string name = std::string(kSearchBestDir) + "/comparison.json";
+  const auto j = run.read_json(name);
+  if (!j) throw std::runtime_error((run.path() / name).string() + ": missing: the set-aside search best has no comparison");
+  const ComparisonResult c = ComparisonResult::from_json(*j);
+  return {{"patch", c.patch},
+          {"tuning", to_json(c.evolved_tuning)},
+          {"speedup", c.speedup},
+          {"speedup_ci_low", c.speedup_ci_low},
+          {"records", std::string(kSearchBestDir) + "/"}};
+}
+
+bool shows_improvement(const ComparisonResult& c) { return c.speedup_ci_low > 1.0; }
+
 bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec, const fs::path& evolved_root,
                  const PostEvolveOptions& options) {
   auto say = [&](const std::string& s) {
@@ -41,17 +79,25 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   const fs::path patch_file = run.path() / "minimised.gi";
   if (!fs::exists(patch_file))
     throw std::runtime_error(patch_file.string() + ": missing: the evolution stages must finish first");
-  const grammar::Patch patch = read_patch_for(seed, patch_file);
+  const grammar::Patch search_patch = read_patch_for(seed, patch_file);
   const nlohmann::json minimised = require_json(run, "minimised.json");
   const Tuning seed_tuning = best_tuning(run, "tuning_seed.json");
-  const Tuning evolved_tuning = best_tuning(run, "tuning_best.json");
+  const Tuning search_tuning = best_tuning(run, "tuning_best.json");
+
+  // A search's best that the comparison does not show faster than the tuned
+  // seed is set aside, and the tuned seed itself (the empty patch) goes
+  // through validation and the comparison in its place.
+  const bool tuned_seed_kept = search_best_set_aside(run);
+  const grammar::Patch patch = tuned_seed_kept ? grammar::Patch{} : search_patch;
+  const Tuning evolved_tuning = tuned_seed_kept ? seed_tuning : search_tuning;
   const fs::path gi_binary = options.gi_binary.empty() ? fs::read_symlink("/proc/self/exe") : options.gi_binary;
   const fs::path cache_dir = fs::absolute(options.cache_dir);
 
   // Stage 5: held-out validation and the sanitizers.
   std::optional<nlohmann::json> validation_json = run.read_json("validation.json");
   if (!validation_json) {
-    say("validating on " + std::to_string(spec.validate.size()) + " held-out workloads (twice each)...");
+    say("validating " + std::string(tuned_seed_kept ? "the tuned seed" : "the winner") + " on " +
+        std::to_string(spec.validate.size()) + " held-out workloads (twice each)...");
     ValidationOptions vo;
     vo.gi_binary = gi_binary;
     vo.device = options.device;
@@ -81,7 +127,8 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   // Stage 6: the interleaved comparison.
   std::optional<nlohmann::json> comparison_json = run.read_json("comparison.json");
   if (!comparison_json) {
-    say("measuring seed vs evolved interleaved (" + std::to_string(options.rounds) + " rounds)...");
+    say("measuring seed vs " + std::string(tuned_seed_kept ? "itself" : "evolved") + " interleaved (" +
+        std::to_string(options.rounds) + " rounds)...");
     ComparisonOptions co;
     co.device = options.device;
     co.rounds = options.rounds;
@@ -94,6 +141,12 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
     run.write_text("comparison.json", comparison_json->dump(2) + "\n");
   }
   const ComparisonResult comparison = ComparisonResult::from_json(*comparison_json);
+  if (!tuned_seed_kept && !shows_improvement(comparison)) {
+    say("the winner is not shown faster than the tuned seed (lower bound " + std::to_string(comparison.speedup_ci_low) +
+        "x); it is set aside in search_best/ and the tuned seed is published");
+    set_search_best_aside(run);
+    return post_evolve(run, seed, spec, evolved_root, options);
+  }
 
   // Stage 6b: against the best switch setting without line edits (seeds with switches).
   std::optional<ComparisonResult> over_switches;
@@ -138,7 +191,8 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   r.comparison = comparison;
   r.over_switches = over_switches;
   r.validation = validation;
-  r.edits = minimised.value("edits", nlohmann::json::array());
+  r.edits = tuned_seed_kept ? nlohmann::json::array() : minimised.value("edits", nlohmann::json::array());
+  if (tuned_seed_kept) r.search_best = search_best_summary(run);
   const fs::path written = write_result(evolved_root, r);
   run.write_text("results.json", nlohmann::json{{"folder", written.string()}, {"run_id", r.run_id}}.dump(2) + "\n");
   say("result written to " + written.string() + (comparison.review ? " (speed-up above 10x: flagged for review)" : ""));

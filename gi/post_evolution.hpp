@@ -11,7 +11,12 @@
 // Inputs come from the earlier stages' files (gi/evolution_run.cpp):
 // minimised.gi (the patch), minimised.json (each edit's contribution),
 // tuning_seed.json and tuning_best.json ("best": the tunings), versions.json.
-// A variant that fails validation or a sanitizer is not published.
+// A variant that fails validation or a sanitizer is not published. A winner
+// the comparison does not show faster than the tuned seed (shows_improvement)
+// is moved with its records into search_best/, and the tuned seed itself (the
+// empty patch at the seed's tuning) is validated, compared and published in
+// its place: speed-up about 1 with its measured interval, and result.json's
+// "search_best" naming what the search found.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -19,6 +24,7 @@
 #include <string>
 
 #include "fitness/kernel_spec.hpp"
+#include "gi/comparison.hpp"
 #include "gi/run_directory.hpp"
 #include "gi/seed.hpp"
 
@@ -34,6 +40,21 @@ struct PostEvolveOptions {
   std::chrono::seconds sanitizer_timeout{900};  // each compute-sanitizer run
   std::function<void(const std::string&)> say;  // progress lines; none when empty
 };
+
+// The rule for publishing a patch: the 95% bootstrap lower bound of its
+// speed-up over the tuned seed is above 1.
+bool shows_improvement(const ComparisonResult& c);
+
+// Moves the search's best's records (validation, comparisons) into
+// search_best/ and writes search_best/set_aside.json last. Each move is a
+// rename, so a call killed part way is finished by the next: files still at
+// the top are the search best's until the marker is there.
+void set_search_best_aside(RunDirectory& run);
+// True when the run publishes the tuned seed in place of the search's best;
+// finishes a set-aside that a killed call left part way.
+bool search_best_set_aside(RunDirectory& run);
+// result.json's "search_best": the set-aside patch, its tuning and speed-up.
+nlohmann::json search_best_summary(const RunDirectory& run);
 
 // Returns true when every stage is complete and the result is written;
 // false when the variant failed validation or a sanitizer (validation.json

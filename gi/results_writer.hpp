@@ -45,6 +45,9 @@ struct ResultRecord {
   // (seeds with switches): what GI's edits added beyond choosing a path.
   std::optional<ComparisonResult> over_switches;
   ValidationResult validation;
+  // When the search's best was not shown faster and the tuned seed is
+  // published instead: its patch, tuning and measured speed-up.
+  std::optional<nlohmann::json> search_best;
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution
 };
 

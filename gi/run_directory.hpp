@@ -40,7 +40,9 @@ class RunDirectory {
   std::optional<nlohmann::json> read_json(const std::string& name) const;
 
  private:
-  explicit RunDirectory(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  // "runs/x/" is kept as "runs/x": the run's id is the folder's name.
+  explicit RunDirectory(std::filesystem::path dir)
+      : dir_(dir.filename().empty() && dir.has_parent_path() ? dir.parent_path() : std::move(dir)) {}
   void append(const std::string& name, const nlohmann::json& line);
 
   std::filesystem::path dir_;

@@ -105,6 +105,7 @@ struct EvolveAll : ::testing::Test {
     o.run.search.data_every = 2;
     o.say = [](const std::string&) {};
     o.run.quiet = true;
+    o.gpu_slug = "stand-in-gpu";
     return o;
   }
   // One call of evolve-all that is interrupted after `evaluations_before_stop` evaluations (< 0: never).
@@ -209,6 +210,14 @@ TEST_F(EvolveAll, AFailedKernelIsRecordedWithItsStageAndTheRunGoesOn) {
   // Kernels after the failed one in library order ran to the end.
   EXPECT_EQ(by_kernel.at("tools/sum_reduction").at("status"), "complete");
   EXPECT_EQ(by_kernel.at("similarity/ssd_gradient").at("status"), "complete");
+  // The report's list of what is missing from the GPU folder, and why.
+  const nlohmann::json failures = nlohmann::json::parse(read_text_file(dir / "evolved/stand-in-gpu/failures.json"));
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].at("kernel"), "tools/intensity_minmax");
+  EXPECT_EQ(failures[0].at("stage"), "validation");
+  EXPECT_EQ(failures[1].at("kernel"), "tools/max_vector_length");
+  EXPECT_EQ(failures[1].at("stage"), "tuning");
+  EXPECT_NE(failures[1].at("error").get<std::string>().find("tuning"), std::string::npos);
 
   // A later call leaves recorded kernels alone unless asked to retry the failed.
   EvolveAllOptions again = options(dir);

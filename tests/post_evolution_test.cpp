@@ -92,6 +92,98 @@ TEST_F(PostEvolution, PersistedFailedValidationIsNotRerunAndNothingIsPublished) 
   EXPECT_TRUE(named);
 }
 
+// A passing validation record, as a GPU would have written it.
+gi::ValidationResult passing_validation() {
+  gi::ValidationResult v;
+  for (int i = 0; i < 6; ++i) {
+    gi::fitness::CheckReport c;
+    c.values_checked = 4'000'000;
+    c.output_digest = "0123456789abcdef";
+    v.workloads.push_back(gi::judge_workload("validate:" + std::to_string(i), c, c));
+  }
+  gi::summarize_validation(v);
+  for (gi::SanitizerResult* san : {&v.memcheck, &v.racecheck}) {
+    san->status = "skipped";
+    san->reason = "compute-sanitizer not found";
+  }
+  v.memcheck.tool = "memcheck";
+  v.racecheck.tool = "racecheck";
+  return v;
+}
+
+// A comparison record whose B side is `b_over_a` times A's time (with a little noise).
+nlohmann::json comparison_record(const std::string& patch, double b_over_a, int block_size) {
+  std::vector<gi::fitness::PairedSample> pairs;
+  for (int i = 0; i < 30; ++i) pairs.push_back({0.3 + 0.001 * (i % 5), 0.3 * b_over_a + 0.001 * ((i + 2) % 5)});
+  gi::ComparisonResult c = gi::summarize_comparison(pairs, 1e8, 3e12);
+  c.patch = patch;
+  c.seed_tuning.block_size = 128;
+  c.evolved_tuning.block_size = block_size;
+  nlohmann::json j = c.to_json();
+  j["date"] = "2026-11-25T00:00:00Z";
+  return j;
+}
+
+TEST_F(PostEvolution, ARunOpenedWithATrailingSlashKeepsItsNameAsRunId) {
+  synthetic_run("ldg:<_kernel.cu_36>");
+  const gi::RunDirectory run = gi::RunDirectory::open((tmp_ / "run").string() + "/");
+  EXPECT_EQ(run.path().filename(), "run");
+}
+
+TEST_F(PostEvolution, OnlyALowerBoundAboveOneShowsAnImprovement) {
+  EXPECT_TRUE(gi::shows_improvement(gi::ComparisonResult::from_json(comparison_record("x", 0.9, 256))));
+  EXPECT_FALSE(gi::shows_improvement(gi::ComparisonResult::from_json(comparison_record("x", 1.0, 256))));
+  EXPECT_FALSE(gi::shows_improvement(gi::ComparisonResult::from_json(comparison_record("x", 1.05, 256))));
+}
+
+TEST_F(PostEvolution, ASetAsideKilledPartWayIsFinishedAndTheSearchBestsRecordsAreKept) {
+  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+  EXPECT_FALSE(gi::search_best_set_aside(run));  // nothing set aside: the winner is the candidate
+  const std::string best_comparison = comparison_record("ldg:<_kernel.cu_36>", 1.01, 256).dump(2);
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", best_comparison);
+  // Killed after the folder was made and the validation moved, before the rest.
+  fs::create_directories(tmp_ / "run/search_best");
+  fs::rename(tmp_ / "run/validation.json", tmp_ / "run/search_best/validation.json");
+  EXPECT_TRUE(gi::search_best_set_aside(run));
+  EXPECT_FALSE(fs::exists(tmp_ / "run/comparison.json"));
+  EXPECT_EQ(gi::read_text_file(tmp_ / "run/search_best/comparison.json"), best_comparison);
+  EXPECT_TRUE(fs::exists(tmp_ / "run/search_best/validation.json"));
+  EXPECT_TRUE(fs::exists(tmp_ / "run/search_best/set_aside.json"));
+  // Once marked, files at the top are the tuned seed's and stay.
+  run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
+  EXPECT_TRUE(gi::search_best_set_aside(run));
+  EXPECT_TRUE(fs::exists(tmp_ / "run/comparison.json"));
+  const nlohmann::json summary = gi::search_best_summary(run);
+  EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");
+  EXPECT_EQ(summary.at("tuning").at("block_size"), 256);
+  EXPECT_LT(summary.at("speedup").get<double>(), 1.0);
+}
+
+TEST_F(PostEvolution, TheTunedSeedIsPublishedInPlaceOfASetAsideWinner) {
+  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+  run.write_text("comparison.json", comparison_record("ldg:<_kernel.cu_36>", 1.01, 256).dump(2));
+  gi::set_search_best_aside(run);
+  // The tuned seed's records, as the GPU stages write them after the set-aside.
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved"));  // no GPU: every record is there
+  fs::path folder;
+  for (const auto& e : fs::directory_iterator(tmp_ / "evolved"))
+    if (e.is_directory()) folder = e.path();
+  const nlohmann::json result = nlohmann::json::parse(gi::read_text_file(folder / "tools-convolution_x/result.json"));
+  EXPECT_EQ(result.at("patch"), "");
+  EXPECT_TRUE(result.at("edits").empty());
+  EXPECT_EQ(result.at("tuning").at("evolved").at("block_size"), 128);
+  EXPECT_EQ(result.at("search_best").at("patch"), "ldg:<_kernel.cu_36>");
+  // The developer's kernel is the seed's plain path, unchanged.
+  EXPECT_EQ(gi::read_text_file(folder / "tools-convolution_x/kernel.cu"),
+            gi::read_text_file(folder / "tools-convolution_x/plain.cu"));
+  EXPECT_NE(gi::read_text_file(folder / "README.md").find("tuned seed kept"), std::string::npos);
+}
+
 bool gpu_available() {
   static const auto env = gi::fitness::probe_cuda();
   return env.driver_ok && !env.gpus.empty();
@@ -122,7 +214,16 @@ TEST_F(PostEvolution, GpuEveryStageForASyntheticRun) {
   std::cout << result.dump(2) << std::endl;
   EXPECT_TRUE(result["validation"]["passed"].get<bool>());
   EXPECT_GE(result["validation"]["output_values"].get<std::size_t>(), gi::kMinValidationValues);
-  EXPECT_EQ(result["tuning"]["evolved"]["block_size"], 256);
+  // The patch only reads through the read-only cache: where the seed is at
+  // its floor it is not shown faster, and the tuned seed is published.
+  if (result["search_best"].is_object()) {
+    EXPECT_EQ(result["patch"], "");
+    EXPECT_EQ(result["tuning"]["evolved"]["block_size"], 128);
+    EXPECT_TRUE(fs::exists(tmp_ / "run/search_best/set_aside.json"));
+  } else {
+    EXPECT_GT(result["speedup_ci_low"].get<double>(), 1.0);
+    EXPECT_EQ(result["tuning"]["evolved"]["block_size"], 256);
+  }
   EXPECT_GT(result["speedup"].get<double>(), 0.5);
   EXPECT_GT(result["bandwidth_tb_s"].get<double>(), 0.1);
   for (const char* tool : {"memcheck", "racecheck"}) {

@@ -6,11 +6,16 @@
 // MutantCompileRate.*, which run over the same seed list.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "fitness/kernel_spec.hpp"
+#include "fitness/workload_plan.hpp"
 #include "gi/seed_library.hpp"
+#include "gi/validation.hpp"
 #include "test_support.hpp"
 
 namespace gi {
@@ -42,6 +47,38 @@ TEST(SeedLibrary, EverySpecIsCompleteAndEntriesAreUnique) {
     const auto [it, fresh] = entries.emplace(spec.entry, dir.string());
     EXPECT_TRUE(fresh) << "entry " << spec.entry << " also in " << it->second;
   }
+}
+
+// Validation rejects a winner whose held-out set is smaller than this
+// (gi/validation.hpp): a seed whose spec is short of it can never publish.
+// Counted from the generated inputs and the output buffers' sizes, without
+// references, over the seeds in parallel, so the whole library fits in CI.
+TEST(SeedLibrary, EveryHeldOutSetHoldsTheValuesValidationRequires) {
+  const std::vector<std::filesystem::path> dirs = test::seed_dirs();
+  std::vector<std::string> short_of(dirs.size());
+  std::atomic<std::size_t> next{0};
+  auto count = [&] {
+    for (std::size_t i; (i = next++) < dirs.size();) {
+      const fitness::KernelSpec spec = fitness::load_kernel_spec(dirs[i]);
+      std::size_t inputs = 0, outputs = 0;
+      for (const fitness::WorkloadSpec& w : spec.validate) {
+        const fitness::LaunchPlan plan =
+            fitness::build_launch_plan(spec, fitness::generate_workload(spec, w, w.seed), spec.default_block_size);
+        for (const fitness::BufferArg& b : plan.buffers) {
+          const std::size_t values = b.count * fitness::element_components(b.type);
+          if (b.role != fitness::ParamRole::Out) inputs += values;
+          if (b.role != fitness::ParamRole::In) outputs += values;
+        }
+      }
+      if (outputs < kMinValidationValues && inputs < kMinValidationValues)
+        short_of[i] = dirs[i].string() + ": held-out outputs " + std::to_string(outputs) + ", inputs " +
+                      std::to_string(inputs) + "; " + std::to_string(kMinValidationValues) + " of either are required";
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(2u, std::min(4u, std::thread::hardware_concurrency())); ++t) threads.emplace_back(count);
+  for (std::thread& t : threads) t.join();
+  for (const std::string& s : short_of) EXPECT_TRUE(s.empty()) << s;
 }
 
 TEST(SeedLibrary, TableNamesEveryKernelWithItsFloor) {
