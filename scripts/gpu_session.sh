@@ -137,5 +137,8 @@ if [ "$floor" = 1 ]; then
 fi
 mkdir -p seeds/verification runs/.evolved-published
 cp -r evolved/. runs/.evolved-published/
-tar czf "$OUT/runs.tar.gz" runs evolved seeds/verification
+# Only what this session made comes back (files over the device's size limit
+# do not): the runs' records already in evolved/<gpu>/runs/ and the copy in
+# runs/.evolved-published stay behind.
+tar czf "$OUT/runs.tar.gz" --exclude='evolved/*/runs' --exclude='runs/.evolved-published' runs evolved seeds/verification
 ls -la "$OUT"
