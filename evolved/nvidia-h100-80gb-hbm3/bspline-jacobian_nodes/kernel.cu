@@ -20,7 +20,7 @@
 // jacobianMatrices[9 * tid + 3 * r + c] = d(deformation_r) / d(x_c)
 // (r, c = x, y, z), and its determinant.
 
-extern "C" __global__ void __launch_bounds__(256, 4) bspline_jacobian_nodes(const float4* controlPointGrid, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, int jacobianNodeNumber, float* jacobianMatrices, float* jacobianDeterminants) {
+extern "C" __global__ void bspline_jacobian_nodes(const float4* controlPointGrid, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, int jacobianNodeNumber, float* jacobianMatrices, float* jacobianDeterminants) {
     int tid;
     int index;
     int x;

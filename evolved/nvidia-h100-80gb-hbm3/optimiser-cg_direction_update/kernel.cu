@@ -8,7 +8,7 @@
 // control-point update then follows. Every array is written with w = 0
 // (no w is read).
 
-extern "C" __global__ void cg_direction_update(float4* __restrict__ gradient, float4* conjugateG, float4* __restrict__ conjugateH, int controlPointNumber, float gamma) {
+extern "C" __global__ void cg_direction_update(float4* gradient, float4* conjugateG, float4* conjugateH, int controlPointNumber, float gamma) {
     int tid;
     float4 gradientValue;
     float4 gValue;
@@ -26,7 +26,6 @@ extern "C" __global__ void cg_direction_update(float4* __restrict__ gradient, fl
         hValue.y = gValue.y + gamma * hValue.y;
         hValue.z = gValue.z + gamma * hValue.z;
         hValue.w = 0.0f;
-        conjugateG[tid] = gValue;
         conjugateH[tid] = hValue;
         gradient[tid] = hValue;
     }

@@ -17,7 +17,7 @@
 // reference grid); elements of non-active voxels are not written.
 
 #define LNCC_TILE 2048  // switch: path 1: floats per image in the shared-memory tile (dynamic shared memory of 8 LNCC_TILE bytes); the plain kernel ignores it
-extern "C" __global__ void __launch_bounds__(256, 8) similarity_lncc(const float* referenceImage, const float* warpedImage, int imageDimX, int imageDimY, int imageDimZ, const int* activeVoxels, int activeVoxelNumber, int windowRadius, float* lnccValues) {
+extern "C" __global__ void __launch_bounds__(512, 4) similarity_lncc(const float* referenceImage, const float* warpedImage, int imageDimX, int imageDimY, int imageDimZ, const int* activeVoxels, int activeVoxelNumber, int windowRadius, float* lnccValues) {
     int tid;
     int index;
     int x;
@@ -161,10 +161,11 @@ extern "C" __global__ void __launch_bounds__(256, 8) similarity_lncc(const float
             row = i / boxDimX;
             offsetX = i - row * boxDimX;
             offsetZ = row / boxDimY;
+            index = activeVoxels[tid];
             offsetY = row - offsetZ * boxDimY;
             neighbour = ((boxZ + offsetZ) * imageDimY + boxY + offsetY) * imageDimX + boxX + offsetX;
             referenceTile[i] = referenceImage[neighbour];
-            warpedTile[i] = __ldg(&warpedImage[neighbour]);
+            warpedTile[i] = warpedImage[neighbour];
         }
     }
     __syncthreads();
@@ -181,7 +182,6 @@ extern "C" __global__ void __launch_bounds__(256, 8) similarity_lncc(const float
         sumWarped = 0.0f;
         sumReference2 = 0.0f;
         sumWarped2 = 0.0f;
-        sumProduct = 0.0f;
         if (boxVolume <= LNCC_TILE) {
             element = ((z - boxZ) * boxDimY + y - boxY) * boxDimX + x - boxX;
             referenceCentre = referenceTile[element];

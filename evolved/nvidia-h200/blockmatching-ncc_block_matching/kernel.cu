@@ -21,7 +21,7 @@
 // Output per block: (dx, dy, dz, NCC) of the best candidate; a block that is
 // not used, or has no candidate, gets the marker (0, 0, 0, -2).
 
-extern "C" __global__ void __launch_bounds__(512, 4) ncc_block_matching(const float* referenceImage, const float* warpedImage, const int* mask, int imageDimX, int imageDimY, int imageDimZ, int blockDimX, int blockDimY, int blockDimZ, int minimumVoxelNumber, int searchRadius, float4* blockResults) {
+extern "C" __global__ void ncc_block_matching(const float* referenceImage, const float* warpedImage, const int* mask, int imageDimX, int imageDimY, int imageDimZ, int blockDimX, int blockDimY, int blockDimZ, int minimumVoxelNumber, int searchRadius, float4* blockResults) {
     int tid;
     int blockNumber;
     int blockX;
@@ -271,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(512, 4) ncc_block_matching(const fl
                         warpedVariance = 0.0f;
                         covariance = 0.0f;
                         if (voxelNumber == 64) {
-                            #pragma unroll 2
+#pragma unroll
                             for (int c = 0; c < 4; c++) {
 #pragma unroll
                                 for (int b = 0; b < 4; b++) {
