@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gi::cli::register_evolve(app);
   gi::cli::register_check(app);
   gi::cli::register_bench(app);
+  gi::cli::register_carry_over(app);
   gi::cli::register_list(app);
   gi::cli::register_verify(app);
   gi::cli::register_coverage(app);

@@ -9,6 +9,9 @@
 # (give "" for the defaults): it stops at a generation end with 2.5 minutes of
 # the call left (validation and sanitizers of a kernel need them) and the
 # next call resumes it; its log is runs/logs/evolve-all.log.
+# --carry-over "GPU_SLUG" times that GPU's evolved kernels (evolved/GPU_SLUG)
+# on this GPU beside this GPU's own (`gi carry-over`), after the evolution
+# runs; the table and JSON land in runs/carry_over/.
 # --ncu "FOLDER..." profiles seed and evolved kernel of published results
 # (scripts/ncu_profile.sh) after the evolution runs; the profiles land beside
 # each result.json and come back in runs.tar.gz.
@@ -30,7 +33,7 @@ LOGS=runs/logs
 mkdir -p "$LOGS"
 GI=.carry/gi
 export PATH=/usr/local/cuda/bin:$PATH
-verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all=""
+verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all="" carry_over=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
     --evolve-all) evolve_all="run $2"; shift ;;
     --survey) survey="$2"; shift ;;
     --ncu) ncu="$2"; shift ;;
+    --carry-over) carry_over="$2"; shift ;;
     --floor) floor=1 ;;
     --minutes) minutes="$2"; shift ;;
     --args) extra="$2"; shift ;;
@@ -87,6 +91,16 @@ if [ -n "$evolve_all" ]; then
       --max-minutes-this-call "$stop_minutes" 2>&1 | tee -a "$LOGS/evolve-all.log" | grep -E '^\[evolve-all\]|^(finished|in progress)' | tail -n 60
   else
     echo "no time left for evolve-all"
+  fi
+fi
+if [ -n "$carry_over" ]; then
+  left=$(( deadline - $(date +%s) - 20 ))
+  here=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+  if [ "$left" -gt 30 ]; then
+    timeout --kill-after=10 "$left" $GI carry-over "evolved/$here" "evolved/$carry_over" --out-dir runs/carry_over \
+      --cache .gi-cache 2>&1 | tee -a "$LOGS/carry-over.log" | tail -n 50
+  else
+    echo "no time left for carry-over" | tee -a "$LOGS/carry-over.log"
   fi
 fi
 if [ -n "$ncu" ]; then

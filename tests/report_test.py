@@ -175,9 +175,19 @@ class ReportTest(unittest.TestCase):
 
     def test_library_report(self):
         library = os.path.join(self.dir, "nvidia-test-gpu")
-        speedups = {"tools-a": 2.0, "tools-b": 8.0, "tools-c": 12.5, "tools-same": 1.0}
+        speedups = {"tools-a": 2.0, "tools-b": 8.0, "tools-c": 12.5, "tools-same": 1.0, "tools-retuned": 1.05,
+                    "tools-kept": 1.05}
+        seed_tuning = {"block_size": 128, "options": []}
+        extras = {"tools-same": {"patch": ""},
+                  # no patch, but the winner's retuning is faster: an improvement
+                  "tools-retuned": {"patch": "", "tuning": {"seed": seed_tuning,
+                                                            "evolved": {"block_size": 256, "options": []}}},
+                  # the tuned seed against itself: never an improvement, whatever the noise says
+                  "tools-kept": {"patch": "", "tuning": {"seed": seed_tuning, "evolved": seed_tuning},
+                                 "search_best": {"patch": "ldg:<_kernel.cu_9>", "speedup": 0.98,
+                                                 "speedup_ci_low": 0.97}}}
         for folder, s in speedups.items():
-            write_result(library, folder, s, **({"patch": ""} if folder == "tools-same" else {}))
+            write_result(library, folder, s, **extras.get(folder, {}))
         write_result(library, "tools-broken", 1.0, error="the search found no valid variant")
         write_run(os.path.join(library, "runs", "tools-a-run"))  # the only kernel whose run is here
         write_json(os.path.join(library, "failures.json"),
@@ -196,6 +206,10 @@ class ReportTest(unittest.TestCase):
         self.assertIn("badge review", kernel_row(html, "tools/c"))
         self.assertNotIn("badge review", kernel_row(html, "tools/a"))
         self.assertIn("no improvement", kernel_row(html, "tools/same"))
+        self.assertIn("no improvement", kernel_row(html, "tools/kept"))
+        self.assertIn("tuned seed kept; the search's best gave 0.980x [0.970x]", kernel_row(html, "tools/kept"))
+        self.assertNotIn("no improvement", kernel_row(html, "tools/retuned"))
+        self.assertIn("launch tuning only: block 256", kernel_row(html, "tools/retuned"))
         self.assertIn("failed: the search found no valid variant", html)
         self.assertIn('id="failed"', html)
         self.assertIn("tools/exploded", html)

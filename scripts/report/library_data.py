@@ -39,7 +39,12 @@ def outcome(result):
     if isinstance(validation, dict) and validation.get("passed") is False:
         return "failed: validation"
     low = number(result.get("speedup_ci_low"))
-    if not str(result.get("patch") or "").strip() or low is None or low <= 1.0:
+    if low is None or low <= 1.0:
+        return "no improvement"
+    # An empty patch at another launch tuning (the winner's retuning) is an
+    # improvement too: the tuned seed with nothing changed is not.
+    tuning = result.get("tuning") if isinstance(result.get("tuning"), dict) else {}
+    if not str(result.get("patch") or "").strip() and tuning.get("seed") == tuning.get("evolved"):
         return "no improvement"
     return "improved"
 

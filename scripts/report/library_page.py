@@ -20,8 +20,9 @@ TERMS = [
     ("floor", "time the kernel's minimum bytes need at the GPU's measured copy bandwidth, divided by its "
               "measured time: 100% = as fast as its memory traffic allows."),
     ("review", "a speed-up above 10x: usually a slow seed path replaced by a fast one, but check by hand."),
-    ("no improvement", "the patch is empty or the speed-up's ci low is not above 1.0x; the kernel is kept as "
-                       "it was."),
+    ("no improvement", "the speed-up's ci low is not above 1.0x, or neither a patch nor a retuning was kept: "
+                       "the tuned seed is published as it was (the search's best, when set aside, is in "
+                       "result.json's search_best)."),
 ]
 
 
@@ -59,10 +60,20 @@ def kernel_table(library):
             check += "; <span class='note'>" + esc(sanitizer(r.get("sanitizer"))) + "</span>"
         patch = r.get("patch")
         patch = "<br>".join(esc(e) for e in str(patch or "").split())
+        patch = f"<code>{patch}</code>" if patch else "<span class='note'>(empty)</span>"
+        tuning = r.get("tuning") if isinstance(r.get("tuning"), dict) else {}
+        if not r.get("patch") and isinstance(tuning.get("evolved"), dict) and tuning.get("evolved") != tuning.get("seed"):
+            t = tuning["evolved"]
+            patch += (f"<br><span class='note'>launch tuning only: block {esc(t.get('block_size'))}"
+                      f"{', ' + esc(' '.join(t.get('options') or [])) if t.get('options') else ''}</span>")
+        best = r.get("search_best")
+        if isinstance(best, dict):  # the tuned seed kept: say what the search found
+            patch += (f"<br><span class='note'>tuned seed kept; the search's best gave "
+                      f"{speedup(best.get('speedup'), best.get('speedup_ci_low'))}</span>")
         rows.append([f"<b>{breakable(k['kernel'])}</b><br>{_badge(k)}" + missing_line(k["missing"]), ms(r.get("seed_median_ms")),
                      ms(r.get("evolved_median_ms")), speedup(r.get("speedup"), r.get("speedup_ci_low")),
                      _switches(r), f"{pct(r.get('seed_floor_fraction'))} &rarr; {pct(r.get('evolved_floor_fraction'))}",
-                     check, f"<code>{patch}</code>" if patch else "<span class='note'>(empty)</span>", run])
+                     check, patch, run])
         classes.append("failed" if k["outcome"].startswith("failed") else "review" if k.get("review") else
                        "same" if k["outcome"] == "no improvement" else "")
     g = library["geomean"]
