@@ -250,6 +250,13 @@ std::size_t checked_values(const LaunchPlan& plan, const std::vector<ExpectedOut
   return total;
 }
 
+std::size_t input_values(const LaunchPlan& plan) {
+  std::size_t total = 0;
+  for (const BufferArg& b : plan.buffers)
+    if (b.role == ParamRole::In || b.role == ParamRole::InOut) total += b.count * element_components(b.type);
+  return total;
+}
+
 PreparedWorkload prepare_workload(const KernelSpec& spec, const std::string& which, std::uint64_t seed,
                                   const std::optional<std::filesystem::path>& cache_dir, unsigned block_size) {
   const WorkloadSpec& ws = spec.workload(which);

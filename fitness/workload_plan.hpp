@@ -41,6 +41,8 @@ double min_bytes(const KernelSpec& spec, const Workload& workload);
 // Values the checker compares: written elements times checked components.
 std::size_t checked_values(const ExpectedOutput& expected, std::size_t components);
 std::size_t checked_values(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected);
+// Values the kernel reads: elements times components of every input and in-out buffer.
+std::size_t input_values(const LaunchPlan& plan);
 
 struct PreparedWorkload {
   std::string which;          // "train", "validate:2"

@@ -1,23 +1,32 @@
 #include "gi/carry_over.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fnmatch.h>
 #include <sstream>
 
 #include "fitness/kernel_spec.hpp"
 #include "gi/patch_files.hpp"
 #include "gi/seed.hpp"
+#include "gi/seed_library.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
 
 namespace {
 
-PublishedKernel read_published(const fs::path& folder) {
+nlohmann::json read_result(const fs::path& folder) {
   const fs::path file = folder / "result.json";
   try {
-    const nlohmann::json r = nlohmann::json::parse(read_text_file(file));
+    return nlohmann::json::parse(read_text_file(file));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+// `r`: the folder's result.json, read once by the caller.
+PublishedKernel published(const fs::path& folder, const nlohmann::json& r) {
+  try {
     PublishedKernel k;
     k.patch_text = read_text_file(folder / "patch.gi");
     k.seed_tuning = tuning_from_json(r.at("tuning").at("seed"));
@@ -26,15 +35,8 @@ PublishedKernel read_published(const fs::path& folder) {
     k.speedup_ci_low = r.at("speedup_ci_low").get<double>();
     return k;
   } catch (const std::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
+    throw std::runtime_error((folder / "result.json").string() + ": " + e.what());
   }
-}
-
-bool matches(const std::string& kernel, const std::string& globs) {
-  std::stringstream in(globs);
-  for (std::string g; std::getline(in, g, ',');)
-    if (!g.empty() && fnmatch(g.c_str(), kernel.c_str(), 0) == 0) return true;
-  return false;
 }
 
 std::string ratio_cell(const std::optional<ComparisonResult>& c) {
@@ -55,17 +57,19 @@ std::vector<CarryOverPair> carry_over_pairs(const fs::path& here_dir, const fs::
     if (e.is_directory() && fs::exists(e.path() / "result.json") && fs::exists(from_dir / e.path().filename() / "result.json"))
       folders.push_back(e.path());
   std::sort(folders.begin(), folders.end());
+  const std::vector<std::string> globs = kernel_globs(kernels);
   std::vector<CarryOverPair> pairs;
   for (const fs::path& folder : folders) {
     CarryOverPair p;
     p.folder = folder.filename().string();
     try {
-      const nlohmann::json r = nlohmann::json::parse(read_text_file(folder / "result.json"));
-      p.kernel = r.at("kernel").get<std::string>();
-      if (!matches(p.kernel, kernels)) continue;
+      const nlohmann::json here = read_result(folder);
+      p.kernel = here.at("kernel").get<std::string>();
+      if (std::none_of(globs.begin(), globs.end(), [&](const std::string& g) { return kernel_matches(p.kernel, g); }))
+        continue;
       p.seed_dir = seeds_root / p.kernel;
-      p.here = read_published(folder);
-      p.from = read_published(from_dir / p.folder);
+      p.here = published(folder, here);
+      p.from = published(from_dir / p.folder, read_result(from_dir / p.folder));
     } catch (const std::exception& e) {
       if (p.kernel.empty()) p.kernel = p.folder;
       p.error = e.what();
@@ -128,7 +132,7 @@ std::string carry_over_markdown(const std::string& here_gpu, const std::string& 
       slower += r.other->speedup_ci_low <= 1.0 && r.own->speedup_ci_low > 1.0;
     }
     const bool same = r.pair.here.patch_text == r.pair.from.patch_text &&
-                      to_json(r.pair.here.evolved_tuning) == to_json(r.pair.from.evolved_tuning);
+                      r.pair.here.evolved_tuning == r.pair.from.evolved_tuning;
     out << "| " << r.pair.kernel << " | " << ratio_cell(r.own) << " | " << ratio_cell(r.other) << " | " << buf << " | "
         << (r.error.empty() ? (same ? "yes" : "no") : "error: " + r.error) << " |\n";
   }

@@ -1,11 +1,8 @@
 #include "gi/evolve_all.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "fitness/atomic_file.hpp"
 #include "gi/seed.hpp"
@@ -18,17 +15,6 @@ namespace {
 
 constexpr const char* kFormat = "gi-evolve-all-1";
 constexpr const char* kStateFile = "evolve_all.json";
-
-std::vector<std::string> split_patterns(const std::string& patterns) {
-  std::vector<std::string> out;
-  std::stringstream in(patterns);
-  for (std::string p; std::getline(in, p, ',');) {
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    if (!p.empty()) out.push_back(p);
-  }
-  return out;
-}
 
 std::string kernel_name(const fs::path& root, const fs::path& seed_dir) {
   return seed_dir.lexically_relative(root).generic_string();
@@ -146,14 +132,14 @@ std::string minutes_text(double seconds) {
 }  // namespace
 
 std::vector<fs::path> select_seeds(const fs::path& root, const std::string& patterns) {
-  const std::vector<std::string> globs = split_patterns(patterns);
+  const std::vector<std::string> globs = kernel_globs(patterns);
   if (globs.empty()) throw std::runtime_error("--kernels: no pattern given");
   const std::vector<fs::path> all = find_seed_dirs(root);
   std::vector<fs::path> chosen;
   for (const std::string& g : globs) {
     bool matched = false;
     for (const fs::path& dir : all) {
-      if (fnmatch(g.c_str(), kernel_name(root, dir).c_str(), 0) != 0) continue;
+      if (!kernel_matches(kernel_name(root, dir), g)) continue;
       matched = true;
       if (std::find(chosen.begin(), chosen.end(), dir) == chosen.end()) chosen.push_back(dir);
     }

@@ -1,5 +1,7 @@
 #include "gi/seed_library.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +15,21 @@
 namespace gi {
 
 namespace fs = std::filesystem;
+
+std::vector<std::string> kernel_globs(const std::string& patterns) {
+  std::vector<std::string> out;
+  std::stringstream in(patterns);
+  for (std::string p; std::getline(in, p, ',');) {
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+    if (!p.empty()) out.push_back(p);
+  }
+  return out;
+}
+
+bool kernel_matches(const std::string& kernel, const std::string& glob) {
+  return fnmatch(glob.c_str(), kernel.c_str(), 0) == 0;
+}
 
 std::vector<fs::path> find_seed_dirs(const fs::path& root) {
   std::vector<fs::path> dirs;

@@ -17,6 +17,12 @@ namespace gi {
 // Seed folders (holding spec.json and kernel.cu) under `root`, in path order.
 std::vector<std::filesystem::path> find_seed_dirs(const std::filesystem::path& root);
 
+// The globs of a --kernels option: comma-separated, spaces around each
+// trimmed, empty ones dropped ("tools/*, bspline/deformation_field").
+std::vector<std::string> kernel_globs(const std::string& patterns);
+// Whether family/kernel matches a glob (*, ? and [..] as in a shell).
+bool kernel_matches(const std::string& kernel, const std::string& glob);
+
 struct LibraryEntry {
   std::string name;  // family/kernel
   fitness::KernelSpec spec;

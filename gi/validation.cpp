@@ -350,9 +350,7 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
       {
         fitness::PreparedWorkload work =
             fitness::prepare_workload(spec, which, options.data_seed, reference_cache, tuning.block_size);
-        for (const fitness::BufferArg& b : work.plan.buffers)
-          if (b.role == fitness::ParamRole::In || b.role == fitness::ParamRole::InOut)
-            input_values += b.count * fitness::element_components(b.type);
+        input_values = fitness::input_values(work.plan);
         fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size, built.launch);
         fitness::save_plan(plan_file, work.plan, work.expected, work.tolerance);
         fitness::set_launch_geometry(work.plan, spec, work.variables, spec.default_block_size, plain.launch);

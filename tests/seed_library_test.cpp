@@ -64,11 +64,9 @@ TEST(SeedLibrary, EveryHeldOutSetHoldsTheValuesValidationRequires) {
       for (const fitness::WorkloadSpec& w : spec.validate) {
         const fitness::LaunchPlan plan =
             fitness::build_launch_plan(spec, fitness::generate_workload(spec, w, w.seed), spec.default_block_size);
-        for (const fitness::BufferArg& b : plan.buffers) {
-          const std::size_t values = b.count * fitness::element_components(b.type);
-          if (b.role != fitness::ParamRole::Out) inputs += values;
-          if (b.role != fitness::ParamRole::In) outputs += values;
-        }
+        inputs += fitness::input_values(plan);
+        for (const fitness::BufferArg& b : plan.buffers)
+          if (b.role != fitness::ParamRole::In) outputs += b.count * fitness::element_components(b.type);
       }
       if (outputs < kMinValidationValues && inputs < kMinValidationValues)
         short_of[i] = dirs[i].string() + ": held-out outputs " + std::to_string(outputs) + ", inputs " +

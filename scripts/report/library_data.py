@@ -27,6 +27,15 @@ def kernel_folders(path):
     return out
 
 
+def tuning_only(result):
+    """The evolved kernel's launch tuning when it differs from the tuned seed's and no patch was kept, else None."""
+    tuning = result.get("tuning") if isinstance(result.get("tuning"), dict) else {}
+    evolved = tuning.get("evolved")
+    if str(result.get("patch") or "").strip() or not isinstance(evolved, dict) or evolved == tuning.get("seed"):
+        return None
+    return evolved
+
+
 def outcome(result):
     """'failed: why', 'no improvement' or 'improved' for one result.json."""
     for key in ("error", "failure"):
@@ -43,8 +52,7 @@ def outcome(result):
         return "no improvement"
     # An empty patch at another launch tuning (the winner's retuning) is an
     # improvement too: the tuned seed with nothing changed is not.
-    tuning = result.get("tuning") if isinstance(result.get("tuning"), dict) else {}
-    if not str(result.get("patch") or "").strip() and tuning.get("seed") == tuning.get("evolved"):
+    if not str(result.get("patch") or "").strip() and tuning_only(result) is None:
         return "no improvement"
     return "improved"
 

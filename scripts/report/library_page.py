@@ -6,6 +6,7 @@ import re
 import plots
 from formatting import pct, sanitizer, speedup, ms, validation
 from html_page import breakable, esc, image, missing_line, nowrap_numbers, table
+from library_data import tuning_only
 from run_data import load_run
 from run_page import outcome_legend, run_section
 
@@ -61,9 +62,8 @@ def kernel_table(library):
         patch = r.get("patch")
         patch = "<br>".join(esc(e) for e in str(patch or "").split())
         patch = f"<code>{patch}</code>" if patch else "<span class='note'>(empty)</span>"
-        tuning = r.get("tuning") if isinstance(r.get("tuning"), dict) else {}
-        if not r.get("patch") and isinstance(tuning.get("evolved"), dict) and tuning.get("evolved") != tuning.get("seed"):
-            t = tuning["evolved"]
+        t = tuning_only(r)
+        if t:
             patch += (f"<br><span class='note'>launch tuning only: block {esc(t.get('block_size'))}"
                       f"{', ' + esc(' '.join(t.get('options') or [])) if t.get('options') else ''}</span>")
         best = r.get("search_best")
