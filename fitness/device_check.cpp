@@ -201,6 +201,10 @@ bool DeviceCheck::has_reference(const std::string& slot, const std::string& buff
                      [&](const Reference& r) { return r.slot == slot && r.buffer == buffer; });
 }
 
+CUdeviceptr DeviceCheck::reference_values(const std::string& slot, const std::string& buffer) const {
+  return has_reference(slot, buffer) ? reference(slot, buffer).values : 0;
+}
+
 const DeviceCheck::Reference& DeviceCheck::reference(const std::string& slot, const std::string& buffer) const {
   for (const Reference& r : references_)
     if (r.slot == slot && r.buffer == buffer) return r;

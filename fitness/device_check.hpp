@@ -40,6 +40,9 @@ class DeviceCheck {
   void clear_references(const std::string& slot);
   void clear_references();
   bool has_reference(const std::string& slot, const std::string& buffer) const;
+  // Device address of the reference values of `buffer` in `slot` (0 when
+  // none was uploaded): tests damage them to see the damage repaired.
+  CUdeviceptr reference_values(const std::string& slot, const std::string& buffer) const;
 
   // Compares `count` elements at `got` with the reference uploaded for
   // buffer.name in `slot` and adds the buffer's digest sum (ordinal

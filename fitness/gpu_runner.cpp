@@ -229,6 +229,10 @@ void GpuRunner::release(const std::string& slot) {
   residents_.erase(it);
 }
 
+CUdeviceptr GpuRunner::device_reference(const std::string& slot, const std::string& buffer) const {
+  return device_check_ ? device_check_->reference_values(slot, buffer) : 0;
+}
+
 GpuRunner::Resident& GpuRunner::ensure_prepared(const LaunchPlan& plan, const std::string& slot) {
   const auto it = residents_.find(slot);
   if (it == residents_.end() || !it->second.buffers || plan_signature(plan) != it->second.signature)
@@ -371,8 +375,8 @@ void GpuRunner::ensure_references(Resident& resident, const std::string& slot, c
   resident.references = signature;
 }
 
-void GpuRunner::check_on_device(const std::string& slot, const DeviceBuffers& buffers, const LaunchPlan& plan,
-                                std::size_t b, const std::vector<ExpectedOutput>& expected,
+void GpuRunner::check_on_device(Resident& resident, const std::string& slot, const DeviceBuffers& buffers,
+                                const LaunchPlan& plan, std::size_t b, const std::vector<ExpectedOutput>& expected,
                                 const std::vector<std::size_t>& indices, const Tolerance& tolerance,
                                 OutputChecker& checker, OutputDigest& digest) {
   const BufferArg& buffer = plan.buffers[b];
@@ -386,24 +390,37 @@ void GpuRunner::check_on_device(const std::string& slot, const DeviceBuffers& bu
   std::uint64_t sum = 0;
   const BufferCheck result =
       device_check_->check(slot, buffer, buffers.data(b), tolerance, digest.next_ordinal(), sum, stream_);
-  digest.add_sum(sum, bytes);
-  std::string message;
-  if (result.failures > 0) {
-    // Only the first failing element comes back, to name what is wrong.
-    const std::size_t e = result.first_failing_element;
-    const std::size_t eb = element_bytes(buffer.type);
-    std::vector<std::byte> element(eb);
-    check_runtime(cudaMemcpyAsync(element.data(), reinterpret_cast<void*>(buffers.data(b) + e * eb), eb,
-                                  cudaMemcpyDeviceToHost, stream_),
-                  "cudaMemcpyAsync(first failing element)");
-    check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(first failing element)");
-    const bool written =
-        !reference.written_elements ||
-        std::find(reference.written_elements->begin(), reference.written_elements->end(), e) !=
-            reference.written_elements->end();
-    message = describe_element_failure(buffer, element.data(), e, reference, written, tolerance);
+  digest.add_sum(sum, bytes);  // of the output alone: a damaged reference leaves it right
+  if (result.failures == 0) {
+    checker.add(result, "");
+    return;
   }
-  checker.add(result, message);
+  // Only the first failing element comes back, to name what is wrong, and
+  // it is judged again against the host's reference. Should the host find it
+  // passing, the reference on the device is damaged: a variant's write far
+  // out of bounds can land in it (gi saw this on an H100: every later check
+  // of the slot failed, the unmodified seed's too, and the search stopped).
+  // The references are then uploaded again and this buffer is checked on
+  // the host, which the variant cannot have touched.
+  const std::size_t e = result.first_failing_element;
+  const std::size_t eb = element_bytes(buffer.type);
+  std::vector<std::byte> element(eb);
+  check_runtime(cudaMemcpyAsync(element.data(), reinterpret_cast<void*>(buffers.data(b) + e * eb), eb,
+                                cudaMemcpyDeviceToHost, stream_),
+                "cudaMemcpyAsync(first failing element)");
+  check_runtime(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(first failing element)");
+  const bool written =
+      !reference.written_elements ||
+      std::find(reference.written_elements->begin(), reference.written_elements->end(), e) !=
+          reference.written_elements->end();
+  if (const auto message = describe_element_failure(buffer, element.data(), e, reference, written, tolerance)) {
+    checker.add(result, *message);
+    return;
+  }
+  ++reference_repairs_;
+  resident.references.clear();
+  ensure_references(resident, slot, plan, expected, indices);
+  checker.check(buffer, buffers.download(b, stream_), reference);
 }
 
 CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan& plan,
@@ -436,12 +453,14 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
     // before the next run.
     if (auto guard = buffers.check_guards(stream_, device)) {
       resident.signature.clear();
+      resident.references.clear();  // a stray write may have reached them too
       report.status = RunStatus::GuardViolation;
       report.message = *guard;
       return report;
     }
     if (auto input = buffers.check_inputs(plan, stream_, device)) {
       resident.signature.clear();
+      resident.references.clear();
       report.status = RunStatus::InputModified;
       report.message = *input;
       return report;
@@ -452,7 +471,7 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
       const ParamRole role = plan.buffers[b].role;
       if (role != ParamRole::Out && role != ParamRole::InOut) continue;
       if (on_device) {
-        check_on_device(slot, buffers, plan, b, expected, indices, tolerance, checker, digest);
+        check_on_device(resident, slot, buffers, plan, b, expected, indices, tolerance, checker, digest);
         continue;
       }
       const std::vector<std::byte> got = buffers.download(b, stream_);

@@ -130,6 +130,12 @@ class GpuRunner {
   void release(const std::string& slot);
   // Plan uploads so far: a test that slots are reused counts them.
   std::size_t uploads() const { return uploads_; }
+  // Device references found damaged (a failure the host's reference did not
+  // confirm) and uploaded again; see check_on_device.
+  std::size_t reference_repairs() const { return reference_repairs_; }
+  // Where the device check keeps the reference values (doubles) of `buffer`
+  // in `slot`, 0 when none: a test damages them to see them repaired.
+  CUdeviceptr device_reference(const std::string& slot, const std::string& buffer) const;
 
   // NaN-fills the outputs, launches once, waits (at most the kernel
   // time-out), then checks guards, inputs and every output. The kernel comes
@@ -207,7 +213,8 @@ class GpuRunner {
   void ensure_references(Resident& resident, const std::string& slot, const LaunchPlan& plan,
                          const std::vector<ExpectedOutput>& expected, const std::vector<std::size_t>& indices);
   // Output buffer `b` checked (or only digested, without a reference) on the GPU.
-  void check_on_device(const std::string& slot, const DeviceBuffers& buffers, const LaunchPlan& plan, std::size_t b,
+  void check_on_device(Resident& resident, const std::string& slot, const DeviceBuffers& buffers,
+                       const LaunchPlan& plan, std::size_t b,
                        const std::vector<ExpectedOutput>& expected, const std::vector<std::size_t>& indices,
                        const Tolerance& tolerance, OutputChecker& checker, OutputDigest& digest);
 
@@ -219,6 +226,7 @@ class GpuRunner {
   bool usable_ = true;
   std::map<std::string, Resident> residents_;
   std::size_t uploads_ = 0;
+  std::size_t reference_repairs_ = 0;
   std::unique_ptr<CudaTimer> timer_;
   std::unique_ptr<L2Flush> l2_flush_;
   std::unique_ptr<SpinKernel> spin_;

@@ -6,6 +6,7 @@
 // place whichever side did the comparing.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,8 +39,10 @@ std::vector<std::size_t> compared_components(const BufferArg& buffer, const Expe
 std::vector<unsigned char> written_flags(const BufferArg& buffer, const ExpectedOutput& expected);
 
 // The message for element `e` (its bytes at `element`): which component
-// fails and how, got versus expected. Used for the first failure only.
-std::string describe_element_failure(const BufferArg& buffer, const std::byte* element, std::size_t e,
+// fails and how, got versus expected; nullopt when the element passes. Used
+// for the first failure only (and, for a failure found on the device, to
+// confirm it against the host's reference: see GpuRunner::check_on_device).
+std::optional<std::string> describe_element_failure(const BufferArg& buffer, const std::byte* element, std::size_t e,
                                      const ExpectedOutput& expected, bool written, const Tolerance& tolerance);
 
 class OutputChecker {

@@ -61,6 +61,29 @@ def pack(slug, out):
     print(f"{out}: {plan_file} with {len(plan['kernels']) - left} kernels done, {left} to go")
 
 
+
+def read_bytes(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_gzip_once(plain, kept_gz):
+    """Gzips `plain` beside itself and removes it. Where the records already
+    held these evaluations (`kept_gz`), their bytes stay as they were, so a
+    kernel that did not run again shows no change in git; a new file is
+    written with mtime 0 for the same reason."""
+    with open(plain, "rb") as f:
+        data = f.read()
+    if kept_gz is not None and gzip.decompress(kept_gz) == data:
+        out = kept_gz
+    else:
+        out = gzip.compress(data, mtime=0)
+    with open(plain + ".gz", "wb") as g:
+        g.write(out)
+    os.remove(plain)
+
 def keep(tar_path, slug, log_name):
     records = os.path.join("evolved", slug, "runs")
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,13 +102,12 @@ def keep(tar_path, slug, log_name):
                 shutil.copyfile(src, os.path.join(records, plan_name))
                 continue
             dst = os.path.join(records, name)
+            kept_gz = read_bytes(os.path.join(dst, "evaluations.jsonl.gz"))
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(src, dst)
             plain = os.path.join(dst, "evaluations.jsonl")
             if os.path.exists(plain):
-                with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb") as g:
-                    shutil.copyfileobj(f, g)
-                os.remove(plain)
+                write_gzip_once(plain, kept_gz)
         logs = os.path.join(tmp, "runs", "logs")
         if os.path.isdir(logs):
             shutil.copytree(logs, os.path.join(records, log_name), dirs_exist_ok=True)

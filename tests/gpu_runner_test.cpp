@@ -122,6 +122,23 @@ TEST(OutputCheck, ElementsOutsideWrittenSetMustKeepTheFill) {
       << c.report().message;
 }
 
+// A failure found on the device is judged again on the host, element by
+// element: describe_element_failure says nothing for an element that passes.
+TEST(OutputCheck, DescribingAPassingElementGivesNoMessage) {
+  const BufferArg out{"out", ParamRole::Out, ElementType::F32x2, 2, {}};
+  const std::vector<float> got{1, 2, 3, 5};
+  const ExpectedOutput expected{"out", {1, 2, 3, 4}, std::nullopt, {}};
+  const auto* element = reinterpret_cast<const std::byte*>(got.data());
+  EXPECT_FALSE(describe_element_failure(out, element, 0, expected, true, Tolerance{}));
+  const auto failing = describe_element_failure(out, element + 8, 1, expected, true, Tolerance{});
+  ASSERT_TRUE(failing);
+  EXPECT_TRUE(contains(*failing, "element 1 component 1: got 5, expected 4")) << *failing;
+  // An element the seed leaves alone passes while it keeps the NaN fill.
+  const std::vector<std::byte> fill = nan_filled(8);
+  EXPECT_FALSE(describe_element_failure(out, fill.data(), 0, expected, false, Tolerance{}));
+  EXPECT_TRUE(describe_element_failure(out, element, 0, expected, false, Tolerance{}));
+}
+
 TEST(OutputCheck, UncheckedComponentsAreIgnored) {
   const BufferArg out{"p", ParamRole::Out, ElementType::F32x4, 1, {}};
   const std::vector<float> got{1, 2, 3, std::nanf("")};
@@ -618,6 +635,36 @@ TEST_F(GpuRunnerCheck, DeviceCheckAgreesWithTheHostCheck) {
   const CheckReport right = runner_->run_checked(kernel("scale"), p, all, Tolerance{});
   const CheckReport wrong = runner_->run_checked(kernel("scale_wrong"), p, all, Tolerance{});
   EXPECT_NE(right.output_digest, wrong.output_digest);
+}
+
+// A variant's write far out of bounds can land in the reference the device
+// check keeps (an H100 search saw every later check of a slot fail, the
+// unmodified seed's too). A failure that the host's reference does not
+// confirm repairs the reference and is judged on the host instead.
+TEST_F(GpuRunnerCheck, ADamagedDeviceReferenceIsRepairedAndNotBlamedOnTheKernel) {
+  const LaunchPlan p = scale_plan();
+  const std::vector<ExpectedOutput> reference = scale_reference(p);
+  const LoadedKernel right = kernel("scale");
+  const std::string slot = "damaged";
+  ASSERT_EQ(runner_->run_checked(right, p, reference, Tolerance{}, slot).status, RunStatus::Ok);
+  const CUdeviceptr values = runner_->device_reference(slot, "out");
+  ASSERT_NE(values, 0u);
+  // Doubles 100..199 become 0.0, as a stray write of zeros would leave them.
+  ASSERT_EQ(cudaMemset(reinterpret_cast<void*>(values + 100 * sizeof(double)), 0, 100 * sizeof(double)),
+            cudaSuccess);
+  const std::size_t repairs = runner_->reference_repairs();
+  const CheckReport r = runner_->run_checked(right, p, reference, Tolerance{}, slot);
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.message;
+  EXPECT_EQ(r.values_checked, static_cast<std::size_t>(kN));
+  EXPECT_EQ(runner_->reference_repairs(), repairs + 1);
+  // The repaired reference is on the device again: the next check finds
+  // nothing to repair, and a wrong kernel still fails where it is wrong.
+  EXPECT_EQ(runner_->run_checked(right, p, reference, Tolerance{}, slot).status, RunStatus::Ok);
+  const CheckReport wrong = runner_->run_checked(kernel("scale_wrong"), p, reference, Tolerance{}, slot);
+  EXPECT_EQ(wrong.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(wrong.message, "buffer 'out' element 777: got")) << wrong.message;
+  EXPECT_EQ(runner_->reference_repairs(), repairs + 1);
+  runner_->release(slot);
 }
 
 TEST_F(GpuRunnerCheck, ClockTicksOfAnInstrumentedKernel) {
