@@ -35,7 +35,7 @@ __device__ void bspline_basis(float u, float* basis) {
     basis[3] = u3 / 6.0f;
 }
 
-extern "C" __global__ void __launch_bounds__(512) voxel_to_node_gradient(const float4* voxelGradient, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float4* nodeGradient) {
+extern "C" __global__ void __launch_bounds__(1024) voxel_to_node_gradient(const float4* voxelGradient, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float4* __restrict__ nodeGradient) {
     int tid;
     int controlPointNumber;
     int i;
@@ -234,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(512) voxel_to_node_gradient(const f
             }
             voxelIndex = (tile[8] * imageDimY + tile[7] + rowStart + row) * imageDimX + tile[6] + column;
             for (int z = 0; z < countZ; z++) {
-                gradient = voxelGradient[voxelIndex];
+                gradient = __ldg(&voxelGradient[voxelIndex]);
                 voxelIndex += imageDimX * imageDimY;
                 for (int n = 0; n < V2N_TZ; n++) {
                     w = tileShared[weightZ + z * V2N_TZ + n];
