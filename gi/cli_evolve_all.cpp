@@ -41,7 +41,7 @@ void register_evolve_all(CLI::App& app) {
   cmd->add_option("--max-minutes-this-call", o->max_minutes_this_call,
                   "stop (resumably) at the first generation end after this many minutes; 0: run to the end")
       ->capture_default_str();
-  cmd->add_flag("--retry-failed", o->retry_failed, "run the kernels recorded as failed again");
+  cmd->add_flag("--retry-failed", o->retry_failed, "run the kernels recorded as failed or rejected again");
   cmd->add_flag("--quiet", o->run.quiet, "only evolve-all's own lines, not each run's");
   cmd->callback([o] {
     EvolveAllOptions opts = *o;

@@ -203,8 +203,11 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
   const int n = static_cast<int>(state.tasks.size());
   for (int i = 0; i < n; ++i) {
     KernelTask& task = state.tasks[i];
-    const bool retry = task.status == "failed" && o.retry_failed;
-    if (task.status == "complete" || task.status == "rejected" || (task.status == "failed" && !retry)) continue;
+    // A retry resumes the kernel's run: a rejected one re-enters publication,
+    // which may go differently under newer rules (a rejected winner now
+    // yields the tuned seed), a failed one its failed stage.
+    const bool recorded = task.status == "failed" || task.status == "rejected";
+    if (task.status == "complete" || (recorded && !o.retry_failed)) continue;
     if (call_over()) break;
     int later = 0;
     for (int k = i + 1; k < n; ++k) later += state.tasks[k].status == "pending" || state.tasks[k].status == "running";

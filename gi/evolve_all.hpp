@@ -31,7 +31,7 @@ struct EvolveAllOptions {
   double budget_per_kernel_minutes = 10;  // each kernel's search; its other stages come on top
   std::filesystem::path out_dir;
   EvolveOptions run;  // population, generations, run seed, families, jobs, device, caches, evolved root
-  bool retry_failed = false;           // run the kernels recorded as failed again
+  bool retry_failed = false;           // run the kernels recorded as failed or rejected again
   double max_minutes_this_call = 0;    // 0: none; else stop (resumably) at the first generation end past it
   std::function<void(const std::string&)> say;  // progress; empty: standard error
   // The GPU folder's name under the plan's evolved root ("nvidia-h100-80gb-hbm3");

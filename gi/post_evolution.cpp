@@ -1,5 +1,6 @@
 #include "gi/post_evolution.hpp"
 
+#include <cctype>
 #include <optional>
 #include <stdexcept>
 
@@ -38,35 +39,57 @@ Tuning best_tuning(const RunDirectory& run, const std::string& name) {
 static const char* const kCandidateRecords[] = {"validation.json", "comparison.json", "comparison_switches.json"};
 static constexpr const char* kSearchBestDir = "search_best";
 static constexpr const char* kSetAsideMarker = "set_aside.json";
+const char* const kFailedValidation = "it failed held-out validation or a sanitizer (search_best/validation.json)";
 
-void set_search_best_aside(RunDirectory& run) {
+const char* const kNotFaster = "the comparison's 95% lower bound of the speed-up over the tuned seed is not above 1";
+
+void set_search_best_aside(RunDirectory& run, const std::string& reason) {
   const fs::path aside = run.path() / kSearchBestDir;
   fs::create_directories(aside);
   for (const char* name : kCandidateRecords)
     if (fs::exists(run.path() / name)) fs::rename(run.path() / name, aside / name);
   fitness::write_file_atomically(
       aside / kSetAsideMarker,
-      nlohmann::json{{"reason", "the comparison's 95% lower bound of the speed-up over the tuned seed is not above 1"},
-                     {"published", "the tuned seed (empty patch)"}}.dump(2) + "\n");
+      nlohmann::json{{"reason", reason}, {"published", "the tuned seed (empty patch)"}}.dump(2) + "\n");
 }
 
 bool search_best_set_aside(RunDirectory& run) {
   const fs::path aside = run.path() / kSearchBestDir;
   if (!fs::exists(aside)) return false;
-  if (!fs::exists(aside / kSetAsideMarker)) set_search_best_aside(run);
+  // A call killed part way: what moved first tells why it moved (a rejected
+  // winner has no comparison to move).
+  if (!fs::exists(aside / kSetAsideMarker)) {
+    const bool compared = fs::exists(aside / "comparison.json") || fs::exists(run.path() / "comparison.json");
+    set_search_best_aside(run, compared ? kNotFaster : kFailedValidation);
+  }
   return true;
 }
 
 nlohmann::json search_best_summary(const RunDirectory& run) {
-  const std::string name = std::string(kSearchBestDir) + "/comparison.json";
-  const auto j = run.read_json(name);
-  if (!j) throw std::runtime_error((run.path() / name).string() + ": missing: the set-aside search best has no comparison");
-  const ComparisonResult c = ComparisonResult::from_json(*j);
-  return {{"patch", c.patch},
-          {"tuning", to_json(c.evolved_tuning)},
-          {"speedup", c.speedup},
-          {"speedup_ci_low", c.speedup_ci_low},
-          {"records", std::string(kSearchBestDir) + "/"}};
+  const std::string dir = kSearchBestDir;
+  const auto marker = run.read_json(dir + "/" + kSetAsideMarker);
+  nlohmann::json summary{{"records", dir + "/"}, {"reason", marker ? marker->value("reason", "") : ""}};
+  if (const auto j = run.read_json(dir + "/comparison.json")) {
+    const ComparisonResult c = ComparisonResult::from_json(*j);
+    summary["patch"] = c.patch;
+    summary["tuning"] = to_json(c.evolved_tuning);
+    summary["speedup"] = c.speedup;
+    summary["speedup_ci_low"] = c.speedup_ci_low;
+    return summary;
+  }
+  const auto v = run.read_json(dir + "/validation.json");
+  if (!v) throw std::runtime_error((run.path() / dir).string() + ": neither a comparison nor a validation of the set-aside search best");
+  const ValidationResult validation = ValidationResult::from_json(*v);
+  // The winner validated was the minimised patch at the search's tuning.
+  std::string patch = read_text_file(run.path() / "minimised.gi");
+  while (!patch.empty() && std::isspace(static_cast<unsigned char>(patch.back()))) patch.pop_back();
+  summary["patch"] = patch;
+  summary["tuning"] = to_json(best_tuning(run, "tuning_best.json"));
+  std::vector<std::string> rejected = validation.problems;
+  for (const SanitizerResult* s : {&validation.memcheck, &validation.racecheck})
+    if (s->status != "skipped" && !s->passed()) rejected.push_back("compute-sanitizer " + s->tool + ": " + s->status);
+  summary["rejected"] = rejected;
+  return summary;
 }
 
 bool shows_improvement(const ComparisonResult& c) { return c.speedup_ci_low > 1.0; }
@@ -109,19 +132,30 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
     run.write_text("validation.json", validation_json->dump(2) + "\n");
   }
   const ValidationResult validation = ValidationResult::from_json(*validation_json);
-  if (!validation.passed) {
-    say("validation FAILED; nothing is published:");
+  bool valid = validation.passed;
+  if (!valid) {
+    say("validation FAILED:");
     for (const auto& p : validation.problems) say("  " + p);
-    return false;
   }
   for (const SanitizerResult* s : {&validation.memcheck, &validation.racecheck}) {
     if (s->status == "skipped") {
       say("compute-sanitizer " + s->tool + " skipped: " + s->reason);
     } else if (!s->passed()) {
-      say("compute-sanitizer " + s->tool + " " + s->status + " (" + s->reason + "; " + s->summary +
-          "); nothing is published");
+      say("compute-sanitizer " + s->tool + " " + s->status + " (" + s->reason + "; " + s->summary + ")");
+      valid = false;
+    }
+  }
+  if (!valid) {
+    // A rejected winner is no improvement: the tuned seed takes its place,
+    // as for a winner not shown faster. Only the tuned seed itself failing
+    // leaves nothing to publish.
+    if (tuned_seed_kept) {
+      say("the tuned seed itself fails; nothing is published");
       return false;
     }
+    say("the winner is set aside in search_best/ and the tuned seed is validated in its place");
+    set_search_best_aside(run, kFailedValidation);
+    return post_evolve(run, seed, spec, evolved_root, options);
   }
 
   // Stage 6: the interleaved comparison.
@@ -144,7 +178,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   if (!tuned_seed_kept && !shows_improvement(comparison)) {
     say("the winner is not shown faster than the tuned seed (lower bound " + std::to_string(comparison.speedup_ci_low) +
         "x); it is set aside in search_best/ and the tuned seed is published");
-    set_search_best_aside(run);
+    set_search_best_aside(run, kNotFaster);
     return post_evolve(run, seed, spec, evolved_root, options);
   }
 

@@ -170,10 +170,14 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
     std::string speedup = fixed(r.value("speedup", nlohmann::json()), "%.3fx") + " [" +
                           fixed(r.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "]";
     if (r.value("review", false)) speedup += " **review**";
-    if (r.contains("search_best") && r["search_best"].is_object())
-      speedup += " (tuned seed kept: the search's best gave " +
-                 fixed(r["search_best"].value("speedup", nlohmann::json()), "%.3fx") + " [" +
-                 fixed(r["search_best"].value("speedup_ci_low", nlohmann::json()), "%.3fx") + "])";
+    if (r.contains("search_best") && r["search_best"].is_object()) {
+      const nlohmann::json& best = r["search_best"];
+      speedup += best.contains("rejected")
+                     ? std::string(" (tuned seed kept: the search's best failed validation)")
+                     : " (tuned seed kept: the search's best gave " +
+                           fixed(best.value("speedup", nlohmann::json()), "%.3fx") + " [" +
+                           fixed(best.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "])";
+    }
     std::string over_switches = "-";
     if (r.contains("over_best_switches") && r["over_best_switches"].is_object()) {
       const auto& o = r["over_best_switches"];

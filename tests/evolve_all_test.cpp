@@ -219,11 +219,17 @@ TEST_F(EvolveAll, AFailedKernelIsRecordedWithItsStageAndTheRunGoesOn) {
   EXPECT_EQ(failures[1].at("stage"), "tuning");
   EXPECT_NE(failures[1].at("error").get<std::string>().find("tuning"), std::string::npos);
 
-  // A later call leaves recorded kernels alone unless asked to retry the failed.
+  // A later call leaves recorded kernels alone unless asked to retry the
+  // failed and rejected ones.
   EvolveAllOptions again = options(dir);
-  EXPECT_EQ(call(again, -1).failed, 1);
+  const auto left_alone = call(again, -1);
+  EXPECT_EQ(left_alone.failed, 1);
+  EXPECT_EQ(left_alone.rejected, 1);
   again.retry_failed = true;
-  EXPECT_EQ(call(again, -1).failed, 1);  // still broken, recorded again
+  const auto retried = call(again, -1);
+  EXPECT_EQ(retried.failed, 1);  // still broken, recorded again
+  EXPECT_EQ(retried.rejected, 1);
+  EXPECT_EQ(retried.complete, 2);
 }
 
 TEST_F(EvolveAll, TheBudgetEndsEachSearchAtAGenerationEnd) {

@@ -65,8 +65,7 @@ TEST_F(PostEvolution, MissingMinimisedPatchIsNamed) {
   }
 }
 
-TEST_F(PostEvolution, PersistedFailedValidationIsNotRerunAndNothingIsPublished) {
-  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+gi::ValidationResult failing_validation() {
   gi::ValidationResult failed;
   for (int i = 0; i < 6; ++i) {
     gi::fitness::CheckReport c;
@@ -77,7 +76,16 @@ TEST_F(PostEvolution, PersistedFailedValidationIsNotRerunAndNothingIsPublished) 
     failed.workloads.push_back(gi::judge_workload("validate:" + std::to_string(i), c, d));
   }
   gi::summarize_validation(failed);
-  run.write_text("validation.json", failed.to_json().dump(2));
+  return failed;
+}
+
+// The tuned seed itself failing validation leaves nothing to publish (a
+// failing winner is set aside for it: see ARejectedWinner... below).
+TEST_F(PostEvolution, PersistedFailedValidationOfTheTunedSeedIsNotRerunAndNothingIsPublished) {
+  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));
+  gi::set_search_best_aside(run, "the winner failed");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));  // the tuned seed's
   const gi::Seed seed = gi::load_seed(seed_dir_);
   const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
   std::vector<std::string> said;
@@ -163,7 +171,7 @@ TEST_F(PostEvolution, ASetAsideKilledPartWayIsFinishedAndTheSearchBestsRecordsAr
 TEST_F(PostEvolution, TheTunedSeedIsPublishedInPlaceOfASetAsideWinner) {
   gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
   run.write_text("comparison.json", comparison_record("ldg:<_kernel.cu_36>", 1.01, 256).dump(2));
-  gi::set_search_best_aside(run);
+  gi::set_search_best_aside(run, "not shown faster");
   // The tuned seed's records, as the GPU stages write them after the set-aside.
   run.write_text("validation.json", passing_validation().to_json().dump(2));
   run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
@@ -182,6 +190,41 @@ TEST_F(PostEvolution, TheTunedSeedIsPublishedInPlaceOfASetAsideWinner) {
   EXPECT_EQ(gi::read_text_file(folder / "tools-convolution_x/kernel.cu"),
             gi::read_text_file(folder / "tools-convolution_x/plain.cu"));
   EXPECT_NE(gi::read_text_file(folder / "README.md").find("tuned seed kept"), std::string::npos);
+}
+
+// A winner that fails held-out validation (the H200's max_vector_length
+// winner gave NaN on one held-out set and differed between runs on two) is
+// set aside like one not shown faster, with why, and the tuned seed is
+// published in its place.
+TEST_F(PostEvolution, ARejectedWinnerIsSetAsideWithWhyAndTheTunedSeedPublished) {
+  gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));
+  // Killed after the folder was made and the validation moved: the
+  // finished set-aside names validation as the reason (nothing was compared).
+  fs::create_directories(tmp_ / "run/search_best");
+  fs::rename(tmp_ / "run/validation.json", tmp_ / "run/search_best/validation.json");
+  EXPECT_TRUE(gi::search_best_set_aside(run));
+  const nlohmann::json summary = gi::search_best_summary(run);
+  EXPECT_NE(summary.at("reason").get<std::string>().find("validation"), std::string::npos) << summary.dump();
+  EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");
+  EXPECT_EQ(summary.at("tuning").at("block_size"), 256);
+  EXPECT_FALSE(summary.contains("speedup"));
+  ASSERT_FALSE(summary.at("rejected").empty());
+  EXPECT_NE(summary.at("rejected").dump().find("validate:2"), std::string::npos) << summary.dump();
+  // The tuned seed's records, as the GPU stages write them after the set-aside.
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved"));
+  fs::path folder;
+  for (const auto& e : fs::directory_iterator(tmp_ / "evolved"))
+    if (e.is_directory()) folder = e.path();
+  const nlohmann::json result = nlohmann::json::parse(gi::read_text_file(folder / "tools-convolution_x/result.json"));
+  EXPECT_EQ(result.at("patch"), "");
+  EXPECT_FALSE(result.at("search_best").at("rejected").empty());
+  const std::string readme = gi::read_text_file(folder / "README.md");
+  EXPECT_NE(readme.find("tuned seed kept: the search's best failed validation"), std::string::npos) << readme;
 }
 
 bool gpu_available() {

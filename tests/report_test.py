@@ -176,7 +176,7 @@ class ReportTest(unittest.TestCase):
     def test_library_report(self):
         library = os.path.join(self.dir, "nvidia-test-gpu")
         speedups = {"tools-a": 2.0, "tools-b": 8.0, "tools-c": 12.5, "tools-same": 1.0, "tools-retuned": 1.05,
-                    "tools-kept": 1.05}
+                    "tools-kept": 1.05, "tools-rejected": 1.0}
         seed_tuning = {"block_size": 128, "options": []}
         extras = {"tools-same": {"patch": ""},
                   # no patch, but the winner's retuning is faster: an improvement
@@ -185,7 +185,11 @@ class ReportTest(unittest.TestCase):
                   # the tuned seed against itself: never an improvement, whatever the noise says
                   "tools-kept": {"patch": "", "tuning": {"seed": seed_tuning, "evolved": seed_tuning},
                                  "search_best": {"patch": "ldg:<_kernel.cu_9>", "speedup": 0.98,
-                                                 "speedup_ci_low": 0.97}}}
+                                                 "speedup_ci_low": 0.97}},
+                  # the search's best failed held-out validation: the tuned seed is published
+                  "tools-rejected": {"patch": "", "tuning": {"seed": seed_tuning, "evolved": seed_tuning},
+                                     "search_best": {"patch": "del:<_kernel.cu_4>", "reason": "validation",
+                                                     "rejected": ["validate:1: got nan"]}}}
         for folder, s in speedups.items():
             write_result(library, folder, s, **extras.get(folder, {}))
         write_result(library, "tools-broken", 1.0, error="the search found no valid variant")
@@ -208,6 +212,8 @@ class ReportTest(unittest.TestCase):
         self.assertIn("no improvement", kernel_row(html, "tools/same"))
         self.assertIn("no improvement", kernel_row(html, "tools/kept"))
         self.assertIn("tuned seed kept; the search's best gave 0.980x [0.970x]", kernel_row(html, "tools/kept"))
+        self.assertIn("no improvement", kernel_row(html, "tools/rejected"))
+        self.assertIn("failed validation: validate:1: got nan", kernel_row(html, "tools/rejected"))
         self.assertNotIn("no improvement", kernel_row(html, "tools/retuned"))
         self.assertIn("launch tuning only: block 256", kernel_row(html, "tools/retuned"))
         self.assertIn("failed: the search found no valid variant", html)

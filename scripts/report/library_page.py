@@ -67,7 +67,11 @@ def kernel_table(library):
             patch += (f"<br><span class='note'>launch tuning only: block {esc(t.get('block_size'))}"
                       f"{', ' + esc(' '.join(t.get('options') or [])) if t.get('options') else ''}</span>")
         best = r.get("search_best")
-        if isinstance(best, dict):  # the tuned seed kept: say what the search found
+        if isinstance(best, dict) and best.get("rejected"):  # the search's best failed validation
+            patch += (f"<br><span class='note'>tuned seed kept; the search's best "
+                      f"(<code>{esc(best.get('patch') or '')}</code>) failed validation: "
+                      f"{esc('; '.join(best['rejected'])[:200])}</span>")
+        elif isinstance(best, dict):  # the tuned seed kept: say what the search found
             patch += (f"<br><span class='note'>tuned seed kept; the search's best gave "
                       f"{speedup(best.get('speedup'), best.get('speedup_ci_low'))}</span>")
         rows.append([f"<b>{breakable(k['kernel'])}</b><br>{_badge(k)}" + missing_line(k["missing"]), ms(r.get("seed_median_ms")),
