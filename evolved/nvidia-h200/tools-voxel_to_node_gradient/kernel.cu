@@ -135,6 +135,7 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
         yLast = min((int)ceilf((float)(j0 + nodesY) * spacingY) + 1, imageDimY - 1);
         zLast = min((int)ceilf((float)(k0 + nodesZ) * spacingZ) + 1, imageDimZ - 1);
         for (int n = 0; n < 3; n++) {
+            xFirst += (int)((int)floorf((float)xFirst / spacingX) < i0 - 3);
             yFirst += (int)((int)floorf((float)yFirst / spacingY) < j0 - 3);
             zFirst += (int)((int)floorf((float)zFirst / spacingZ) < k0 - 3);
             xLast -= (int)((int)floorf((float)xLast / spacingX) >= i0 + nodesX);
@@ -256,7 +257,6 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
         capacityColumns = tile[14];
         columnSums = tileX * capacityX + V2N_TY * capacityY + V2N_TZ * tile[15];
         rowSums = columnSums + 3 * V2N_TZ * capacityColumns;
-        #pragma unroll 8
         for (int item = threadIdx.x; item < 3 * V2N_TZ * rows * nodesX; item += blockDim.x) {
             node = item % nodesX;
             row = (item / nodesX) % rows;
@@ -264,6 +264,7 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
             first = max((int)floorf((float)(i0 + node - 3) * spacingX) - 1 - xFirst, 0);
             last = min((int)ceilf((float)(i0 + node + 1) * spacingX) + 1 - xFirst, countX - 1);
             sumX = 0.0f;
+            #pragma unroll 2
             for (int x = first; x <= last; x++) {
                 sumX += tileShared[node * capacityX + x] * tileShared[columnSums + field * capacityColumns + row * countX + x];
             }
@@ -282,6 +283,7 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
     capacityY = tile[13];
     weightY = tileX * tile[12];
     rowSums = weightY + V2N_TY * capacityY + V2N_TZ * tile[15] + 3 * V2N_TZ * tile[14];
+    #pragma unroll 4
     for (int item = threadIdx.x; item < nodesX * nodesY * nodesZ; item += blockDim.x) {
         i = item % nodesX;
         j = (item / nodesX) % nodesY;
