@@ -116,8 +116,12 @@ std::vector<CarryOverRow> measure_carry_over(const std::vector<CarryOverPair>& p
 }
 
 std::string carry_over_markdown(const std::string& here_gpu, const std::string& from_gpu,
-                                const std::vector<CarryOverRow>& rows) {
+                                const std::vector<CarryOverRow>& rows, const nlohmann::json& versions) {
   std::ostringstream out;
+  out << "# " << from_gpu << "'s evolved kernels on " << here_gpu << "\n\nMeasured on "
+      << versions.value("gpu", std::string("?")) << " (driver " << versions.value("driver", std::string("?"))
+      << "), gi " << versions.value("gi_commit", std::string("?")) << ", " << versions.value("date", std::string("?"))
+      << ". Each kernel's tuned seed, own evolved kernel and the other GPU's, round-robin in one process.\n\n";
   out << "| kernel | own kernel over tuned seed [ci low] | " << from_gpu << "'s kernel over tuned seed [ci low] | "
       << from_gpu << "'s time / own time | same patch |\n| --- | ---: | ---: | ---: | --- |\n";
   double log_sum = 0;
@@ -140,16 +144,16 @@ std::string carry_over_markdown(const std::string& here_gpu, const std::string& 
     char line[256];
     std::snprintf(line, sizeof line,
                   "\nOn %s, %s's kernels take %.3fx the time of %s's own (geometric mean over %d kernels). Of the "
-                  "kernels shown faster than the tuned seed here, %d are not with %s's kernel.\n",
+                  "kernels shown faster than the tuned seed here, %d %s not with %s's kernel.\n",
                   here_gpu.c_str(), from_gpu.c_str(), std::exp(log_sum / counted), here_gpu.c_str(), counted, slower,
-                  from_gpu.c_str());
+                  slower == 1 ? "is" : "are", from_gpu.c_str());
     out << line;
   }
   return out.str();
 }
 
 nlohmann::json carry_over_json(const std::string& here_gpu, const std::string& from_gpu,
-                               const std::vector<CarryOverRow>& rows) {
+                               const std::vector<CarryOverRow>& rows, const nlohmann::json& versions) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const CarryOverRow& r : rows) {
     const double ratio = carry_over_time_ratio(r);
@@ -161,7 +165,7 @@ nlohmann::json carry_over_json(const std::string& here_gpu, const std::string& f
                        {"other_time_over_own", std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr)},
                        {"error", r.error}});
   }
-  return {{"measured_on", here_gpu}, {"kernels_from", from_gpu}, {"kernels", kernels}};
+  return {{"measured_on", here_gpu}, {"kernels_from", from_gpu}, {"versions", versions}, {"kernels", kernels}};
 }
 
 }  // namespace gi

@@ -54,10 +54,12 @@ struct CarryOverRow {
 double carry_over_time_ratio(const CarryOverRow& row);
 
 // The table (markdown) and the record (JSON) of a carry-over measurement.
+// `versions` (versions_json: GPU, driver, gi commit, date) heads both, so a
+// table read on its own says where and when it was measured.
 std::string carry_over_markdown(const std::string& here_gpu, const std::string& from_gpu,
-                                const std::vector<CarryOverRow>& rows);
+                                const std::vector<CarryOverRow>& rows, const nlohmann::json& versions);
 nlohmann::json carry_over_json(const std::string& here_gpu, const std::string& from_gpu,
-                               const std::vector<CarryOverRow>& rows);
+                               const std::vector<CarryOverRow>& rows, const nlohmann::json& versions);
 
 // Times every pair on `device` (ComparisonOptions: rounds, cache, data seed).
 std::vector<CarryOverRow> measure_carry_over(const std::vector<CarryOverPair>& pairs, const ComparisonOptions& options,

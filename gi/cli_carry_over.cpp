@@ -7,6 +7,7 @@
 #include "fitness/atomic_file.hpp"
 #include "gi/carry_over.hpp"
 #include "gi/cli.hpp"
+#include "gi/versions.hpp"
 
 namespace gi::cli {
 
@@ -43,10 +44,11 @@ void register_carry_over(CLI::App& app) {
         measure_carry_over(pairs, o, [](const std::string& s) { std::cerr << s << std::endl; });
     const fs::path out = a->out_dir.empty() ? fs::path(a->here) : fs::path(a->out_dir);
     fs::create_directories(out);
-    const std::string table = carry_over_markdown(here, from, rows);
+    const nlohmann::json versions = versions_json(a->device);
+    const std::string table = carry_over_markdown(here, from, rows, versions);
     fitness::write_file_atomically(out / ("carry-over-from-" + from + ".md"), table);
     fitness::write_file_atomically(out / ("carry-over-from-" + from + ".json"),
-                                   carry_over_json(here, from, rows).dump(2) + "\n");
+                                   carry_over_json(here, from, rows, versions).dump(2) + "\n");
     std::cout << table;
   });
 }

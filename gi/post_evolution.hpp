@@ -14,20 +14,26 @@
 // A variant that fails validation or a sanitizer is not published. Such a
 // winner, and one the comparison does not show faster than the tuned seed
 // (shows_improvement), is moved with its records into search_best/, and the
-// tuned seed itself (the empty patch at the seed's tuning) is validated,
-// compared and published in its place: speed-up about 1 with its measured
-// interval, and result.json's "search_best" naming what the search found and
-// why it was set aside.
+// next candidate is validated, compared and published in its place: the
+// seed's best switch setting without line edits (seeds with switches; moved
+// into switch_best/ when it fails in turn), then the tuned seed itself (the
+// empty patch at the seed's tuning: speed-up about 1 with its measured
+// interval). result.json's "search_best" (and "switch_best") name what was
+// set aside and why, "kept" what was published instead. (The H200's
+// max_vector_length winner failed validation while its best switch setting
+// alone was 5x the tuned seed: publishing the tuned seed threw that away.)
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "fitness/kernel_spec.hpp"
 #include "gi/comparison.hpp"
 #include "gi/run_directory.hpp"
 #include "gi/seed.hpp"
+#include "gi/evaluator.hpp"
 
 namespace gi {
 
@@ -46,18 +52,39 @@ struct PostEvolveOptions {
 // speed-up over the tuned seed is above 1.
 bool shows_improvement(const ComparisonResult& c);
 
-// Moves the search's best's records (validation, comparisons) into
-// search_best/ and writes search_best/set_aside.json last. Each move is a
-// rename, so a call killed part way is finished by the next: files still at
-// the top are the search best's until the marker is there.
-void set_search_best_aside(RunDirectory& run, const std::string& reason);
-// True when the run publishes the tuned seed in place of the search's best;
-// finishes a set-aside that a killed call left part way.
-bool search_best_set_aside(RunDirectory& run);
-// result.json's "search_best": why it was set aside, the set-aside patch and,
-// when it was compared, its tuning and speed-up; when validation rejected it,
-// "rejected" lists the problems.
-nlohmann::json search_best_summary(const RunDirectory& run);
+// What publication may publish, in the order it tries them.
+struct PublishCandidate {
+  std::string name;       // "the winner", "the best switch setting", "the tuned seed"
+  std::string aside_dir;  // where its records go when it is set aside; empty for the tuned seed (the last)
+  grammar::Patch patch;
+  Tuning tuning;
+};
+// The winner (the minimised patch at the search's tuning), the best switch
+// setting of switch_baseline.json when the run has one, it is not the seed's
+// own and it differs from the winner, and the tuned seed.
+std::vector<PublishCandidate> publish_candidates(const RunDirectory& run, const grammar::Patch& search_patch,
+                                                 const Tuning& search_tuning, const Tuning& seed_tuning);
+
+// Moves a candidate's records (validation, comparisons) into `dir` and
+// writes dir/set_aside.json last. Each move is a rename, so a call killed
+// part way is finished by the next: files still at the top are that
+// candidate's until the marker is there.
+void set_aside(RunDirectory& run, const std::string& dir, const std::string& reason);
+void set_search_best_aside(RunDirectory& run, const std::string& reason);  // dir search_best
+// True when the candidate of `dir` has been set aside; finishes a set-aside
+// that a killed call left part way.
+bool is_set_aside(RunDirectory& run, const std::string& dir);
+bool search_best_set_aside(RunDirectory& run);  // dir search_best
+// Why the records at the top of the run (validation.json, comparison.json)
+// are another candidate's, or nullopt when they are this one's or absent: a
+// run published under an older rule and then published again. post_evolve
+// moves such records into superseded-N/ (with why.json) and starts afresh.
+std::optional<std::string> stale_records(const RunDirectory& run, const PublishCandidate& candidate);
+
+// result.json's "search_best" / "switch_best": why the candidate was set
+// aside, its patch and, when it was compared, its tuning and speed-up; when
+// validation rejected it, its tuning and "rejected" listing the problems.
+nlohmann::json set_aside_summary(const RunDirectory& run, const PublishCandidate& candidate);
 
 // Returns true when every stage is complete and the result is written;
 // false when the tuned seed itself failed validation or a sanitizer

@@ -117,6 +117,8 @@ nlohmann::json result_json(const ResultRecord& r) {
                            : nlohmann::json(nullptr)},
           {"patch", r.patch_text},
           {"search_best", r.search_best ? *r.search_best : nlohmann::json(nullptr)},
+          {"switch_best", r.switch_best ? *r.switch_best : nlohmann::json(nullptr)},
+          {"kept", r.kept.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.kept)},
           {"seed_sha256", r.seed_sha256},
           {"edits", r.edits},
           {"review", c.review}};
@@ -140,6 +142,22 @@ fs::path write_result(const fs::path& evolved_root, const ResultRecord& r) {
   return dir;
 }
 
+// "tuned seed kept: the search's best gave 0.995x [0.965x]": what a result
+// published in place of the search's best, and why (gi/post_evolution.hpp).
+// Results written before "kept" existed published the tuned seed.
+static std::string kept_note(const nlohmann::json& r) {
+  std::string kept = r.value("kept", nlohmann::json()).is_string() ? r["kept"].get<std::string>() : "the tuned seed";
+  if (kept.rfind("the ", 0) == 0) kept = kept.substr(4);
+  auto why = [](const nlohmann::json& best) {
+    return best.contains("rejected") ? std::string("failed validation")
+                                     : "gave " + fixed(best.value("speedup", nlohmann::json()), "%.3fx") + " [" +
+                                           fixed(best.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "]";
+  };
+  std::string note = kept + " kept: the search's best " + why(r["search_best"]);
+  if (r.contains("switch_best") && r["switch_best"].is_object()) note += ", the best switch setting " + why(r["switch_best"]);
+  return note;
+}
+
 std::string results_readme(const std::string& slug, const std::vector<nlohmann::json>& results) {
   std::vector<const nlohmann::json*> sorted;
   for (const auto& r : results) sorted.push_back(&r);
@@ -156,8 +174,10 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
       << "/<folder>/kernel.diff`; for a seed with switches (alternative code paths) the diff is against its plain\n"
       << "path, `plain.cu` in the folder, and applies there. \"over best switches\": the evolved kernel against the\n"
       << "seed's best switch setting without line edits (retuned), interleaved: what GI's edits added beyond\n"
-      << "choosing a path. A patch is published only when the lower bound of its speed-up is above 1; otherwise the\n"
-      << "tuned seed itself is (\"tuned seed kept\", measured against itself, with what the search's best gave).\n\n"
+      << "choosing a path. A patch is published only when it passes held-out validation and the lower bound of its\n"
+      << "speed-up is above 1; otherwise the seed's best switch setting without line edits is tried in its place\n"
+      << "(\"best switch setting kept\"), then the tuned seed itself (\"tuned seed kept\", measured against itself),\n"
+      << "each with what the search's best gave.\n\n"
       << "| kernel | seed ms | evolved ms | speed-up [ci low] | over best switches [ci low] | floor seed / evolved | validation | memcheck | racecheck | run | date |\n"
       << "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |\n";
   for (const nlohmann::json* p : sorted) {
@@ -170,14 +190,7 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
     std::string speedup = fixed(r.value("speedup", nlohmann::json()), "%.3fx") + " [" +
                           fixed(r.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "]";
     if (r.value("review", false)) speedup += " **review**";
-    if (r.contains("search_best") && r["search_best"].is_object()) {
-      const nlohmann::json& best = r["search_best"];
-      speedup += best.contains("rejected")
-                     ? std::string(" (tuned seed kept: the search's best failed validation)")
-                     : " (tuned seed kept: the search's best gave " +
-                           fixed(best.value("speedup", nlohmann::json()), "%.3fx") + " [" +
-                           fixed(best.value("speedup_ci_low", nlohmann::json()), "%.3fx") + "])";
-    }
+    if (r.contains("search_best") && r["search_best"].is_object()) speedup += " (" + kept_note(r) + ")";
     std::string over_switches = "-";
     if (r.contains("over_best_switches") && r["over_best_switches"].is_object()) {
       const auto& o = r["over_best_switches"];

@@ -45,9 +45,11 @@ struct ResultRecord {
   // (seeds with switches): what GI's edits added beyond choosing a path.
   std::optional<ComparisonResult> over_switches;
   ValidationResult validation;
-  // When the search's best was not shown faster and the tuned seed is
-  // published instead: its patch, tuning and measured speed-up.
-  std::optional<nlohmann::json> search_best;
+  // When the search's best was set aside (not shown faster, or rejected by
+  // validation) and another candidate is published instead: what was set
+  // aside and why (gi/post_evolution.hpp). `kept` names what was published.
+  std::optional<nlohmann::json> search_best, switch_best;
+  std::string kept;  // "" (the winner), "the best switch setting", "the tuned seed"
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution
 };
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Moves an evolve-all between the GPU machine and the repository's records.
 
-    python3 scripts/evolve_all_records.py pack GPU_SLUG OUT.tgz
+    python3 scripts/evolve_all_records.py pack GPU_SLUG OUT.tgz [RUN_DIR...]
         rebuilds runs/evolve-all-GPU_SLUG/ from evolved/GPU_SLUG/runs/ (the
-        plan evolve_all-*.json, newest first, and every run folder it names,
-        evaluations un-gzipped) into OUT.tgz, for scripts/pack_carry.sh OUT.tgz:
-        the next device call resumes the run where the records end.
+        plan evolve_all-*.json, newest first, and the run folder of every
+        kernel it names that is not complete, evaluations un-gzipped) into
+        OUT.tgz, for scripts/pack_carry.sh OUT.tgz: the next device call
+        resumes the run where the records end. A complete kernel is never run
+        again, and its records would only push the device call past its size
+        limit. RUN_DIRs named (e.g. tools-max_vector_length) are packed
+        whatever their status: to publish a finished kernel again under newer
+        rules with `gi evolve --resume runs/evolve-all-GPU_SLUG/RUN_DIR`.
 
     python3 scripts/evolve_all_records.py keep RUNS_TAR_GZ GPU_SLUG LOG_NAME
         takes what scripts/gpu_session.sh sent back ($OUT/runs.tar.gz) into
@@ -34,7 +39,7 @@ def newest_plan(records):
     return plans[-1]
 
 
-def pack(slug, out):
+def pack(slug, out, also=()):
     records = os.path.join("evolved", slug, "runs")
     plan_file = newest_plan(records)
     with open(plan_file) as f:
@@ -44,8 +49,8 @@ def pack(slug, out):
         os.makedirs(run_root)
         for k in plan["kernels"]:
             src = os.path.join(records, k["run_dir"])
-            if not os.path.isdir(src):
-                continue  # not started yet
+            if (k["status"] == "complete" and k["run_dir"] not in also) or not os.path.isdir(src):
+                continue  # finished, or not started yet
             dst = os.path.join(run_root, k["run_dir"])
             shutil.copytree(src, dst)
             for gz in glob.glob(os.path.join(dst, "*.jsonl.gz")):
@@ -58,7 +63,9 @@ def pack(slug, out):
         with tarfile.open(out, "w:gz") as t:
             t.add(os.path.join(tmp, "runs"), arcname="runs")
     left = sum(k["status"] in ("pending", "running") for k in plan["kernels"])
-    print(f"{out}: {plan_file} with {len(plan['kernels']) - left} kernels done, {left} to go")
+    retry = sum(k["status"] in ("failed", "rejected") for k in plan["kernels"])
+    print(f"{out}: {plan_file} with {len(plan['kernels']) - left} kernels done "
+          f"({retry} failed or rejected, for --retry-failed), {left} to go")
 
 
 
@@ -125,8 +132,8 @@ def keep(tar_path, slug, log_name):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "pack":
-        pack(argv[2], argv[3])
+    if len(argv) >= 4 and argv[1] == "pack":
+        pack(argv[2], argv[3], argv[4:])
     elif len(argv) == 5 and argv[1] == "keep":
         keep(argv[2], argv[3], argv[4])
     else:

@@ -2,9 +2,10 @@
 # One call on the GPU machine: doctor, GPU tests, benchmarks and (resumable)
 # evolution runs, with every log in runs/logs/ (inside $OUT/runs.tar.gz). Binaries are built on the
 # development machine and carried in .carry/ (the GPU machine lacks CLI11):
-#   scripts/pack_carry.sh            # here: build, strip, copy into .carry/
+#   scripts/pack_carry.sh            # here: build, strip, pack into .carry/
 #   device run: bash scripts/gpu_session.sh [--tests] [--verify] [--survey "SEED..."] [--evolve "SEED..."]
-#                                          [--evolve-all "ARGS"] [--minutes M] [--args "..."]
+#                                          [--evolve-all "ARGS"] [--minutes M] [--args "..."] [--gpu SLUG]
+# --gpu SLUG (e.g. nvidia-h200) stops at once, exit 3, on a machine with another GPU.
 # --evolve-all "ARGS" goes on with `gi evolve-all ARGS` in runs/evolve-all-<gpu>/
 # (give "" for the defaults): it stops at a generation end with 2.5 minutes of
 # the call left (validation and sanitizers of a kernel need them) and the
@@ -32,8 +33,10 @@ mkdir -p "$OUT"
 LOGS=runs/logs
 mkdir -p "$LOGS"
 GI=.carry/gi
+# scripts/pack_carry.sh sends the binaries compressed.
+[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
 export PATH=/usr/local/cuda/bin:$PATH
-verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all="" carry_over=""
+expect_gpu="" verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all="" carry_over=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
@@ -46,12 +49,21 @@ while [ $# -gt 0 ]; do
     --carry-over) carry_over="$2"; shift ;;
     --floor) floor=1 ;;
     --minutes) minutes="$2"; shift ;;
+    --gpu) expect_gpu="$2"; shift ;;
     --args) extra="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 deadline=$(( $(date +%s) + minutes * 60 ))
+gpu_here=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+# --gpu SLUG: a call for one GPU model can be given another (the device tool
+# may answer an H200 call with an H100); an evolve-all would then start a new
+# plan for the wrong GPU and spend the call on it.
+if [ -n "$expect_gpu" ] && [ "$gpu_here" != "$expect_gpu" ]; then
+  echo "gpu_session: this machine's GPU is '$gpu_here', not '$expect_gpu' (--gpu); nothing was run" >&2
+  exit 3
+fi
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; $GI doctor; } > "$OUT/doctor.txt" 2>&1
 cat "$OUT/doctor.txt"
 if [ "$tests" = 1 ]; then
@@ -95,9 +107,10 @@ if [ -n "$evolve_all" ]; then
 fi
 if [ -n "$carry_over" ]; then
   left=$(( deadline - $(date +%s) - 20 ))
-  here=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
-  if [ "$left" -gt 30 ]; then
-    timeout --kill-after=10 "$left" $GI carry-over "evolved/$here" "evolved/$carry_over" --out-dir runs/carry_over \
+  if [ "$carry_over" = "$gpu_here" ]; then
+    echo "no carry-over: evolved/$carry_over is this GPU's own" | tee -a "$LOGS/carry-over.log"
+  elif [ "$left" -gt 30 ]; then
+    timeout --kill-after=10 "$left" $GI carry-over "evolved/$gpu_here" "evolved/$carry_over" --out-dir runs/carry_over \
       --cache .gi-cache 2>&1 | tee -a "$LOGS/carry-over.log" | tail -n 50
   else
     echo "no time left for carry-over" | tee -a "$LOGS/carry-over.log"

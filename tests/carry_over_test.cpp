@@ -72,7 +72,7 @@ TEST_F(CarryOver, AnUnreadableRecordIsNamedAndTheOthersGoOn) {
   const auto rows = measure_carry_over(pairs, {}, nullptr);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_FALSE(rows[0].own.has_value());
-  EXPECT_NE(carry_over_markdown("a", "b", rows).find("error:"), std::string::npos);
+  EXPECT_NE(carry_over_markdown("a", "b", rows, nlohmann::json::object()).find("error:"), std::string::npos);
 }
 
 TEST_F(CarryOver, TheTableGivesTheOtherKernelsTimeOverTheOwnAndTheirGeometricMean) {
@@ -88,13 +88,19 @@ TEST_F(CarryOver, TheTableGivesTheOtherKernelsTimeOverTheOwnAndTheirGeometricMea
   worse.other = measured(1.0, 1.25);  // slower than the tuned seed here
   EXPECT_NEAR(carry_over_time_ratio(same), 1.0, 0.01);
   EXPECT_NEAR(carry_over_time_ratio(worse), 1.5625, 0.01);
-  const std::string table = carry_over_markdown("h200", "h100", {same, worse});
+  const nlohmann::json versions = {{"gpu", "NVIDIA H200"}, {"driver", "580.159.04 (CUDA 13.0)"},
+                                   {"gi_commit", "abc123"}, {"date", "2026-11-25T21:39:00Z"}};
+  const std::string table = carry_over_markdown("h200", "h100", {same, worse}, versions);
+  EXPECT_NE(table.find("Measured on NVIDIA H200 (driver 580.159.04 (CUDA 13.0)), gi abc123, 2026-11-25T21:39:00Z"),
+            std::string::npos)
+      << table;
   EXPECT_NE(table.find("| tools/sum_reduction |"), std::string::npos) << table;
   EXPECT_NE(table.find("| yes |"), std::string::npos) << table;
   EXPECT_NE(table.find("| no |"), std::string::npos) << table;
   EXPECT_NE(table.find("take 1.250x the time of h200's own (geometric mean over 2 kernels)"), std::string::npos) << table;
-  EXPECT_NE(table.find("here, 1 are not with h100's kernel"), std::string::npos) << table;
-  const nlohmann::json j = carry_over_json("h200", "h100", {same, worse});
+  EXPECT_NE(table.find("here, 1 is not with h100's kernel"), std::string::npos) << table;
+  const nlohmann::json j = carry_over_json("h200", "h100", {same, worse}, versions);
+  EXPECT_EQ(j.at("versions").at("gi_commit"), "abc123");
   EXPECT_EQ(j.at("measured_on"), "h200");
   EXPECT_NEAR(j.at("kernels")[1].at("other_time_over_own").get<double>(), 1.5625, 0.01);
 }

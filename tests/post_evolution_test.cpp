@@ -13,7 +13,9 @@
 
 #include "fitness/cuda_devices.hpp"
 #include "fitness/kernel_spec.hpp"
+#include "gi/patch_files.hpp"
 #include "gi/post_evolution.hpp"
+#include "gi/switch_baseline.hpp"
 #include "gi/validation.hpp"
 #include "gi/versions.hpp"
 #include "test_support.hpp"
@@ -50,6 +52,14 @@ class PostEvolution : public ::testing::Test {
     return run;
   }
 
+  // What set_aside_summary is given for the synthetic run's winner.
+  gi::PublishCandidate winner(const gi::RunDirectory& run) const {
+    const gi::Seed seed = gi::load_seed(seed_dir_);
+    gi::Tuning t;
+    t.block_size = 256;
+    return {"the winner", "search_best", gi::read_patch_for(seed, run.path() / "minimised.gi"), t};
+  }
+
   fs::path tmp_, seed_dir_;
 };
 
@@ -63,6 +73,11 @@ TEST_F(PostEvolution, MissingMinimisedPatchIsNamed) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("minimised.gi: missing"), std::string::npos) << e.what();
   }
+}
+
+bool gpu_available() {
+  static const auto env = gi::fitness::probe_cuda();
+  return env.driver_ok && !env.gpus.empty();
 }
 
 gi::ValidationResult failing_validation() {
@@ -162,7 +177,7 @@ TEST_F(PostEvolution, ASetAsideKilledPartWayIsFinishedAndTheSearchBestsRecordsAr
   run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
   EXPECT_TRUE(gi::search_best_set_aside(run));
   EXPECT_TRUE(fs::exists(tmp_ / "run/comparison.json"));
-  const nlohmann::json summary = gi::search_best_summary(run);
+  const nlohmann::json summary = gi::set_aside_summary(run, winner(run));
   EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");
   EXPECT_EQ(summary.at("tuning").at("block_size"), 256);
   EXPECT_LT(summary.at("speedup").get<double>(), 1.0);
@@ -204,7 +219,7 @@ TEST_F(PostEvolution, ARejectedWinnerIsSetAsideWithWhyAndTheTunedSeedPublished) 
   fs::create_directories(tmp_ / "run/search_best");
   fs::rename(tmp_ / "run/validation.json", tmp_ / "run/search_best/validation.json");
   EXPECT_TRUE(gi::search_best_set_aside(run));
-  const nlohmann::json summary = gi::search_best_summary(run);
+  const nlohmann::json summary = gi::set_aside_summary(run, winner(run));
   EXPECT_NE(summary.at("reason").get<std::string>().find("validation"), std::string::npos) << summary.dump();
   EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");
   EXPECT_EQ(summary.at("tuning").at("block_size"), 256);
@@ -227,10 +242,170 @@ TEST_F(PostEvolution, ARejectedWinnerIsSetAsideWithWhyAndTheTunedSeedPublished) 
   EXPECT_NE(readme.find("tuned seed kept: the search's best failed validation"), std::string::npos) << readme;
 }
 
-bool gpu_available() {
-  static const auto env = gi::fitness::probe_cuda();
-  return env.driver_ok && !env.gpus.empty();
+// A run of a seed with switches (max_vector_length): its switch baseline's
+// best setting is the second candidate.
+class PostEvolutionLadder : public PostEvolution {
+ protected:
+  void SetUp() override {
+    PostEvolution::SetUp();
+    seed_dir_ = gi::test::source_dir() / "seeds/tools/max_vector_length";
+  }
+  gi::RunDirectory run_with_switch_baseline(const std::string& winner_patch) {
+    gi::RunDirectory run = synthetic_run(winner_patch);
+    run.write_text("minimised.json", nlohmann::json{{"patch", winner_patch}, {"edits", nlohmann::json::array()}}.dump(2));
+    run.write_text("switch_baseline.json", nlohmann::json{{"best", {{"setting", "MAXLEN_ITEMS=4,MAXLEN_PATH=1"},
+                                                                    {"patch", kSwitches},
+                                                                    {"tuning", {{"block_size", 512}, {"options", nlohmann::json::array()}}},
+                                                                    {"median_ms", 0.05}}},
+                                                           {"trials", nlohmann::json::array()}}
+                                                .dump(2));
+    return run;
+  }
+  nlohmann::json published(const std::string& name) {
+    for (const auto& e : fs::directory_iterator(tmp_ / "evolved"))
+      if (e.is_directory()) return nlohmann::json::parse(gi::read_text_file(e.path() / "tools-max_vector_length" / name));
+    return nullptr;
+  }
+  std::string readme() {
+    for (const auto& e : fs::directory_iterator(tmp_ / "evolved"))
+      if (e.is_directory()) return gi::read_text_file(e.path() / "README.md");
+    return "";
+  }
+  static constexpr const char* kSwitches = "define:MAXLEN_ITEMS=4 define:MAXLEN_PATH=1";
+};
+
+TEST_F(PostEvolutionLadder, TheCandidatesAreTheWinnerTheBestSwitchSettingAndTheTunedSeed) {
+  gi::RunDirectory run = run_with_switch_baseline("define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16");
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  gi::Tuning seed_tuning, search_tuning;
+  seed_tuning.block_size = 128;
+  search_tuning.block_size = 256;
+  const auto winner_patch = gi::parse_patch_for(seed, "define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16", "test");
+  auto ladder = gi::publish_candidates(run, winner_patch, search_tuning, seed_tuning);
+  ASSERT_EQ(ladder.size(), 3u);
+  EXPECT_EQ(ladder[0].aside_dir, "search_best");
+  EXPECT_EQ(ladder[1].aside_dir, "switch_best");
+  EXPECT_EQ(gi::grammar::to_string(ladder[1].patch), kSwitches);
+  EXPECT_EQ(ladder[1].tuning.block_size, 512);
+  EXPECT_TRUE(ladder[2].aside_dir.empty());
+  EXPECT_TRUE(ladder[2].patch.edits.empty());
+  EXPECT_EQ(ladder[2].tuning.block_size, 128);
+  // A winner that is the switch setting itself, at its tuning: nothing to retry.
+  gi::Tuning switch_tuning;
+  switch_tuning.block_size = 512;
+  ladder = gi::publish_candidates(run, gi::parse_patch_for(seed, kSwitches, "test"), switch_tuning, seed_tuning);
+  ASSERT_EQ(ladder.size(), 2u);
+  EXPECT_TRUE(ladder[1].aside_dir.empty());
+  // Without a switch baseline (a seed without switches): the winner, then the tuned seed.
+  fs::remove(run.path() / "switch_baseline.json");
+  EXPECT_EQ(gi::publish_candidates(run, winner_patch, search_tuning, seed_tuning).size(), 2u);
 }
+
+// The H200's max_vector_length winner failed validation while its best
+// switch setting alone was 5x the tuned seed: the switch setting is
+// published, not the tuned seed.
+TEST_F(PostEvolutionLadder, ARejectedWinnerGivesWayToTheBestSwitchSetting) {
+  gi::RunDirectory run = run_with_switch_baseline("define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));
+  gi::set_aside(run, "search_best", "it failed held-out validation or a sanitizer (its validation.json)");
+  // The switch setting's records, as the GPU stages write them after the set-aside.
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record(kSwitches, 0.2, 512).dump(2));
+  run.write_text("comparison_switches.json", comparison_record(kSwitches, 1.0, 512).dump(2));
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  std::vector<std::string> said;
+  gi::PostEvolveOptions o;
+  o.say = [&](const std::string& s) { said.push_back(s); };
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));  // no GPU: every record is there
+  const nlohmann::json result = published("result.json");
+  EXPECT_EQ(result.at("patch"), kSwitches);
+  EXPECT_EQ(result.at("kept"), "the best switch setting");
+  EXPECT_TRUE(result.at("edits").empty());
+  EXPECT_EQ(result.at("tuning").at("evolved").at("block_size"), 512);
+  EXPECT_GT(result.at("speedup").get<double>(), 4.0);
+  EXPECT_EQ(result.at("search_best").at("patch"), "define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16");
+  EXPECT_FALSE(result.at("search_best").at("rejected").empty());
+  EXPECT_TRUE(result.at("switch_best").is_null());
+  EXPECT_NE(readme().find("best switch setting kept: the search's best failed validation"), std::string::npos) << readme();
+}
+
+// A run that published the tuned seed before the switch setting was a
+// candidate (the H200's max_vector_length) is published again: the tuned
+// seed's records move to superseded-1/ and the switch setting is measured.
+TEST_F(PostEvolutionLadder, ARunPublishedUnderAnOlderRuleHasItsRecordsSuperseded) {
+  gi::RunDirectory run = run_with_switch_baseline("define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));
+  gi::set_aside(run, "search_best", "it failed held-out validation or a sanitizer (its validation.json)");
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
+  run.write_text("results.json", R"({"folder": "somewhere", "run_id": "run"})");
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto ladder = gi::publish_candidates(run, gi::parse_patch_for(seed, "define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16", "t"),
+                                             gi::Tuning{256, {}}, gi::Tuning{128, {}});
+  ASSERT_EQ(ladder.size(), 3u);
+  EXPECT_FALSE(gi::stale_records(run, ladder[2]).has_value());  // the tuned seed's own records
+  const auto why = gi::stale_records(run, ladder[1]);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("comparison.json is for patch ''"), std::string::npos) << *why;
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  gi::PostEvolveOptions o;
+  o.gi_binary = tmp_ / "no-such-gi";  // the switch setting's validation cannot start here
+  EXPECT_THROW(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o), std::exception);
+  for (const char* name : {"validation.json", "comparison.json", "results.json", "why.json"})
+    EXPECT_TRUE(fs::exists(run.path() / "superseded-1" / name)) << name;
+  EXPECT_FALSE(fs::exists(run.path() / "results.json"));
+  // The switch setting's records, stamped as post_evolve stamps its validation.
+  nlohmann::json v = passing_validation().to_json();
+  v["candidate"] = {{"patch", kSwitches}, {"tuning", {{"block_size", 512}, {"options", nlohmann::json::array()}}}};
+  run.write_text("validation.json", v.dump(2));
+  EXPECT_FALSE(gi::stale_records(run, ladder[1]).has_value());
+  EXPECT_TRUE(gi::stale_records(run, ladder[2]).has_value());  // validation.json names another candidate
+  run.write_text("comparison.json", comparison_record(kSwitches, 0.2, 512).dump(2));
+  run.write_text("comparison_switches.json", comparison_record(kSwitches, 1.0, 512).dump(2));
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));
+  EXPECT_EQ(published("result.json").at("kept"), "the best switch setting");
+  EXPECT_FALSE(fs::exists(run.path() / "superseded-2"));
+}
+
+// A switch setting not shown faster goes into switch_best/ in turn, and the
+// tuned seed is published with both records named.
+TEST_F(PostEvolutionLadder, ASwitchSettingNotShownFasterGivesWayToTheTunedSeed) {
+  gi::RunDirectory run = run_with_switch_baseline("define:MAXLEN_PATH=1 define:MAXLEN_ITEMS=16");
+  run.write_text("validation.json", failing_validation().to_json().dump(2));
+  gi::set_aside(run, "search_best", "it failed held-out validation or a sanitizer (its validation.json)");
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record(kSwitches, 1.02, 512).dump(2));
+  const gi::Seed seed = gi::load_seed(seed_dir_);
+  const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
+  gi::PostEvolveOptions o;
+  // post_evolve sets the switch setting aside, then validates the tuned
+  // seed, which needs `gi check`: a binary that is not there stops it there.
+  o.gi_binary = tmp_ / "no-such-gi";
+  try {
+    gi::post_evolve(run, seed, spec, tmp_ / "evolved", o);
+    FAIL() << "expected the tuned seed's validation to fail to start";
+  } catch (const std::exception& e) {
+    std::cout << e.what() << std::endl;
+  }
+  EXPECT_TRUE(fs::exists(run.path() / "switch_best/set_aside.json"));
+  EXPECT_TRUE(fs::exists(run.path() / "switch_best/comparison.json"));
+  EXPECT_FALSE(fs::exists(run.path() / "comparison.json"));
+  // The tuned seed's records, as the GPU stages write them.
+  run.write_text("validation.json", passing_validation().to_json().dump(2));
+  run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
+  run.write_text("comparison_switches.json", comparison_record(kSwitches, 5.0, 128).dump(2));
+  ASSERT_TRUE(gi::post_evolve(run, seed, spec, tmp_ / "evolved", o));
+  const nlohmann::json result = published("result.json");
+  EXPECT_EQ(result.at("patch"), "");
+  EXPECT_EQ(result.at("kept"), "the tuned seed");
+  EXPECT_EQ(result.at("switch_best").at("patch"), kSwitches);
+  EXPECT_NEAR(result.at("switch_best").at("speedup").get<double>(), 1.0 / 1.02, 0.02);
+  EXPECT_NE(readme().find("tuned seed kept: the search's best failed validation, the best switch setting gave 0.98"),
+            std::string::npos)
+      << readme();
+}
+
 
 TEST_F(PostEvolution, GpuEveryStageForASyntheticRun) {
   if (!gpu_available()) GTEST_SKIP() << "no CUDA device: " << gi::fitness::probe_cuda().message;

@@ -23,7 +23,7 @@ TERMS = [
     ("review", "a speed-up above 10x: usually a slow seed path replaced by a fast one, but check by hand."),
     ("no improvement", "the speed-up's ci low is not above 1.0x, or neither a patch nor a retuning was kept: "
                        "the tuned seed is published as it was (the search's best, when set aside, is in "
-                       "result.json's search_best)."),
+                       "result.json's search_best; the seed's best switch setting is tried before the tuned seed)."),
 ]
 
 
@@ -67,13 +67,16 @@ def kernel_table(library):
             patch += (f"<br><span class='note'>launch tuning only: block {esc(t.get('block_size'))}"
                       f"{', ' + esc(' '.join(t.get('options') or [])) if t.get('options') else ''}</span>")
         best = r.get("search_best")
-        if isinstance(best, dict) and best.get("rejected"):  # the search's best failed validation
-            patch += (f"<br><span class='note'>tuned seed kept; the search's best "
-                      f"(<code>{esc(best.get('patch') or '')}</code>) failed validation: "
-                      f"{esc('; '.join(best['rejected'])[:200])}</span>")
-        elif isinstance(best, dict):  # the tuned seed kept: say what the search found
-            patch += (f"<br><span class='note'>tuned seed kept; the search's best gave "
-                      f"{speedup(best.get('speedup'), best.get('speedup_ci_low'))}</span>")
+        # What was published in place of the search's best (older results: the tuned seed).
+        kept = (r.get("kept") or "the tuned seed").removeprefix("the ")
+        for what, aside in (("the search's best", best), ("the best switch setting", r.get("switch_best"))):
+            if isinstance(aside, dict) and aside.get("rejected"):  # failed validation
+                patch += (f"<br><span class='note'>{esc(kept)} kept; {what} "
+                          f"(<code>{esc(aside.get('patch') or '')}</code>) failed validation: "
+                          f"{esc('; '.join(aside['rejected'])[:200])}</span>")
+            elif isinstance(aside, dict):  # not shown faster: say what it gave
+                patch += (f"<br><span class='note'>{esc(kept)} kept; {what} gave "
+                          f"{speedup(aside.get('speedup'), aside.get('speedup_ci_low'))}</span>")
         rows.append([f"<b>{breakable(k['kernel'])}</b><br>{_badge(k)}" + missing_line(k["missing"]), ms(r.get("seed_median_ms")),
                      ms(r.get("evolved_median_ms")), speedup(r.get("speedup"), r.get("speedup_ci_low")),
                      _switches(r), f"{pct(r.get('seed_floor_fraction'))} &rarr; {pct(r.get('evolved_floor_fraction'))}",
