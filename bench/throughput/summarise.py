@@ -4,6 +4,11 @@ folder (or any run directories): the benchmark behind the design's target of
 100 evaluations/s on every kernel that runs under 1 ms (300/s on B-spline).
 
     python3 bench/throughput/summarise.py runs/evolve-all-<gpu> [--out FILE.md]
+    python3 bench/throughput/summarise.py evolved/<gpu>/runs --plan evolved/<gpu>/runs/evolve_all-<date>.json
+
+(--plan: only the run folders an evolve-all plan names, e.g. in the records,
+where older runs sit beside them.) A footer counts the kernels that meet
+their target.
 
 Evaluations are counted as the runs log them (the seed's own, cached and
 same-binary ones included) over the search's wall time (search_seconds, summed
@@ -18,9 +23,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from jsonio import ReportError, jsonl_path, read_jsonl, read_object  # noqa: E402
 
 
-def run_dirs(root):
+def run_dirs(root, plan=None):
     if os.path.exists(os.path.join(root, "generations.jsonl")):
         return [root]
+    if plan is not None:
+        named = [k["run_dir"] for k in (read_object(plan) or {}).get("kernels", [])]
+        if not named:
+            raise ReportError(f"{plan}: no kernels")
+        return [os.path.join(root, d) for d in named if os.path.exists(os.path.join(root, d, "generations.jsonl"))]
     return sorted(os.path.join(root, d) for d in os.listdir(root)
                   if os.path.exists(os.path.join(root, d, "generations.jsonl")))
 
@@ -68,6 +78,11 @@ def table(rows):
             r["family"], r["kernel"], r["seed_ms"], r["generations"], r["evaluations"], r["search_seconds"],
             r["evaluations_per_second"], r["measured_per_second"], r["data_every"],
             "-" if r["set_seconds"] is None else "%.2f" % r["set_seconds"], "-" if t is None else t, met))
+    judged = [r for r in rows if target(r) is not None]
+    met = [r for r in judged if r["evaluations_per_second"] >= target(r)]
+    out.append("")
+    out.append(f"{len(met)} of {len(judged)} kernels with a target meet it "
+               "(100 evaluations/s for a seed under 1 ms, 300/s for B-spline deformation_field).")
     return "\n".join(out) + "\n"
 
 
@@ -75,9 +90,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("root", help="an evolve-all folder or a run directory")
     p.add_argument("--out", help="write the table here (Markdown) as well")
+    p.add_argument("--plan", help="an evolve_all plan (JSON): only the run folders it names")
     a = p.parse_args()
     try:
-        rows = [r for r in (summarise(d) for d in run_dirs(a.root)) if r]
+        rows = [r for r in (summarise(d) for d in run_dirs(a.root, a.plan)) if r]
     except ReportError as e:
         sys.exit(str(e))
     text = table(rows)
