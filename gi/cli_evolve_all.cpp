@@ -1,12 +1,66 @@
 // `gi evolve-all`: evolve every kernel of the library (or those --kernels
 // selects) for the GPU this runs on, resumably (gi/evolve_all.hpp).
+#include <unistd.h>
+
 #include <iostream>
 
+#include "fitness/cuda_devices.hpp"
+#include "gi/child_processes.hpp"
 #include "gi/cli.hpp"
 #include "gi/evolve_all.hpp"
+#include "gi/shard.hpp"
 #include "gi/versions.hpp"
 
 namespace gi::cli {
+
+namespace {
+
+// "0,1" -> {0, 1}; "all" -> every visible GPU.
+std::vector<int> parse_gpus(const std::string& text) {
+  std::vector<int> gpus;
+  if (text == "all") {
+    const auto env = fitness::probe_cuda();
+    for (int i = 0; i < static_cast<int>(env.gpus.size()); ++i) gpus.push_back(i);
+    if (gpus.empty()) throw std::runtime_error("--gpus all: no CUDA device (" + env.message + ")");
+    return gpus;
+  }
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    try {
+      std::size_t used = 0;
+      const int d = std::stoi(item, &used);
+      if (used != item.size() || d < 0) throw std::invalid_argument(item);
+      gpus.push_back(d);
+    } catch (const std::exception&) {
+      throw std::runtime_error("--gpus: expected 'all' or device numbers separated by commas, got '" + text + "'");
+    }
+    at = comma + 1;
+  }
+  return gpus;
+}
+
+// The options this call was given, as arguments for a child, leaving out
+// those the child gets its own value of.
+std::vector<std::string> given_arguments(const CLI::App& cmd, const std::vector<std::string>& skip) {
+  std::vector<std::string> args;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
+    const std::string name = "--" + opt->get_lnames().front();
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    if (opt->get_expected_max() == 0) {
+      args.push_back(name);  // a flag
+      continue;
+    }
+    for (const std::string& value : opt->results()) {
+      args.push_back(name);
+      args.push_back(value);
+    }
+  }
+  return args;
+}
+
+}  // namespace
 
 void register_evolve_all(CLI::App& app) {
   auto* cmd = app.add_subcommand(
@@ -43,13 +97,60 @@ void register_evolve_all(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--retry-failed", o->retry_failed, "run the kernels recorded as failed or rejected again");
   cmd->add_flag("--quiet", o->run.quiet, "only evolve-all's own lines, not each run's");
-  cmd->callback([o] {
+  auto shard_text = std::make_shared<std::string>();
+  auto gpus_text = std::make_shared<std::string>();
+  cmd->add_option("--shard", *shard_text,
+                  "I/N: take kernels I, I+N, I+2N, ... (0-based) of the plan; other processes take the rest. Default: "
+                  "from mpirun, srun or a Slurm job array when one started this process, else every kernel");
+  cmd->add_option("--gpus", *gpus_text,
+                  "'all' or devices, e.g. 0,1: one child process per GPU, each a shard of the same --out "
+                  "(--jobs is shared out among them unless given)");
+  cmd->callback([o, cmd, shard_text, gpus_text] {
     EvolveAllOptions opts = *o;
+    const bool device_given = cmd->get_option("--device")->count() > 0;
+    opts.shard = shard_for_this_process(*shard_text);
+    // A launcher with several ranks per host gives each its own GPU.
+    if (!device_given && gpus_text->empty()) {
+      if (const auto local = local_rank_from_environment(); local && opts.shard.count > 1) {
+        const int visible = static_cast<int>(fitness::probe_cuda().gpus.size());
+        if (visible > 0) opts.run.device = *local % visible;
+      }
+    }
     opts.gpu_slug = versions_json(opts.run.device).value("gpu_slug", std::string("gpu"));
     if (opts.out_dir.empty()) opts.out_dir = std::filesystem::path("runs") / ("evolve-all-" + opts.gpu_slug);
+    if (!gpus_text->empty()) {
+      if (!shard_text->empty() || opts.shard.count > 1)
+        throw std::runtime_error("--gpus: this process is a shard already (--shard or its launcher); give one or the other");
+      const std::vector<int> gpus = parse_gpus(*gpus_text);
+      const int n = static_cast<int>(gpus.size());
+      const bool jobs_given = cmd->get_option("--jobs")->count() > 0;
+      std::vector<std::vector<std::string>> children;
+      for (int i = 0; i < n; ++i) {
+        std::vector<std::string> argv = {std::filesystem::read_symlink("/proc/self/exe").string(), "evolve-all"};
+        for (const std::string& a : given_arguments(*cmd, {"--gpus", "--shard", "--device", "--out", "--jobs"}))
+          argv.push_back(a);
+        argv.insert(argv.end(), {"--out", opts.out_dir.string(), "--device", std::to_string(gpus[i]), "--shard",
+                                 std::to_string(i) + "/" + std::to_string(n), "--jobs",
+                                 std::to_string(jobs_given ? opts.run.jobs : std::max(1, opts.run.jobs / n))});
+        children.push_back(argv);
+      }
+      std::cerr << "[evolve-all] " << n << " GPUs, one shard of " << opts.out_dir.string() << " each\n";
+      const std::vector<ChildResult> done = run_children(children);
+      int failed = 0;
+      for (int i = 0; i < n; ++i) {
+        if (done[i].exit_code == 0) continue;
+        ++failed;
+        std::cerr << "[evolve-all] the shard on GPU " << gpus[i] << " ended with exit code " << done[i].exit_code
+                  << (done[i].problem.empty() ? "" : ": " + done[i].problem) << "\n";
+      }
+      if (failed > 0) throw std::runtime_error(std::to_string(failed) + " of " + std::to_string(n) + " shards failed; call again to resume");
+      return;
+    }
     const EvolveAllSummary s = evolve_all(opts, [](const EvolveOptions& run) { return gpu_backend(run); });
     std::cout << (s.finished() ? "finished" : "in progress") << ": " << opts.out_dir.string() << ": " << s.complete
-              << " complete, " << s.rejected << " rejected, " << s.failed << " failed, " << s.pending << " to go\n";
+              << " complete, " << s.rejected << " rejected, " << s.failed << " failed, " << s.pending << " to go";
+    if (opts.shard.count > 1) std::cout << " (" << s.shard_pending << " of them this shard's, " << opts.shard.label() << ")";
+    std::cout << "\n";
   });
 }
 

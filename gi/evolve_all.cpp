@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "fitness/atomic_file.hpp"
+#include "gi/folder_lock.hpp"
+#include "gi/results_writer.hpp"
 #include "gi/seed.hpp"
 #include "gi/seed_library.hpp"
 
@@ -15,6 +17,7 @@ namespace {
 
 constexpr const char* kFormat = "gi-evolve-all-1";
 constexpr const char* kStateFile = "evolve_all.json";
+constexpr const char* kLockFile = ".evolve_all.lock";
 
 std::string kernel_name(const fs::path& root, const fs::path& seed_dir) {
   return seed_dir.lexically_relative(root).generic_string();
@@ -119,6 +122,28 @@ void write_failures(const fs::path& gpu_dir, const std::vector<KernelTask>& task
   fitness::write_file_atomically(file, failures.dump(2) + "\n");
 }
 
+// Writes one kernel's entry into the folder's plan, which the processes of
+// other shards update too: under the folder's lock, from the plan as it is
+// on disk. The GPU folder's failures list and README are rewritten from the
+// same state, so the last process to finish leaves them complete. Returns
+// the plan as written.
+PlanState commit_task(const fs::path& out, std::size_t i, const KernelTask& task, const fs::path& gpu_dir) {
+  FolderLock lock(out / kLockFile);
+  PlanState s = read_state(out);
+  if (i >= s.tasks.size() || s.tasks[i].kernel != task.kernel)
+    throw std::runtime_error((out / kStateFile).string() + ": kernels[" + std::to_string(i) + "] is not " + task.kernel +
+                             " any more (the plan changed under this run)");
+  s.tasks[i] = task;
+  write_state(out, s);
+  if (!gpu_dir.empty()) {
+    write_failures(gpu_dir, s.tasks);
+    // Publication rewrites the README too, but unlocked: two shards
+    // publishing at once could each miss the other's new folder.
+    if (task.status == "complete" && fs::exists(gpu_dir)) write_results_readme(gpu_dir);
+  }
+  return s;
+}
+
 std::string minutes_text(double seconds) {
   char buf[32];
   const long s = static_cast<long>(seconds + 0.5);
@@ -151,12 +176,15 @@ std::vector<fs::path> select_seeds(const fs::path& root, const std::string& patt
 }
 
 std::string evolve_all_progress(int index, int count, const std::string& kernel, const nlohmann::json& g,
-                                int generations, double kernels_left_after_this, double budget_seconds) {
+                                int generations, double kernels_left_after_this, double budget_seconds,
+                                const Shard& shard) {
   const double kernel_left = g.value("eta_seconds", 0.0);
   char buf[320];
-  std::snprintf(buf, sizeof buf, "[evolve-all] kernel %d/%d %s  gen %d/%d  best %.3fx  search left %s (this kernel), %s (all; stages beside the search on top)",
-                index, count, kernel.c_str(), g.value("generation", 0) + 1, generations, g.value("speedup", 1.0),
-                minutes_text(kernel_left).c_str(), minutes_text(kernel_left + kernels_left_after_this * budget_seconds).c_str());
+  const std::string tag = shard.count > 1 ? " " + shard.label() : std::string();
+  std::snprintf(buf, sizeof buf, "[evolve-all%s] kernel %d/%d %s  gen %d/%d  best %.3fx  search left %s (this kernel), %s (all%s; stages beside the search on top)",
+                tag.c_str(), index, count, kernel.c_str(), g.value("generation", 0) + 1, generations, g.value("speedup", 1.0),
+                minutes_text(kernel_left).c_str(), minutes_text(kernel_left + kernels_left_after_this * budget_seconds).c_str(),
+                shard.count > 1 ? " of this shard" : "");
   return buf;
 }
 
@@ -166,24 +194,31 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
   if (!(o.budget_per_kernel_minutes > 0)) throw std::runtime_error("--budget-per-kernel: expected minutes above 0");
 
   PlanState state;
-  if (fs::exists(o.out_dir / kStateFile)) {
-    state = read_state(o.out_dir);
-    const std::string differs = differing_fields(plan_json(o), state.plan);
-    say("resuming " + o.out_dir.string() +
-        (differs.empty() ? std::string() : " (its own plan is kept; the options given differ in: " + differs + ")"));
-  } else {
-    state.plan = plan_json(o);
-    for (const fs::path& dir : select_seeds(o.seeds_root, o.kernels)) {
-      KernelTask t;
-      t.kernel = kernel_name(o.seeds_root, dir);
-      t.seed_dir = dir.lexically_normal().generic_string();
-      t.run_dir = t.kernel;
-      std::replace(t.run_dir.begin(), t.run_dir.end(), '/', '-');
-      state.tasks.push_back(t);
+  fs::create_directories(o.out_dir);
+  {
+    // The first process of a sharded job writes the plan; the others read it.
+    FolderLock lock(o.out_dir / kLockFile);
+    if (fs::exists(o.out_dir / kStateFile)) {
+      state = read_state(o.out_dir);
+      const std::string differs = differing_fields(plan_json(o), state.plan);
+      say("resuming " + o.out_dir.string() +
+          (differs.empty() ? std::string() : " (its own plan is kept; the options given differ in: " + differs + ")"));
+    } else {
+      state.plan = plan_json(o);
+      for (const fs::path& dir : select_seeds(o.seeds_root, o.kernels)) {
+        KernelTask t;
+        t.kernel = kernel_name(o.seeds_root, dir);
+        t.seed_dir = dir.lexically_normal().generic_string();
+        t.run_dir = t.kernel;
+        std::replace(t.run_dir.begin(), t.run_dir.end(), '/', '-');
+        state.tasks.push_back(t);
+      }
+      write_state(o.out_dir, state);
     }
-    fs::create_directories(o.out_dir);
-    write_state(o.out_dir, state);
   }
+  if (o.shard.count > 1)
+    say("[evolve-all " + o.shard.label() + "] this process takes kernels " + std::to_string(o.shard.index + 1) + ", " +
+        std::to_string(o.shard.index + 1 + o.shard.count) + ", ... of the plan (shard from " + o.shard.source + ")");
 
   // Every kernel's run takes the plan's settings, never this call's.
   const nlohmann::json& plan = state.plan;
@@ -193,6 +228,8 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
   base.evolved_root = plan.at("evolved_root").get<std::string>();
   base.timing_budget_seconds = plan.at("timing_budget_seconds").get<double>();
   const double budget_seconds = base.search.budget_seconds;
+  const fs::path gpu_dir = o.gpu_slug.empty() ? fs::path() : base.evolved_root / o.gpu_slug;
+  const std::string tag = "[evolve-all" + (o.shard.count > 1 ? " " + o.shard.label() : std::string()) + "] ";
 
   const auto start = std::chrono::steady_clock::now();
   const auto call_over = [&] {
@@ -202,21 +239,24 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
 
   const int n = static_cast<int>(state.tasks.size());
   for (int i = 0; i < n; ++i) {
+    if (!o.shard.takes(i)) continue;
     KernelTask& task = state.tasks[i];
     // A retry resumes the kernel's run: a rejected one re-enters publication,
-    // which may go differently under newer rules (a rejected winner now
-    // yields the tuned seed), a failed one its failed stage.
+    // which may go differently under newer rules (a rejected winner now gives
+    // way to the best switch setting, then the tuned seed), a failed one its
+    // failed stage.
     const bool recorded = task.status == "failed" || task.status == "rejected";
     if (task.status == "complete" || (recorded && !o.retry_failed)) continue;
     if (call_over()) break;
     int later = 0;
-    for (int k = i + 1; k < n; ++k) later += state.tasks[k].status == "pending" || state.tasks[k].status == "running";
+    for (int k = i + 1; k < n; ++k)
+      later += o.shard.takes(k) && (state.tasks[k].status == "pending" || state.tasks[k].status == "running");
 
     task.status = "running";
     task.stage.clear();
     task.error.clear();
-    write_state(o.out_dir, state);
-    say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + " (" +
+    commit_task(o.out_dir, i, task, fs::path());
+    say(tag + "kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + " (" +
         (fs::exists(o.out_dir / task.run_dir / "config.json") ? "resumed" : "started") + ")");
 
     EvolveOptions run = base;
@@ -226,14 +266,11 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
     run.stop_requested = call_over;
     run.say = [&](const std::string& s) { if (!o.run.quiet) say("  " + s); };
     run.on_generation = [&, i, later](const nlohmann::json& g) {
-      say(evolve_all_progress(i + 1, n, task.kernel, g, base.search.generations, later, budget_seconds));
+      say(evolve_all_progress(i + 1, n, task.kernel, g, base.search.generations, later, budget_seconds, o.shard));
     };
     try {
       const RunOutcome outcome = evolve(run, backend_for(run));
-      if (outcome == RunOutcome::InProgress) {
-        write_state(o.out_dir, state);
-        break;  // the call's time is up; the next call goes on from here
-      }
+      if (outcome == RunOutcome::InProgress) break;  // the call's time is up; the next call goes on from here
       task.status = outcome == RunOutcome::Complete ? "complete" : "rejected";
       if (outcome == RunOutcome::Rejected) task.error = "the winner failed held-out validation or a sanitizer; validation.json says why";
     } catch (const StageError& e) {
@@ -243,18 +280,26 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& o, const std::function<RunBa
     } catch (const std::logic_error& e) {
       record_failure(task, "setup", e.what());
     }
-    write_state(o.out_dir, state);
-    if (!o.gpu_slug.empty()) write_failures(base.evolved_root / o.gpu_slug, state.tasks);
-    say("[evolve-all] kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + ": " + task.status +
+    commit_task(o.out_dir, i, task, gpu_dir);
+    say(tag + "kernel " + std::to_string(i + 1) + "/" + std::to_string(n) + " " + task.kernel + ": " + task.status +
         (task.error.empty() ? std::string() : " (" + task.error + ")"));
   }
 
+  PlanState now;
+  {
+    FolderLock lock(o.out_dir / kLockFile);
+    now = read_state(o.out_dir);
+  }
   EvolveAllSummary summary;
-  for (const KernelTask& t : state.tasks) {
+  for (std::size_t i = 0; i < now.tasks.size(); ++i) {
+    const KernelTask& t = now.tasks[i];
     if (t.status == "complete") ++summary.complete;
     else if (t.status == "rejected") ++summary.rejected;
     else if (t.status == "failed") ++summary.failed;
-    else ++summary.pending;
+    else {
+      ++summary.pending;
+      summary.shard_pending += o.shard.takes(static_cast<int>(i));
+    }
   }
   return summary;
 }

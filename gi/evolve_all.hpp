@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gi/evolution_run.hpp"
+#include "gi/shard.hpp"
 
 namespace gi {
 
@@ -38,6 +39,7 @@ struct EvolveAllOptions {
   // when given, <evolved>/<gpu_slug>/failures.json lists this run's rejected
   // and failed kernels for the report. Empty: no failures.json.
   std::string gpu_slug;
+  Shard shard;  // the kernels this process takes (all of them by default)
 };
 
 // One kernel's place in the plan.
@@ -50,8 +52,11 @@ struct KernelTask {
   std::string error;       // failed: its message
 };
 
+// Over the whole plan, as the folder holds it at the end of the call (other
+// shards may still be running theirs).
 struct EvolveAllSummary {
   int complete = 0, rejected = 0, failed = 0, pending = 0;
+  int shard_pending = 0;  // of this process's shard
   bool finished() const { return pending == 0; }
 };
 
@@ -70,7 +75,9 @@ EvolveAllSummary evolve_all(const EvolveAllOptions& options,
                             const std::function<RunBackend(const EvolveOptions&)>& backend_for);
 
 // "kernel 3/38 tools/sum_reduction  gen 4/50  best 1.23x  ..." for the progress line.
+// With several shards the line says which ("[evolve-all 2/4] ...") and the time left is this shard's.
 std::string evolve_all_progress(int index, int count, const std::string& kernel, const nlohmann::json& generation_line,
-                                int generations, double kernels_left_after_this, double budget_seconds);
+                                int generations, double kernels_left_after_this, double budget_seconds,
+                                const Shard& shard = {});
 
 }  // namespace gi

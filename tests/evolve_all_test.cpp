@@ -13,74 +13,16 @@
 
 #include "fitness/atomic_file.hpp"
 #include "gi/evolve_all.hpp"
-#include "modelled_evaluation.hpp"
+#include "stand_in_evolve_all.hpp"
 #include "test_support.hpp"
 
 namespace gi {
 namespace {
 namespace fs = std::filesystem;
-
-// Thrown by the stand-in to cut a call short, as a kill would: it is not a
-// std::runtime_error, so evolve-all does not take it for a kernel's failure.
-struct Interrupted {};
-
-// Counts down to an interruption over every evaluation of the call; < 0: never.
-struct Interrupter {
-  long left = -1;
-  void tick() {
-    if (left < 0) return;
-    if (left-- == 0) throw Interrupted{};
-  }
-};
-
-// The shared timing model (modelled_evaluation.hpp), counting down to an
-// interruption; a `broken` kernel fails everything, the seed included.
-class StandInEvaluator : public StageEvaluator {
- public:
-  StandInEvaluator(Interrupter& interrupter, bool broken) : interrupter_(interrupter), broken_(broken) {}
-  void begin_generation(int, std::uint64_t data_seed) override { data_seed_ = data_seed; }
-  void use_workload(const std::string&, std::uint64_t data_seed) override { data_seed_ = data_seed; }
-  void set_tuning(const Tuning& t) override { tuning_ = t; }
-  void set_seed_time(double) override {}
-  EvaluatorStats stats() const override { return stats_; }
-  std::vector<Evaluation> evaluate(const std::vector<grammar::Patch>& patches) override {
-    std::vector<Evaluation> out;
-    for (const auto& p : patches) {
-      interrupter_.tick();
-      Evaluation e = test::modelled_evaluation(p, data_seed_, tuning_);
-      if (broken_) {
-        e.status = EvalStatus::WrongOutput;
-        e.median_ms = std::numeric_limits<double>::infinity();
-      }
-      out.push_back(e);
-      ++stats_.evaluations;
-    }
-    return out;
-  }
-
- private:
-  Interrupter& interrupter_;
-  bool broken_;
-  Tuning tuning_;
-  std::uint64_t data_seed_ = 0;
-  EvaluatorStats stats_;
-};
-
-// Publication as the GPU backend's last stage would do it, from the run's
-// own files: the minimised patch and its tuning, or a rejection.
-bool stand_in_finish(RunDirectory& run, const EvolveOptions& o, const std::string& rejected, Interrupter& interrupter) {
-  interrupter.tick();
-  const std::string kernel = run.path().filename().string();
-  if (kernel == rejected) return false;
-  const fs::path folder = o.evolved_root / "stand-in-gpu" / kernel;
-  fs::create_directories(folder);
-  nlohmann::json result = {{"kernel", kernel},
-                           {"patch", read_text_file(run.path() / "minimised.gi")},
-                           {"minimised", *run.read_json("minimised.json")},
-                           {"tuning", run.read_json("tuning_best.json")->at("best")}};
-  fitness::write_file_atomically(folder / "result.json", result.dump(2) + "\n");
-  return true;
-}
+using test::Interrupted;
+using test::Interrupter;
+using test::results_of;
+using test::stand_in_backend;
 
 struct EvolveAll : ::testing::Test {
   fs::path dir = fs::temp_directory_path() / ("gi_evolve_all_test_" + std::to_string(::getpid()) + "_" +
@@ -88,41 +30,14 @@ struct EvolveAll : ::testing::Test {
   void SetUp() override { fs::remove_all(dir); }
   void TearDown() override { fs::remove_all(dir); }
 
-  static constexpr const char* kBroken = "tools-max_vector_length";
-  static constexpr const char* kRejected = "tools-intensity_minmax";
+  static constexpr const char* kBroken = test::kStandInBroken;
+  static constexpr const char* kRejected = test::kStandInRejected;
 
-  EvolveAllOptions options(const fs::path& root) {
-    EvolveAllOptions o;
-    o.seeds_root = test::source_dir() / "seeds";
-    o.kernels = "tools/sum_reduction,tools/max_vector_length,similarity/ssd_gradient,tools/intensity_minmax";
-    o.budget_per_kernel_minutes = 600;
-    o.out_dir = root / "out";
-    o.run.evolved_root = root / "evolved";
-    o.run.cache_dir = root / "cache";
-    o.run.search.population = 10;
-    o.run.search.generations = 4;
-    o.run.search.seed = 11;
-    o.run.search.data_every = 2;
-    o.say = [](const std::string&) {};
-    o.run.quiet = true;
-    o.gpu_slug = "stand-in-gpu";
-    return o;
-  }
+  EvolveAllOptions options(const fs::path& root) { return test::stand_in_options(root, test::source_dir() / "seeds"); }
   // One call of evolve-all that is interrupted after `evaluations_before_stop` evaluations (< 0: never).
   EvolveAllSummary call(const EvolveAllOptions& o, long evaluations_before_stop, bool* interrupted = nullptr) {
     Interrupter interrupter{evaluations_before_stop};
-    auto backend_for = [&](const EvolveOptions& run) {
-      RunBackend b;
-      const std::string kernel = run.run_dir.filename().string();
-      b.make_evaluator = [&interrupter, kernel](const Seed&, const fitness::KernelSpec&, const nlohmann::json&) {
-        return std::unique_ptr<StageEvaluator>(std::make_unique<StandInEvaluator>(interrupter, kernel == kBroken));
-      };
-      b.finish = [&interrupter, run](RunDirectory& r, const Seed&, const fitness::KernelSpec&,
-                                     const std::function<void(const std::string&)>&) {
-        return stand_in_finish(r, run, kRejected, interrupter);
-      };
-      return b;
-    };
+    auto backend_for = [&](const EvolveOptions& run) { return stand_in_backend(run, interrupter, kBroken, kRejected); };
     try {
       const EvolveAllSummary s = evolve_all(o, backend_for);
       if (interrupted) *interrupted = false;
@@ -133,37 +48,6 @@ struct EvolveAll : ::testing::Test {
     }
   }
 };
-
-// Every file of a folder tree, by relative path; the fields that are wall
-// times (and the files that hold only times or the date) are left out, as
-// they differ between any two runs.
-std::map<std::string, std::string> results_of(const fs::path& root) {
-  static const std::set<std::string> times_only = {"stage_seconds.json", "evaluator_stats.json", "versions.json",
-                                                   "search_data.json"};
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file()) continue;
-    const std::string name = e.path().filename().string();
-    if (times_only.count(name)) continue;
-    std::string text = read_text_file(e.path());
-    auto drop = [](nlohmann::json j) {
-      for (const char* k : {"elapsed_seconds", "eta_seconds", "evaluations_per_second", "search_seconds"}) j.erase(k);
-      if (j.contains("state")) j["state"].erase("search_seconds");
-      return j.dump();
-    };
-    if (name == "generations.jsonl") {
-      std::istringstream in(text);
-      text.clear();
-      for (std::string line; std::getline(in, line);) text += drop(nlohmann::json::parse(line)) + "\n";
-    } else if (name == "checkpoint.json") {
-      text = drop(nlohmann::json::parse(text));
-    }
-    // The two runs live in different folders, which the plan names.
-    for (std::size_t at; (at = text.find(root.string())) != std::string::npos;) text.replace(at, root.string().size(), "<root>");
-    out[e.path().lexically_relative(root).generic_string()] = text;
-  }
-  return out;
-}
 
 TEST_F(EvolveAll, InterruptedAndResumedWritesWhatAnUninterruptedRunWrites) {
   const EvolveAllSummary whole = call(options(dir / "whole"), -1);
