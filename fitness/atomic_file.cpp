@@ -6,16 +6,26 @@
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace gi::fitness {
 namespace fs = std::filesystem;
 
 namespace {
-// Unique within the host: pid for other processes, a counter for our threads.
+// Unique among hosts that share the folder (evolve-all shards over NFS): the
+// host name, the pid for other processes, a counter for our threads.
 fs::path temp_name(const fs::path& target) {
   static std::atomic<unsigned long> counter{0};
-  return target.parent_path() /
-         (target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+  static const std::string host = [] {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return std::string("host");
+    std::string h = name;
+    for (char& c : h)
+      if (c == '/' || c == '\0') c = '_';
+    return h;
+  }();
+  return target.parent_path() / (target.filename().string() + ".tmp." + host + "." + std::to_string(::getpid()) + "." +
+                                 std::to_string(counter++));
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "gi/cli.hpp"
+#include "gi/gpu_list.hpp"
 #include "gi/evolution_run.hpp"
 
 namespace gi::cli {
@@ -29,6 +30,10 @@ void register_evolve(CLI::App& app) {
   cmd->add_option("--families", o->families, "edit families (ablation), comma-separated, or 'all'")->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles")->capture_default_str();
   cmd->add_option("--device", o->device, "CUDA device")->capture_default_str();
+  auto gpus = std::make_shared<std::string>();
+  cmd->add_option("--gpus", *gpus,
+                  "'all' or devices, e.g. 0,1: measure the search on several GPUs of this host (one worker each, every "
+                  "time scaled by its own GPU's seed time); validation and the comparison run on the first");
   cmd->add_option("--cache", o->cache_dir, "cache folder (compiles, references)")->capture_default_str();
   cmd->add_option("--max-generations-this-call", o->max_generations_this_call,
                   "stop (resumably) after this many generations")->capture_default_str();
@@ -44,8 +49,9 @@ void register_evolve(CLI::App& app) {
   cmd->add_flag("--compile-threads", o->compile_threads,
                 "run NVRTC in threads of this process (default: on --jobs compile-server processes, which scale better)");
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
-  cmd->callback([o, resume] {
+  cmd->callback([o, resume, gpus] {
     EvolveOptions opts = *o;
+    if (!gpus->empty()) opts.devices = parse_gpu_list(*gpus, "--gpus");
     if (!resume->empty()) {
       opts.resume = true;
       opts.run_dir = *resume;

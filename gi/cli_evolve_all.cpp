@@ -8,37 +8,13 @@
 #include "gi/child_processes.hpp"
 #include "gi/cli.hpp"
 #include "gi/evolve_all.hpp"
+#include "gi/gpu_list.hpp"
 #include "gi/shard.hpp"
 #include "gi/versions.hpp"
 
 namespace gi::cli {
 
 namespace {
-
-// "0,1" -> {0, 1}; "all" -> every visible GPU.
-std::vector<int> parse_gpus(const std::string& text) {
-  std::vector<int> gpus;
-  if (text == "all") {
-    const auto env = fitness::probe_cuda();
-    for (int i = 0; i < static_cast<int>(env.gpus.size()); ++i) gpus.push_back(i);
-    if (gpus.empty()) throw std::runtime_error("--gpus all: no CUDA device (" + env.message + ")");
-    return gpus;
-  }
-  for (std::size_t at = 0; at <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    try {
-      std::size_t used = 0;
-      const int d = std::stoi(item, &used);
-      if (used != item.size() || d < 0) throw std::invalid_argument(item);
-      gpus.push_back(d);
-    } catch (const std::exception&) {
-      throw std::runtime_error("--gpus: expected 'all' or device numbers separated by commas, got '" + text + "'");
-    }
-    at = comma + 1;
-  }
-  return gpus;
-}
 
 // The options this call was given, as arguments for a child, leaving out
 // those the child gets its own value of.
@@ -121,7 +97,7 @@ void register_evolve_all(CLI::App& app) {
     if (!gpus_text->empty()) {
       if (!shard_text->empty() || opts.shard.count > 1)
         throw std::runtime_error("--gpus: this process is a shard already (--shard or its launcher); give one or the other");
-      const std::vector<int> gpus = parse_gpus(*gpus_text);
+      const std::vector<int> gpus = parse_gpu_list(*gpus_text, "--gpus");
       const int n = static_cast<int>(gpus.size());
       const bool jobs_given = cmd->get_option("--jobs")->count() > 0;
       std::vector<std::vector<std::string>> children;

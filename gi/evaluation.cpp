@@ -48,6 +48,7 @@ nlohmann::json to_json(const Evaluation& e) {
           {"compile_seconds", e.compile_seconds}, {"measure_seconds", e.measure_seconds}, {"registers", e.registers}, {"message", e.message},
           {"key", e.key}};
   if (!e.failed_workload.empty()) j["failed_workload"] = e.failed_workload;
+  if (e.device >= 0) j["device"] = {{"index", e.device}, {"median_ms", number_or_null(e.device_median_ms)}};
   if (e.rank_by_ticks || std::isfinite(e.clock_ticks))
     j["clock_ticks"] = {{"median_ticks", number_or_null(e.clock_ticks)}, {"span_ms", e.clock_span_ms},
                         {"sm_mhz", e.sm_mhz}, {"ranks", e.rank_by_ticks}};
@@ -71,6 +72,11 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   e.message = j.value("message", "");
   e.key = j.value("key", "");
   e.failed_workload = j.value("failed_workload", "");
+  if (j.contains("device")) {
+    const auto& d = j.at("device");
+    e.device = d.at("index").get<int>();
+    e.device_median_ms = d.at("median_ms").is_null() ? std::numeric_limits<double>::infinity() : d.at("median_ms").get<double>();
+  }
   if (j.contains("clock_ticks")) {
     const auto& c = j.at("clock_ticks");
     e.clock_ticks = c.at("median_ticks").is_null() ? std::numeric_limits<double>::infinity()

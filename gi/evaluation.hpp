@@ -53,6 +53,10 @@ struct Evaluation {
   // failures that belong to no workload (compile or module load errors).
   std::string failed_workload;
   std::string key;         // canonical variant key (source hash + options + launch)
+  // Measured with several GPUs (gi/gpu_evaluator.hpp): the GPU it ran on and
+  // its time there; median_ms is then that time on the first GPU's scale.
+  int device = -1;
+  double device_median_ms = std::numeric_limits<double>::infinity();
 
   bool valid() const { return status == EvalStatus::Ok; }
   // What ranks variants: the event median (default) or the clock ticks.

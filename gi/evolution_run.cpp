@@ -90,6 +90,7 @@ RunBackend gpu_backend(const EvolveOptions& o) {
     GpuEvaluatorConfig ec;
     ec.worker_executable = fs::read_symlink("/proc/self/exe");
     ec.device = config.at("device").get<int>();
+    ec.devices = config.value("devices", std::vector<int>{});
     ec.jobs = o.jobs;
     ec.cache_dir = fs::absolute(o.cache_dir);
     ec.timing.budget_seconds = config.value("timing_budget_seconds", 0.5);
@@ -173,7 +174,12 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
                                    {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by},
                                    {"two_stage_compile", !o.one_stage_compile},
                                    {"compile_processes", !o.compile_threads}};
-    return RunDirectory::create(o.run_dir, config, versions_json(o.device));
+    nlohmann::json with_devices = config;
+    if (!o.devices.empty()) {
+      with_devices["devices"] = o.devices;
+      with_devices["device"] = o.devices.front();
+    }
+    return RunDirectory::create(o.run_dir, with_devices, versions_json(o.devices.empty() ? o.device : o.devices.front()));
   }();
   const nlohmann::json& config = run.config();
   SearchConfig search = search_config_from_json(config.at("search"));

@@ -24,6 +24,10 @@ struct EvolveOptions {
   std::string families = "all";
   int jobs = 16;
   int device = 0;
+  // Several GPUs of this host measure the search (one worker each,
+  // gi/gpu_evaluator.hpp); empty: `device` alone. Validation and the final
+  // comparison run on the first.
+  std::vector<int> devices;
   std::filesystem::path cache_dir = ".gi-cache";
   int max_generations_this_call = -1;
   bool quiet = false;

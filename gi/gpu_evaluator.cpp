@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <condition_variable>
 #include <future>
 #include <map>
+#include <thread>
 
 #include "fitness/atomic_file.hpp"
 #include "fitness/clock_instrument.hpp"
@@ -31,10 +34,51 @@ std::string binary_key(const fitness::CompileResult& plain, const fitness::Compi
   return grammar::sha256_hex(material);
 }
 
-std::vector<std::string> default_worker_args(const GpuEvaluatorConfig& c) {
-  if (!c.worker_args.empty()) return c.worker_args;
-  return {"worker", "--device", std::to_string(c.device)};
+std::vector<std::string> worker_args_for(const GpuEvaluatorConfig& c, int device) {
+  if (c.worker_args.empty()) return {"worker", "--device", std::to_string(device)};
+  std::vector<std::string> args = c.worker_args;
+  for (std::string& a : args)
+    for (std::size_t at; (at = a.find("{device}")) != std::string::npos;) a.replace(at, 8, std::to_string(device));
+  return args;
 }
+
+std::vector<int> devices_of(const GpuEvaluatorConfig& c) {
+  return c.devices.empty() ? std::vector<int>{c.device} : c.devices;
+}
+
+// Measurements waiting for a free worker (several workers only).
+class MeasureQueue {
+ public:
+  void push(std::size_t k) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      q_.push_back(k);
+    }
+    cv_.notify_one();
+  }
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+  // The next job, or nullopt once closed and empty.
+  std::optional<std::size_t> pop() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return closed_ || !q_.empty(); });
+    if (q_.empty()) return std::nullopt;
+    const std::size_t k = q_.front();
+    q_.erase(q_.begin());
+    return k;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::size_t> q_;
+  bool closed_ = false;
+};
 
 // "train:1" -> "train-1": a file name without a colon.
 std::string file_part(const std::string& name) {
@@ -87,9 +131,19 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
       spec_(spec),
       config_(std::move(config)),
       compiler_(config_.cache_dir / "compile"),
-      worker_(config_.worker_executable.string(), default_worker_args(config_)) {
-  // Compiled for the GPU it runs on (the search, validation and comparison alike).
-  if (config_.arch.empty()) config_.arch = device_arch(config_.device);
+      devices_(devices_of(config_)) {
+  for (int d : devices_)
+    workers_.push_back(std::make_unique<fitness::WorkerProcess>(config_.worker_executable.string(), worker_args_for(config_, d)));
+  // Compiled for the GPU it runs on (the search, validation and comparison
+  // alike); several GPUs of one evaluator are of one model.
+  if (config_.arch.empty()) {
+    config_.arch = device_arch(devices_.front());
+    for (int d : devices_)
+      if (device_arch(d) != config_.arch)
+        throw std::runtime_error("GPUs " + std::to_string(devices_.front()) + " and " + std::to_string(d) +
+                                 " are of different architectures (" + config_.arch + ", " + device_arch(d) +
+                                 "): one run measures on one GPU model");
+  }
   scratch_ = config_.cache_dir / ("scratch-" + std::to_string(::getpid()));
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
@@ -99,10 +153,12 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
 
 GpuEvaluator::~GpuEvaluator() {
   if (prefetch_.valid()) prefetch_.wait();  // it writes into scratch_, removed below
-  try {
-    worker_.stop();
-  } catch (...) {
-    // Shutting down: a worker that will not stop is killed by its destructor.
+  for (auto& w : workers_) {
+    try {
+      w->stop();
+    } catch (...) {
+      // Shutting down: a worker that will not stop is killed by its destructor.
+    }
   }
   std::error_code ignored;
   fs::remove_all(scratch_, ignored);
@@ -222,23 +278,27 @@ void GpuEvaluator::load_workloads(const std::string& which, std::uint64_t data_s
   std::vector<fs::path> old_files, new_files;
   for (const LoadedWorkload& w : loaded_) old_files.push_back(w.plan_file);
   for (const LoadedWorkload& w : ready.workloads) new_files.push_back(w.plan_file);
-  for (const LoadedWorkload& w : ready.workloads) {
-    const auto reply = worker_.load_slot(w.name, w.plan_file);
-    if (reply.request_failed || reply.worker_died || reply.status != fitness::RunStatus::Ok) {
-      // Nothing half-loaded stays behind: evaluate() refuses until a set loads.
-      for (const auto& [slot, file] : std::map<std::string, fs::path>(worker_.loaded_slots())) worker_.unload(slot);
-      loaded_.clear();
-      remove_plan_files(old_files);
-      remove_plan_files(new_files);
-      throw std::runtime_error("worker could not load workload " + w.name + " of " + spec_.display_path + ": " +
-                               reply.message);
+  for (std::size_t k = 0; k < workers_.size(); ++k) {
+    fitness::WorkerProcess& worker = *workers_[k];
+    for (const LoadedWorkload& w : ready.workloads) {
+      const auto reply = worker.load_slot(w.name, w.plan_file);
+      if (reply.request_failed || reply.worker_died || reply.status != fitness::RunStatus::Ok) {
+        // Nothing half-loaded stays behind: evaluate() refuses until a set loads.
+        for (auto& other : workers_)
+          for (const auto& [slot, file] : std::map<std::string, fs::path>(other->loaded_slots())) other->unload(slot);
+        loaded_.clear();
+        remove_plan_files(old_files);
+        remove_plan_files(new_files);
+        throw std::runtime_error("worker" + (workers_.size() > 1 ? " of GPU " + std::to_string(devices_[k]) : std::string()) +
+                                 " could not load workload " + w.name + " of " + spec_.display_path + ": " + reply.message);
+      }
     }
-  }
-  // Slots of the previous set that this one lacks are freed in the worker.
-  for (const LoadedWorkload& old : loaded_) {
-    const bool kept = std::any_of(ready.workloads.begin(), ready.workloads.end(),
-                                  [&](const LoadedWorkload& w) { return w.name == old.name; });
-    if (!kept) worker_.unload(old.name);
+    // Slots of the previous set that this one lacks are freed in the worker.
+    for (const LoadedWorkload& old : loaded_) {
+      const bool kept = std::any_of(ready.workloads.begin(), ready.workloads.end(),
+                                    [&](const LoadedWorkload& w) { return w.name == old.name; });
+      if (!kept) worker.unload(old.name);
+    }
   }
   remove_plan_files(old_files);
   loaded_ = std::move(ready.workloads);
@@ -265,19 +325,21 @@ std::vector<std::string> GpuEvaluator::workload_names() const {
   return names;
 }
 
-fs::path GpuEvaluator::stage_cubin(const fitness::CompileResult& compiled) const {
-  const fs::path cubin = scratch_ / (compiled.key + ".cubin");
+fs::path GpuEvaluator::stage_cubin(const fitness::CompileResult& compiled, std::size_t w) const {
+  // Per worker: several may measure the same binary (the seed) at once.
+  const fs::path cubin = scratch_ / ("w" + std::to_string(w) + "-" + compiled.key + ".cubin");
   if (!fs::exists(cubin)) fitness::write_file_atomically(cubin, std::string_view(compiled.cubin.data(), compiled.cubin.size()));
   return cubin;
 }
 
 Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock,
-                                 const grammar::LaunchEffect& launch) {
+                                 const grammar::LaunchEffect& launch, std::size_t w) {
   Evaluation e;
   e.compiled = true;
   e.compile_seconds = compiled.compile_seconds;
   e.registers = compiled.registers;
-  const fs::path cubin = stage_cubin(compiled);
+  fitness::WorkerProcess& worker = *workers_[w];
+  const fs::path cubin = stage_cubin(compiled, w);
   fitness::EvalRequest request;
   request.cubin_file = cubin;
   request.entry = spec_.entry;
@@ -298,16 +360,17 @@ Evaluation GpuEvaluator::measure(const fitness::CompileResult& compiled, const f
   request.timing = config_.timing;
   fs::path clock_cubin;
   if (clock != nullptr && clock->ok) {
-    clock_cubin = stage_cubin(*clock);
+    clock_cubin = stage_cubin(*clock, w);
     request.clock_cubin_file = clock_cubin;
   }
   request.kernel_timeout = std::max(config_.min_kernel_timeout,
                                     std::chrono::milliseconds(static_cast<long>(seed_ms_ * config_.timeout_factor)));
-  const int restarts_before = worker_.restarts();
+  const int restarts_before = worker.restarts();
   const auto eval_start = Clock::now();
-  const auto reply = worker_.eval(request);
+  const auto reply = worker.eval(request);
   e.measure_seconds = seconds_since(eval_start);
-  stats_.worker_restarts += worker_.restarts() - restarts_before;
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  stats_.worker_restarts += worker.restarts() - restarts_before;
   fs::remove(cubin);
   if (!clock_cubin.empty()) fs::remove(clock_cubin);
   if (reply.request_failed) {
@@ -361,6 +424,122 @@ fitness::CompileRequest GpuEvaluator::clock_request(const fitness::CompileReques
     r.source = "#error clock-tick instrumentation failed\n";
   }
   return r;
+}
+
+void GpuEvaluator::time_seed_on_every_worker() {
+  const VariantSource plain = variant_source(seed_, grammar::Patch{});
+  const fitness::CompileResult c = compiler_.compile(variant_request(plain, seed_, tuning_, config_.arch));
+  if (!c.ok) throw std::runtime_error("the seed does not compile: " + c.error);
+  const bool ticks = config_.timing.clock_ticks;
+  const fitness::CompileResult clock_build =
+      ticks ? compiler_.compile(clock_request(variant_request(plain, seed_, tuning_, config_.arch))) : fitness::CompileResult{};
+  seed_on_worker_.assign(workers_.size(), Evaluation{});
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers_.size(); ++w)
+    threads.emplace_back([&, w] { seed_on_worker_[w] = measure(c, ticks ? &clock_build : nullptr, plain.launch, w); });
+  for (auto& t : threads) t.join();
+  for (std::size_t w = 0; w < workers_.size(); ++w)
+    if (!seed_on_worker_[w].valid() || !(seed_on_worker_[w].median_ms > 0))
+      throw std::runtime_error("the unmodified seed failed on GPU " + std::to_string(devices_[w]) + " (" +
+                               to_string(seed_on_worker_[w].status) + ": " + seed_on_worker_[w].message + ")");
+}
+
+void GpuEvaluator::scale(Evaluation& e, std::size_t w) const {
+  e.device = devices_[w];
+  e.device_median_ms = e.median_ms;
+  if (!e.valid()) return;
+  const Evaluation& here = seed_on_worker_[w];
+  const Evaluation& first = seed_on_worker_[0];
+  e.median_ms *= first.median_ms / here.median_ms;
+  if (std::isfinite(e.clock_ticks) && std::isfinite(here.clock_ticks) && here.clock_ticks > 0)
+    e.clock_ticks *= first.clock_ticks / here.clock_ticks;
+}
+
+void GpuEvaluator::measure_batch(const std::vector<std::size_t>& distinct,
+                                 std::vector<std::future<fitness::CompileResult>>& plain,
+                                 std::vector<std::future<fitness::CompileResult>>& clocked,
+                                 const std::vector<grammar::LaunchEffect>& launches,
+                                 const std::vector<std::string>& keys, std::vector<Evaluation>& results,
+                                 Clock::time_point compile_start) {
+  const bool ticks = config_.timing.clock_ticks;
+  const bool several = workers_.size() > 1;
+  if (several && !distinct.empty()) time_seed_on_every_worker();
+  // Different sources often give the same binary (most edits do not change
+  // the optimised code): on the same data it is the same experiment, so it
+  // is measured once per generation and the others share that measurement.
+  std::map<std::string, std::size_t> first_with_binary;  // binary -> k of its measurement
+  std::vector<std::optional<std::size_t>> shares(distinct.size());
+  std::vector<fitness::CompileResult> built(distinct.size()), built_clock(ticks ? distinct.size() : 0);
+  MeasureQueue queue;
+  std::vector<std::thread> consumers;
+  // Each worker takes the next compiled binary as soon as it is free.
+  for (std::size_t w = 0; several && w < workers_.size(); ++w)
+    consumers.emplace_back([&, w] {
+      while (const auto k = queue.pop()) {
+        const auto gpu_start = Clock::now();
+        Evaluation e = measure(built[*k], ticks ? &built_clock[*k] : nullptr, launches[distinct[*k]], w);
+        scale(e, w);
+        e.key = keys[distinct[*k]];
+        results[distinct[*k]] = e;
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        ++stats_.measured;
+        stats_.gpu_seconds += seconds_since(gpu_start);
+      }
+    });
+  for (std::size_t k = 0; k < distinct.size(); ++k) {
+    const auto wait_start = Clock::now();
+    built[k] = plain[k].get();
+    if (ticks) built_clock[k] = clocked[k].get();
+    const fitness::CompileResult& c = built[k];
+    {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      stats_.compile_wait_seconds += seconds_since(wait_start);
+      if (k + 1 == distinct.size()) stats_.compile_seconds += seconds_since(compile_start);
+      stats_.compile_cache_hits += c.cache_hit;
+      stats_.ptx_reuses += c.ptx_reused;
+    }
+    Evaluation e;
+    e.key = keys[distinct[k]];
+    if (!c.ok) {
+      e.status = EvalStatus::CompileError;
+      e.message = c.error;
+      e.compile_seconds = c.compile_seconds;
+      results[distinct[k]] = e;
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      ++stats_.compiled;
+    }
+    const std::string binary =
+        binary_key(c, ticks ? built_clock[k] : fitness::CompileResult{}) + "/" + grammar::to_string(launches[distinct[k]]);
+    if (const auto same = first_with_binary.find(binary); same != first_with_binary.end()) {
+      shares[k] = same->second;
+      continue;
+    }
+    first_with_binary.emplace(binary, k);
+    if (several) {
+      queue.push(k);
+      continue;
+    }
+    const auto gpu_start = Clock::now();
+    e = measure(c, ticks ? &built_clock[k] : nullptr, launches[distinct[k]]);
+    e.key = keys[distinct[k]];
+    results[distinct[k]] = e;
+    ++stats_.measured;
+    stats_.gpu_seconds += seconds_since(gpu_start);
+  }
+  queue.close();
+  for (auto& t : consumers) t.join();
+  for (std::size_t k = 0; k < distinct.size(); ++k) {
+    if (!shares[k]) continue;
+    Evaluation e = results[distinct[*shares[k]]];
+    e.same_binary = true;
+    e.compile_seconds = built[k].compile_seconds;
+    e.key = keys[distinct[k]];
+    results[distinct[k]] = e;
+    ++stats_.binary_reuses;
+  }
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>& patches) {
@@ -418,42 +597,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<grammar::Patch>
     plain[k] = pool.submit([this, r] { return compiler_.compile(*r); });
     if (ticks) clocked[k] = pool.submit([this, r] { return compiler_.compile(clock_request(*r)); });
   }
-  // Different sources often give the same binary (most edits do not change
-  // the optimised code): on the same data it is the same experiment, so it
-  // is measured once per generation and the others share that measurement.
-  std::map<std::string, Evaluation> by_binary;
-  for (std::size_t k = 0; k < distinct.size(); ++k) {
-    const auto wait_start = Clock::now();
-    const fitness::CompileResult c = plain[k].get();
-    const fitness::CompileResult clock_build = ticks ? clocked[k].get() : fitness::CompileResult{};
-    stats_.compile_wait_seconds += seconds_since(wait_start);
-    if (k + 1 == distinct.size()) stats_.compile_seconds += seconds_since(compile_start);
-    const auto gpu_start = Clock::now();
-    stats_.compile_cache_hits += c.cache_hit;
-    stats_.ptx_reuses += c.ptx_reused;
-    Evaluation e;
-    if (!c.ok) {
-      e.status = EvalStatus::CompileError;
-      e.message = c.error;
-      e.compile_seconds = c.compile_seconds;
-    } else {
-      ++stats_.compiled;
-      const std::string binary = binary_key(c, clock_build) + "/" + grammar::to_string(launches[distinct[k]]);
-      if (const auto same = by_binary.find(binary); same != by_binary.end()) {
-        e = same->second;
-        e.same_binary = true;
-        e.compile_seconds = c.compile_seconds;
-        ++stats_.binary_reuses;
-      } else {
-        e = measure(c, ticks ? &clock_build : nullptr, launches[distinct[k]]);
-        ++stats_.measured;
-        by_binary.emplace(binary, e);
-      }
-    }
-    e.key = keys[distinct[k]];
-    results[distinct[k]] = e;
-    stats_.gpu_seconds += seconds_since(gpu_start);
-  }
+  measure_batch(distinct, plain, clocked, launches, keys, results, compile_start);
   for (std::size_t i = 0; i < patches.size(); ++i) {
     if (first[i] == i) continue;
     results[i] = results[first[i]];

@@ -12,12 +12,21 @@
 // a variant is checked on every one (the timed workload first), timed on
 // "train" only, and the first failure decides its status and names the
 // workload (Evaluation::failed_workload).
+//
+// Several GPUs of one host (GpuEvaluatorConfig::devices): one worker each,
+// every one loaded with the same training set, and a batch's distinct
+// binaries measured by whichever worker is free. The seed is timed on every
+// GPU in each batch, and a variant's median is scaled by its own GPU's seed
+// time (median_ms = its time x seed on the first GPU / seed on its GPU), so
+// variants are compared only through measurements of the GPU they ran on;
+// Evaluation::device and device_median_ms keep what was measured.
 #include <array>
 #include <chrono>
 #include <filesystem>
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "fitness/kernel_spec.hpp"
@@ -33,8 +42,12 @@ struct GpuEvaluatorConfig {
   std::filesystem::path worker_executable;  // the gi binary (runs `gi worker`)
   // Arguments of the worker; empty: {"worker", "--device", device}. Tests
   // point the evaluator at a stand-in worker this way.
+  // "{device}" in an argument stands for the worker's device.
   std::vector<std::string> worker_args;
   int device = 0;
+  // GPUs to measure on, one worker each; empty: `device` alone. The first
+  // is the one every time is expressed on (see above).
+  std::vector<int> devices;
   int jobs = 16;                            // parallel NVRTC compiles
   std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
   std::string arch;  // NVRTC target; empty: the device's own (device_arch)
@@ -95,10 +108,22 @@ class GpuEvaluator : public StageEvaluator {
   EvaluatorStats stats() const override { return stats_; }
 
  private:
+  // Checks and times one binary on worker `w` (a raw time: not scaled).
   Evaluation measure(const fitness::CompileResult& compiled, const fitness::CompileResult* clock,
-                     const grammar::LaunchEffect& launch);
-  // Writes the binary where the worker reads it (scratch/<key>.cubin).
-  std::filesystem::path stage_cubin(const fitness::CompileResult& compiled) const;
+                     const grammar::LaunchEffect& launch, std::size_t w = 0);
+  // Writes the binary where worker `w` reads it (scratch/w<w>-<key>.cubin).
+  std::filesystem::path stage_cubin(const fitness::CompileResult& compiled, std::size_t w) const;
+  // The distinct binaries of a batch, in compile order, measured one after
+  // the other on the one worker, or by whichever of several workers is free.
+  void measure_batch(const std::vector<std::size_t>& distinct, std::vector<std::future<fitness::CompileResult>>& plain,
+                     std::vector<std::future<fitness::CompileResult>>& clocked,
+                     const std::vector<grammar::LaunchEffect>& launches, const std::vector<std::string>& keys,
+                     std::vector<Evaluation>& results, std::chrono::steady_clock::time_point compile_start);
+  // With several workers: the seed timed on each, for scale(); throws when
+  // the seed fails on one (the search stops on a failing seed too).
+  void time_seed_on_every_worker();
+  // A raw measurement on worker `w` expressed on the first worker's scale.
+  void scale(Evaluation& e, std::size_t w) const;
   // The clock-tick build of a plain request (fitness/clock_instrument.hpp).
   fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
 
@@ -129,7 +154,9 @@ class GpuEvaluator : public StageEvaluator {
   const fitness::KernelSpec& spec_;
   GpuEvaluatorConfig config_;
   fitness::Compiler compiler_;
-  fitness::WorkerProcess worker_;
+  std::vector<int> devices_;  // one per worker
+  std::vector<std::unique_ptr<fitness::WorkerProcess>> workers_;
+  std::vector<Evaluation> seed_on_worker_;  // the seed's raw time on each worker (several workers only)
   std::vector<LoadedWorkload> loaded_;  // in the worker, the timed one first
   std::string loaded_which_;            // what loaded_ was made as (use_workload's arguments)
   std::uint64_t loaded_data_seed_ = 0;
@@ -139,6 +166,7 @@ class GpuEvaluator : public StageEvaluator {
   Tuning tuning_;
   double seed_ms_ = 0;
   EvaluatorStats stats_;
+  std::mutex stats_mutex_;  // measure() runs on several threads with several workers
   std::future<Prepared> prefetch_;  // the next generation's training data, being made
 };
 

@@ -160,6 +160,31 @@ TEST_F(EvolveAllShards, OneChildPerDeviceWithTheGivenOptions) {
   EXPECT_NE(plan.at("kernels")[1].at("error").get<std::string>().find("device 1"), std::string::npos) << plan.dump(2);
 }
 
+// `gi evolve --gpus 2,3`: the run's config names the GPUs its evaluator
+// measures on; the first is its device (validation, comparison, versions).
+TEST_F(EvolveAllShards, ARunOnSeveralGpusKeepsThemInItsConfig) {
+  EvolveOptions o;
+  o.seed_dir = test::source_dir() / "seeds/tools/sum_reduction";
+  o.run_dir = dir / "run";
+  o.search.population = 4;
+  o.search.generations = 1;
+  o.search.data_every = 1;
+  o.devices = {2, 3};
+  o.quiet = true;
+  o.evolved_root = dir / "evolved";
+  test::Interrupter never;
+  nlohmann::json seen;
+  RunBackend b = test::stand_in_backend(o, never, "", "");
+  const auto make = b.make_evaluator;
+  b.make_evaluator = [&](const Seed& seed, const fitness::KernelSpec& spec, const nlohmann::json& config) {
+    seen = config;
+    return make(seed, spec, config);
+  };
+  EXPECT_EQ(evolve(o, b), RunOutcome::Complete);
+  EXPECT_EQ(seen.at("devices"), nlohmann::json({2, 3}));
+  EXPECT_EQ(seen.at("device"), 2);
+}
+
 TEST_F(EvolveAllShards, GpusAndAShardAreOneOrTheOther) {
   fs::create_directories(dir);
   const fitness::SubprocessResult r = fitness::run_subprocess(

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <map>
 #include <string>
 
@@ -84,14 +86,18 @@ class FakeWorker {
       }
     }
     reply["values_checked"] = 10 * runs.size();
+    // A slower GPU, and a measurement that takes a while (the evaluator's
+    // several workers then share a batch).
+    const double ms = script.value("time_ms", 1.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(script.value("delay_ms", 0)));
     if (r.time) {
       reply["timed_slot"] = fitness::timed_slot(r);
-      reply["median_ms"] = 1.0;
+      reply["median_ms"] = ms;
       reply["relative_spread"] = 0.001;
-      reply["min_ms"] = 1.0;
-      reply["max_ms"] = 1.0;
+      reply["min_ms"] = ms;
+      reply["max_ms"] = ms;
       reply["converged"] = true;
-      reply["samples"] = json::array({1.0});
+      reply["samples"] = json::array({ms});
     }
     return reply;
   }

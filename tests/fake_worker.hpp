@@ -10,7 +10,9 @@
 //     (eval_request_from_json, every slot loaded). Every slot checked passes
 //     and the timed slot takes 1 ms, unless DIR/script.json says
 //       {"fail_slot": S, "status": "wrong_output", "message": M}
-//     (the check of slot S fails; later slots are not checked), and a file
+//     (the check of slot S fails; later slots are not checked),
+//       {"time_ms": T, "delay_ms": D}
+//     (the timed slot takes T ms; each eval answers after D ms), and a file
 //     DIR/crash_next_eval makes it remove that file and die without a reply.
 #include <filesystem>
 

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -219,6 +220,61 @@ TEST_F(TrainingSetEvaluator, AnUnknownWorkloadIsAnErrorNamingTheSpec) {
     EXPECT_NE(std::string(e.what()).find("small trilinear spec.json"), std::string::npos) << e.what();
   }
   EXPECT_THROW(evaluate_seed(), std::logic_error);  // nothing loaded
+}
+
+// Two GPUs, one fake worker each (tests/fake_worker.hpp); the second GPU is
+// twice as slow. Every worker gets the training set, the seed is timed on
+// each, the batch's binaries are shared out, and each time is expressed on
+// the first GPU's scale through its own GPU's seed time.
+TEST_F(TrainingSetEvaluator, SeveralGpusShareABatchAndEachTimeIsScaledByItsOwnGpusSeed) {
+  evaluator_.reset();
+  gi::GpuEvaluatorConfig c;
+  c.worker_executable = test_worker_path();
+  c.worker_args = {"--fake", (dir_ / "gpu{device}").string()};
+  c.devices = {0, 1};
+  c.cache_dir = *cache_ / "cache";
+  c.jobs = 2;
+  c.compile_processes = false;
+  c.two_stage_compile = false;
+  c.arch = "sm_90";
+  for (int d : {0, 1}) fs::create_directories(dir_ / ("gpu" + std::to_string(d)));
+  std::ofstream(dir_ / "gpu0/script.json") << json{{"time_ms", 1.0}, {"delay_ms", 60}}.dump();
+  std::ofstream(dir_ / "gpu1/script.json") << json{{"time_ms", 2.0}, {"delay_ms", 60}}.dump();
+  gi::GpuEvaluator evaluator(seed_, spec_, c);
+  evaluator.begin_generation(0, 5);
+  // Launch bounds change the binary: four distinct binaries and the seed.
+  std::vector<gi::grammar::Patch> batch{gi::grammar::Patch{}};
+  for (const char* p : {"launch_bounds:128,1", "launch_bounds:128,4", "launch_bounds:256,2", "launch_bounds:64,8"})
+    batch.push_back(gi::grammar::parse_patch(p));
+  const auto results = evaluator.evaluate(batch);
+  ASSERT_EQ(results.size(), batch.size());
+  std::map<int, int> measured_on;
+  for (const gi::Evaluation& e : results) {
+    ASSERT_TRUE(e.valid()) << e.message;
+    if (e.same_binary) continue;
+    ASSERT_TRUE(e.device == 0 || e.device == 1) << e.device;
+    ++measured_on[e.device];
+    EXPECT_DOUBLE_EQ(e.device_median_ms, e.device == 0 ? 1.0 : 2.0);
+    EXPECT_DOUBLE_EQ(e.median_ms, 1.0);  // 2.0 ms on GPU 1, whose seed takes 2.0 ms there and 1.0 ms on GPU 0
+    const json j = gi::to_json(e);
+    EXPECT_EQ(gi::evaluation_from_json(j).device, e.device);
+    EXPECT_DOUBLE_EQ(gi::evaluation_from_json(j).device_median_ms, e.device_median_ms);
+  }
+  EXPECT_GE(measured_on[0], 1);
+  EXPECT_GE(measured_on[1], 1);
+  // Each worker: the whole training set, the seed, then its share of the batch.
+  for (int d : {0, 1}) {
+    std::vector<std::string> lines;
+    std::ifstream in(dir_ / ("gpu" + std::to_string(d)) / "requests.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line).value("cmd", ""));
+    ASSERT_GE(lines.size(), 5u) << d;
+    EXPECT_EQ(std::vector<std::string>(lines.begin(), lines.begin() + 4),
+              (std::vector<std::string>{"load_plan", "load_plan", "load_plan", "eval"}))
+        << d;
+  }
+  EXPECT_EQ(evaluator.stats().measured + evaluator.stats().binary_reuses, 5);
+  // A single-GPU evaluation carries no device (its logs stay as they were).
+  EXPECT_FALSE(gi::to_json(gi::Evaluation{}).contains("device"));
 }
 
 TEST(VariantLaunchGeometry, ComesFromTheSpecsLaunchExpressions) {
