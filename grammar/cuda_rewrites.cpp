@@ -145,8 +145,13 @@ std::string rewrite_header(const Grammar& g, std::size_t rule, const HeaderEdits
       if (k.tokens[t].kind == TokenKind::Identifier && k.tokens[t].text == p.name) name_tok = t;
     }
     if (name_tok == std::string::npos) continue;
-    if (edits.restrict_params.count(p.name) && p.pointer && !p.restrict_qualified && last_star != std::string::npos)
-      splices.push_back({rel(last_star) + 1, 0, " __restrict__"});
+    if (edits.restrict_params.count(p.name) && p.pointer && !p.restrict_qualified && last_star != std::string::npos) {
+      // `float *p` and `float*p` have no space after the '*' to keep the
+      // qualifier apart from the name (`float * __restrict__p` does not build).
+      const std::size_t at = rel(last_star) + 1;
+      const bool spaced = at < text.size() && std::isspace(static_cast<unsigned char>(text[at]));
+      splices.push_back({at, 0, spaced ? " __restrict__" : " __restrict__ "});
+    }
     const auto constant = edits.constants.find(p.name);
     if (constant != edits.constants.end() && specialisable(p)) {
       if (const auto lit = constant_literal(p, constant->second)) {

@@ -2,6 +2,7 @@
 // context. A rule covers whole source lines, so the patched file keeps the
 // seed's layout and a diff against it reads line by line.
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "grammar/grammar.hpp"
@@ -229,7 +230,7 @@ class GrammarBuilder {
 };
 
 Grammar Grammar::from_source(std::string_view source, const std::string& file_name) {
-  return GrammarBuilder(source, file_name).build();
+  return GrammarBuilder(without_utf8_bom(source), file_name).build();
 }
 
 std::string Grammar::rule_name(std::size_t i) const {
@@ -268,18 +269,30 @@ std::string Grammar::source() const {
 }
 
 std::vector<std::string> Grammar::visible_declarations(std::size_t i) const {
-  std::vector<std::string> out;
   const RuleContext& c = contexts_.at(i);
+  // What each name means here (resolve's rule: the innermost block first,
+  // in a block the latest declaration before the rule), block by block.
   std::unordered_set<std::string> seen;
-  for (int d = static_cast<int>(parsed_.declarations.size()) - 1; d >= 0; --d) {
-    const Declaration& decl = parsed_.declarations[d];
-    if (seen.count(decl.name)) continue;
-    if (resolve(parsed_, decl.name, c.block, c.pos) != d) continue;
-    seen.insert(decl.name);
-    const Element& at = parsed_.elements[decl.pos];
-    out.push_back(decl.name + "@" + std::to_string(parsed_.tokens[at.tokens.first].line));
+  std::vector<int> chosen;
+  for (int b = c.block; b >= 0; b = parsed_.blocks[b].parent) {
+    std::unordered_map<std::string, int> latest;
+    for (const int d : parsed_.block_declarations.at(b)) {
+      const Declaration& decl = parsed_.declarations[d];
+      if (decl.pos >= c.pos || seen.count(decl.name)) continue;
+      auto [it, fresh] = latest.emplace(decl.name, d);
+      if (!fresh && parsed_.declarations[it->second].pos <= decl.pos) it->second = d;
+    }
+    for (const auto& [name, d] : latest) {
+      seen.insert(name);
+      chosen.push_back(d);
+    }
   }
-  std::reverse(out.begin(), out.end());
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<std::string> out;
+  for (const int d : chosen) {
+    const Declaration& decl = parsed_.declarations[d];
+    out.push_back(decl.name + "@" + std::to_string(parsed_.tokens[parsed_.elements[decl.pos].tokens.first].line));
+  }
   return out;
 }
 

@@ -45,6 +45,9 @@ class Parser {
     bool any_function = !k_.functions.empty();
     if (!any_function) throw SourceError(file_, 1, 0, "no function definition found: expected a __global__ kernel");
     mark_written_params();
+    k_.block_declarations.assign(k_.blocks.size(), {});
+    for (int d = 0; d < static_cast<int>(k_.declarations.size()); ++d)
+      k_.block_declarations[k_.declarations[d].block].push_back(d);
     return std::move(k_);
   }
 
@@ -511,7 +514,28 @@ class Parser {
     if (p == std::string::npos) return;
     std::size_t e = p;
     while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
-    if (e > p) declare(text.substr(p, e - p), 0, pos);
+    if (e == p) return;
+    const std::string name = text.substr(p, e - p);
+    declare(name, 0, pos);
+    // `#define real float`: an object-like macro whose body is a type makes a
+    // type name, as a typedef does, so `real x = 0;` is a declaration
+    // (fixed structure), never a statement to delete or copy.
+    if (e < text.size() && text[e] == '(') return;
+    std::string body = text.substr(e);
+    if (const std::size_t comment = body.find("//"); comment != std::string::npos) body.resize(comment);
+    bool any_type = false, only_types = true;
+    for (std::size_t w = 0; only_types;) {
+      w = body.find_first_not_of(" \t\r\n\\", w);
+      if (w == std::string::npos) break;
+      std::size_t end = w;
+      while (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) ++end;
+      const std::string word = body.substr(w, end - w);
+      if (word.empty()) only_types = false;  // punctuation: an expression, not a type
+      else if (is_type_word(word) || kIntegerWords.count(word)) any_type = true;
+      else if (word != "const" && word != "volatile") only_types = false;
+      w = end;
+    }
+    if (any_type && only_types) user_types_.insert(name);
   }
 
   void parse_top_item() {
@@ -729,11 +753,9 @@ int resolve(const ParsedKernel& k, const std::string& name, int block, int pos) 
   // Innermost block first; within a block the latest declaration before pos.
   for (int b = block; b >= 0; b = k.blocks[b].parent) {
     int best = -1;
-    for (int d = 0; d < static_cast<int>(k.declarations.size()); ++d) {
+    for (const int d : k.block_declarations.at(b)) {
       const Declaration& decl = k.declarations[d];
-      if (decl.block == b && decl.name == name && decl.pos < pos &&
-          (best < 0 || k.declarations[best].pos <= decl.pos))
-        best = d;
+      if (decl.name == name && decl.pos < pos && (best < 0 || k.declarations[best].pos <= decl.pos)) best = d;
     }
     if (best >= 0) return best;
   }

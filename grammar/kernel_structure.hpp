@@ -94,6 +94,10 @@ struct ParsedKernel {
   std::vector<Block> blocks;  // block 0 is the file scope
   std::vector<Declaration> declarations;
   std::vector<Function> functions;
+  // The declarations of each block, in file order (indices into
+  // declarations): name look-ups walk a block's own list, not the file's,
+  // so they stay cheap in files of thousands of kernels.
+  std::vector<std::vector<int>> block_declarations;
 };
 
 // Throws SourceError naming file, line and what was expected.

@@ -23,8 +23,17 @@ struct Token {
 };
 
 // Splits CUDA C++ source into tokens. Throws SourceError naming file, line and
-// what was expected (unterminated comment or literal, unexpected character).
+// what was expected (unterminated comment or literal, unexpected character),
+// and for bytes real files carry that would go wrong later: a NUL byte
+// (NVRTC reads a source only up to it, so the rest of the file would vanish
+// without an error) and lone-CR line endings (classic Mac OS: the whole file
+// would be one line). A leading UTF-8 byte-order mark is skipped.
 std::vector<Token> tokenize(std::string_view source, const std::string& file_name);
+
+// The source without a leading UTF-8 byte-order mark, which editors on
+// Windows write and NVRTC rejects ("unrecognized token"): the grammar, and
+// so every variant compiled and published, starts after it.
+std::string_view without_utf8_bom(std::string_view source);
 
 bool is_cpp_keyword(std::string_view word);
 

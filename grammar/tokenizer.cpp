@@ -80,8 +80,21 @@ bool is_cpp_keyword(std::string_view word) {
   return keywords.count(word) > 0;
 }
 
+std::string_view without_utf8_bom(std::string_view source) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  return source.substr(0, bom.size()) == bom ? source.substr(bom.size()) : source;
+}
+
 std::vector<Token> tokenize(std::string_view source, const std::string& file_name) {
   const LineIndex lines(source);
+  if (const std::size_t nul = source.find('\0'); nul != std::string_view::npos)
+    throw SourceError(file_name, lines.line_of(nul), lines.column_of(nul),
+                      "a NUL byte: NVRTC reads a source only up to its first NUL, so the rest of the file would be "
+                      "lost without an error; remove it");
+  if (source.find('\r') != std::string_view::npos && source.find('\n') == std::string_view::npos)
+    throw SourceError(file_name, 1, 0,
+                      "the lines end in a lone CR (classic Mac OS line endings), so the file reads as one line; "
+                      "convert it to LF or CRLF first (e.g. tr '\\r' '\\n' < in.cu > out.cu)");
   std::vector<Token> tokens;
   const Iterator begin = source.begin();
 
@@ -123,7 +136,8 @@ std::vector<Token> tokenize(std::string_view source, const std::string& file_nam
                      x3::raw[identifier][emit(TokenKind::Identifier)] |
                      x3::raw[punctuators | single_punct][emit(TokenKind::Punct)];
 
-  Iterator it = source.begin();
+  // Offsets stay those of the whole source: the mark is skipped, not removed.
+  Iterator it = source.begin() + static_cast<std::ptrdiff_t>(source.size() - without_utf8_bom(source).size());
   try {
     x3::parse(it, source.end(), *token);
   } catch (const x3::expectation_failure<Iterator>& e) {

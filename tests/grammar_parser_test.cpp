@@ -147,6 +147,24 @@ TEST(GrammarParser, SharedConstantExternCAndWhile) {
   EXPECT_EQ(rule_at_line(g, 13).kind, RuleKind::Fixed);
 }
 
+// `#define real float` makes a type as a typedef does: `real x = ...` is a
+// declaration (fixed), never a statement a copy or delete could take.
+// Function-like macros and expressions make no type.
+TEST(GrammarParser, TypesMadeWithDefineDeclare) {
+  const Grammar g = Grammar::from_source(
+      "#define real float\n#define IDX unsigned int // an index\n#define N 16\n#define SQ(x) ((x)*(x))\n"
+      "__global__ void k(real* o) {\n  real x = o[0];\n  IDX i = threadIdx.x;\n  o[i] = x + SQ(N);\n}\n",
+      "def.cu");
+  const auto kind_at = [&](int line) {
+    for (std::size_t r = 0; r < g.rules().size(); ++r)
+      if (g.rule(r).first_line == line) return g.rule(r).kind;
+    return RuleKind::Fixed;
+  };
+  EXPECT_EQ(kind_at(6), RuleKind::Declaration);
+  EXPECT_EQ(kind_at(7), RuleKind::Declaration);
+  EXPECT_EQ(kind_at(8), RuleKind::Statement);
+}
+
 TEST(GrammarParser, SeedsParse) {
   for (const auto& dir : test::seed_dirs()) {
     SCOPED_TRACE(dir.string());

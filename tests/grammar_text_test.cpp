@@ -1,6 +1,9 @@
 // BNF text and JSON forms of the grammar; the text parses back to the same grammar.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "grammar/grammar_text.hpp"
 #include "grammar/source_error.hpp"
 #include "test_support.hpp"
@@ -36,21 +39,57 @@ TEST(GrammarText, RoundTripKeepsMissingFinalNewlineAndEscapes) {
   EXPECT_EQ(back.source(), src);
 }
 
+// The names visible at a rule of the JSON, by the rule the README gives:
+// from the rule's block outwards, the declarations before its position; an
+// inner block's name hides an outer one, and in a block the latest wins.
+std::set<std::string> visible_in_json(const nlohmann::json& j, const nlohmann::json& rule) {
+  std::set<std::string> names, out;
+  for (int b = rule["scope"]["block"]; b >= 0; b = j["scopes"][b]["parent"]) {
+    std::map<std::string, nlohmann::json> latest;
+    for (const auto& d : j["scopes"][b]["declarations"])
+      if (d["pos"] < rule["scope"]["pos"] && !names.count(d["name"])) latest[d["name"]] = d;
+    for (const auto& [name, d] : latest) {
+      names.insert(name);
+      out.insert(name + "@" + std::to_string(d["line"].get<int>()));
+    }
+  }
+  return out;
+}
+
 TEST(GrammarText, JsonHasKindsIdentifiersAndScopes) {
   const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
   const auto j = to_json(g);
-  EXPECT_EQ(j["format"], "gi-grammar-json-1");
+  EXPECT_EQ(j["format"], "gi-grammar-json-2");
   bool found = false;
-  for (const auto& r : j["rules"]) {
+  for (std::size_t i = 0; i < j["rules"].size(); ++i) {
+    const auto& r = j["rules"][i];
+    if (!r.contains("scope")) continue;
+    // The scope table gives what the grammar itself sees at every rule.
+    const auto expected = g.visible_declarations(i);
+    EXPECT_EQ(visible_in_json(j, r), std::set<std::string>(expected.begin(), expected.end())) << r["name"];
     if (r["name"] != "<_sample.cu_25>") continue;
     found = true;
     EXPECT_EQ(r["kind"], "statement");
     EXPECT_EQ(r["identifiers"], nlohmann::json::array({"idx"}));
     EXPECT_EQ(r["function"], "sample_kernel");
-    const auto& visible = r["visible"];
-    EXPECT_NE(std::find(visible.begin(), visible.end(), "k@22"), visible.end());
+    EXPECT_TRUE(visible_in_json(j, r).count("k@22"));
   }
   EXPECT_TRUE(found);
+}
+
+// Each declaration once: the JSON of many kernels grows with the file, not
+// with its square (a 5 MB file of 2,500 kernels did not finish).
+TEST(GrammarText, JsonGrowsLinearlyWithTheFile) {
+  auto kernels = [](int n) {
+    std::string src;
+    for (int i = 0; i < n; ++i)
+      src += "__global__ void k" + std::to_string(i) +
+             "(const float* in, float* out, int n) {\n  int t = threadIdx.x;\n  if (t < n) {\n    float v = in[t];\n"
+             "    out[t] = v;\n  }\n}\n";
+    return to_json(Grammar::from_source(src, "many.cu")).dump().size();
+  };
+  const double small = static_cast<double>(kernels(100)), large = static_cast<double>(kernels(400));
+  EXPECT_LT(large / small, 4.5) << small << " bytes for 100 kernels, " << large << " for 400";
 }
 
 TEST(GrammarText, MalformedBnfNamesTheLine) {

@@ -24,6 +24,27 @@ TEST(MalformedInput, UnterminatedComment) {
   expect_source_error("__global__ void k() {\n}\n/* never\nclosed\n", 3, "unterminated comment: expected '*/'");
 }
 
+// Bytes real files carry (found on public CUDA code): a NUL byte would make
+// NVRTC stop reading there and every mutant "compile"; lone-CR line endings
+// made the whole file one fixed rule with no word said.
+TEST(MalformedInput, ANulByteAndLoneCrLineEndingsAreNamed) {
+  expect_source_error(std::string("__global__ void k(int* a) {\n  // x \0 y\n  a[0] = 1;\n}\n", 40), 2,
+                      "a NUL byte: NVRTC reads a source only up to its first NUL");
+  expect_source_error("__global__ void k(int* a) {\r  a[0] = 1;\r}\r", 1, "lone CR");
+  // CRLF is fine: every line is its own rule, each keeping its CR.
+  const Grammar crlf = Grammar::from_source("__global__ void k(int* a) {\r\n  a[0] = 1;\r\n}\r\n", "ok.cu");
+  EXPECT_EQ(crlf.rules().size(), 3u);
+}
+
+// Editors on Windows start a file with a UTF-8 byte-order mark, which NVRTC
+// rejects ("unrecognized token"): the grammar starts after it.
+TEST(MalformedInput, AByteOrderMarkIsSkippedAndLeftOutOfEveryVariant) {
+  const Grammar g = Grammar::from_source("\xEF\xBB\xBF__global__ void k(int* a) {\n  a[0] = 1;\n}\n", "bom.cu");
+  ASSERT_EQ(g.rules().size(), 3u);
+  EXPECT_EQ(g.rule(0).text.rfind("__global__", 0), 0u) << g.rule(0).text;
+  EXPECT_EQ(apply_patch(g, Patch{}).rfind("__global__", 0), 0u);
+}
+
 TEST(MalformedInput, UnbalancedBraces) {
   expect_source_error("__global__ void k(int* a) {\n  a[0] = 1;\n", 1, "never closed: expected '}'");
   expect_source_error("__global__ void k(int* a) {\n  a[0] = 1;\n}\n}\n", 4, "unmatched '}'");

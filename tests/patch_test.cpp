@@ -97,6 +97,18 @@ TEST(PatchApply, CudaEditFamilies) {
   EXPECT_EQ(out.find("__ldg(&output"), std::string::npos);
 }
 
+// Real code writes the star by the name (`float *p`) or with no space at
+// all; the qualifier must stay apart from the name either way.
+TEST(PatchApply, RestrictKeepsItsQualifierApartFromTheName) {
+  const std::string src =
+      "__global__ void k(float *a, const float*b, float * c, float* d) {\n  a[0] = b[0] + c[0] + d[0];\n}\n";
+  const Grammar g = Grammar::from_source(src, "k.cu");
+  const std::string out = apply_patch(g, parse_patch("restrict:a restrict:b restrict:c restrict:d"));
+  EXPECT_NE(out.find("float * __restrict__ a, const float* __restrict__ b, float * __restrict__ c, float* __restrict__ d"),
+            std::string::npos)
+      << out;
+}
+
 TEST(PatchApply, FastMathRewritesCallsOnly) {
   const std::string src = "__global__ void k(float* o, float expf_scale) {\n  o[0] = expf(o[1]) + powf(o[2], 2.f) + expf_scale;\n}\n";
   const Grammar g = Grammar::from_source(src, "k.cu");
