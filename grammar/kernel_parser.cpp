@@ -369,7 +369,8 @@ class Parser {
       return;
     }
     if (t.is("if")) {
-      const std::size_t lp = next_code(i_ + 1);
+      std::size_t lp = next_code(i_ + 1);
+      if (is(lp, "constexpr")) lp = next_code(lp + 1);  // C++17 `if constexpr (...)`
       if (!is(lp, "(")) fail(i_, "expected '(' after 'if'");
       const std::size_t rp = match(lp);
       const int h = add(ElementKind::IfHeader, start, rp, block);
@@ -487,8 +488,8 @@ class Parser {
       }
       if ((t.is("extern") && i_ + 2 < k_.tokens.size() && tok(i_ + 1).kind == TokenKind::String &&
            tok(i_ + 2).is("{")) ||
-          (t.is("namespace") && is(next_code(next_code(i_ + 1) + 1), "{"))) {
-        const std::size_t brace = t.is("extern") ? i_ + 2 : next_code(next_code(i_ + 1) + 1);
+          namespace_brace(i_) != std::string::npos) {
+        const std::size_t brace = t.is("extern") ? i_ + 2 : namespace_brace(i_);
         add(ElementKind::TopLevel, i_, brace, 0);
         i_ = brace + 1;
         ++extern_depth;
@@ -538,10 +539,83 @@ class Parser {
     if (any_type && only_types) user_types_.insert(name);
   }
 
+  // `template <class T, int N>` before a declaration: the index of the
+  // token after the closing '>' (nested <...> and (...) skipped; `>>` closes
+  // two). Its type parameters become type names, so `T x = ...` in the body
+  // is a declaration. Returns `at` itself when no template header is there.
+  std::size_t skip_template_header(std::size_t at) {
+    if (!is(at, "template")) return at;
+    std::size_t j = next_code(at + 1);
+    if (!is(j, "<")) return j;  // an explicit instantiation: `template __global__ void k<float>(...);`
+    int angle = 0;
+    for (; j < k_.tokens.size(); ++j) {
+      const Token& t = tok(j);
+      if (t.is("(")) {
+        j = match(j);
+        continue;
+      }
+      if (t.is("<")) ++angle;
+      if (t.is(">")) --angle;
+      if (t.is(">>")) angle -= 2;
+      if ((t.is("class") || t.is("typename")) && next_code(j + 1) < k_.tokens.size() &&
+          tok(next_code(j + 1)).kind == TokenKind::Identifier)
+        user_types_.insert(tok(next_code(j + 1)).text);
+      if (angle <= 0) return skip_template_header(next_code(j + 1));  // template <..> template <..>
+    }
+    fail(at, "template header never closes: expected '>' before end of file");
+  }
+
+  // Whether the punctuators ending at `p` complete an operator's name
+  // (`operator` then up to three symbols: `+`, `==`, `()`, `[]`, `<<=`), so
+  // the '(' after them opens its parameter list.
+  bool ends_operator_name(std::size_t p, std::size_t start) const {
+    for (int symbols = 0; p != std::string::npos && p >= start && symbols <= 3; ++symbols) {
+      if (tok(p).is("operator")) return symbols > 0;
+      if (tok(p).kind != TokenKind::Punct) return false;
+      p = prev_code(p);
+    }
+    return false;
+  }
+
+  // The '{' of `namespace {`, `namespace A {`, `namespace A::B {` or
+  // `inline namespace A {` starting at `at`; npos when `at` starts none (an
+  // alias `namespace A = B;` is a declaration).
+  std::size_t namespace_brace(std::size_t at) const {
+    std::size_t j = at;
+    if (is(j, "inline")) j = next_code(j + 1);
+    if (!is(j, "namespace")) return std::string::npos;
+    for (j = next_code(j + 1); j < k_.tokens.size(); j = next_code(j + 1)) {
+      if (tok(j).is("{")) return j;
+      if (tok(j).kind != TokenKind::Identifier && !tok(j).is("::")) return std::string::npos;
+    }
+    return std::string::npos;
+  }
+
+  // The ';' after a struct, class, union or enum definition or a braced
+  // initializer, with an error that names the construct when it is missing.
+  std::size_t semicolon_after_definition(std::size_t from, std::size_t first) const {
+    const std::size_t semi = next_code(from);
+    if (is(semi, ";")) return semi;
+    std::string what = "braced initializer";
+    for (std::size_t t = first; t < from; ++t)
+      if (tok(t).is("struct") || tok(t).is("class") || tok(t).is("union") || tok(t).is("enum")) {
+        what = tok(t).text + " definition";
+        break;
+      }
+    // What starts another item cannot be a declarator of this one (`struct S {...} s, t;`).
+    static const std::unordered_set<std::string> starts_item = {
+        "__global__", "__device__", "__host__", "template", "struct", "class", "union", "enum", "namespace",
+        "extern", "static", "typedef", "using", "inline"};
+    if (semi >= k_.tokens.size() || tok(semi).kind == TokenKind::Preprocessor || starts_item.count(tok(semi).text))
+      fail(first, "the " + what + " starting here ends without the ';' after its '}'");
+    return scan_to_semicolon(from);
+  }
+
   void parse_top_item() {
     const std::size_t start = i_;
+    const std::size_t after_template = skip_template_header(i_);
     int depth = 0;
-    std::size_t j = i_;
+    std::size_t j = after_template;
     std::size_t last_call_paren = std::string::npos;
     for (; j < k_.tokens.size(); ++j) {
       const Token& t = tok(j);
@@ -553,6 +627,8 @@ class Parser {
               tok(p).text != "__launch_bounds__" && tok(p).text != "__attribute__" &&
               tok(p).text != "__align__")
             last_call_paren = j;
+          else if (p != std::string::npos && p >= start && ends_operator_name(p, start))
+            last_call_paren = j;  // `operator*(`, `operator()(`, `operator[](`
         }
         ++depth;
       } else if (t.text == ")" || t.text == "]") {
@@ -565,14 +641,15 @@ class Parser {
       }
     }
     if (j >= k_.tokens.size()) fail(start, "expected ';' or a function body before end of file");
-    const bool aggregate = std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(j),
+    // `class` in `template <class T>` makes no class: only what follows the header counts.
+    const bool aggregate = std::any_of(k_.tokens.begin() + static_cast<long>(after_template), k_.tokens.begin() + static_cast<long>(j),
                                        [](const Token& t) { return t.is("struct") || t.is("class") || t.is("union") || t.is("enum"); });
     if (tok(j).is("{") && (aggregate || last_call_paren == std::string::npos || is(prev_code(j), "="))) {
       // struct/enum definition or a braced initializer: runs to its ';'.
       const std::size_t close = match(j);
-      const std::size_t semi = scan_to_semicolon(close + 1);
+      const std::size_t semi = semicolon_after_definition(close + 1, after_template);
       const int e = add(ElementKind::TopLevel, start, semi, 0);
-      for (std::size_t t = start; t < j; ++t)
+      for (std::size_t t = after_template; t < j; ++t)
         if ((tok(t).is("struct") || tok(t).is("class") || tok(t).is("union") || tok(t).is("enum")) &&
             t + 1 < j && tok(t + 1).kind == TokenKind::Identifier)
           user_types_.insert(tok(t + 1).text);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "grammar/grammar.hpp"
+#include "grammar/source_error.hpp"
 #include "test_support.hpp"
 
 namespace gi::grammar {
@@ -163,6 +164,63 @@ TEST(GrammarParser, TypesMadeWithDefineDeclare) {
   EXPECT_EQ(kind_at(6), RuleKind::Declaration);
   EXPECT_EQ(kind_at(7), RuleKind::Declaration);
   EXPECT_EQ(kind_at(8), RuleKind::Statement);
+}
+
+// Modern CUDA C++ from public code: templates (class or typename,
+// specialisations, explicit instantiations), nested and anonymous
+// namespaces, if constexpr, operator overloads. Each parses, the kernel's
+// lines stay editable, and template type parameters make declarations.
+TEST(GrammarParser, ModernCppParses) {
+  const std::string src =
+      "namespace reg::cuda {\n"                                                  // 1
+      "namespace {\n"                                                            // 2
+      "template <class T>\n"                                                     // 3
+      "__device__ T square(T x) { return x * x; }\n"                             // 4
+      "}  // namespace\n"                                                        // 5
+      "struct V { float x, y; __device__ V operator+(const V& o) const { return {x + o.x, y + o.y}; } };\n"  // 6
+      "__device__ inline V operator*(float s, const V& v) { return {s * v.x, s * v.y}; }\n"            // 7
+      "template <typename T, int N>\n"                                           // 8
+      "__global__ void scale(T* out, const T* in, int n) {\n"                    // 9
+      "  T v = in[0];\n"                                                         // 10
+      "  if constexpr (N > 1) {\n"                                               // 11
+      "    v = square(v) * N;\n"                                                 // 12
+      "  }\n"                                                                    // 13
+      "  out[0] = v;\n"                                                          // 14
+      "}\n"                                                                      // 15
+      "template __global__ void scale<float, 2>(float*, const float*, int);\n"   // 16
+      "template <> __device__ float square<float>(float x);\n"                   // 17
+      "inline namespace v1 { __device__ int one() { return 1; } }\n"             // 18
+      "}  // namespace reg::cuda\n";                                             // 19
+  const Grammar g = Grammar::from_source(src, "modern.cu");
+  const auto kind_at = [&](int line) {
+    for (std::size_t r = 0; r < g.rules().size(); ++r)
+      if (g.rule(r).first_line == line) return g.rule(r).kind;
+    return RuleKind::Fixed;
+  };
+  EXPECT_EQ(kind_at(10), RuleKind::Declaration);  // T is a type
+  EXPECT_EQ(kind_at(11), RuleKind::If);
+  EXPECT_EQ(kind_at(12), RuleKind::Statement);
+  EXPECT_EQ(kind_at(14), RuleKind::Statement);
+  bool kernel = false;
+  for (const auto& f : g.parsed().functions) kernel = kernel || (f.is_kernel && f.name == "scale" && f.params.size() == 3);
+  EXPECT_TRUE(kernel);
+  // The operator and the next line are two rules, not one.
+  for (std::size_t r = 0; r < g.rules().size(); ++r)
+    if (g.rule(r).first_line == 7) {
+      EXPECT_EQ(g.rule(r).last_line, 7);
+    }
+  EXPECT_EQ(g.source(), src);
+}
+
+// What the parser cannot take is named where it starts.
+TEST(GrammarParser, AnUnfinishedDefinitionIsNamed) {
+  try {
+    Grammar::from_source("struct S { int a; }\n__global__ void k(int* o) { o[0] = 1; }\n", "s.cu");
+    FAIL() << "accepted a struct without its ';'";
+  } catch (const SourceError& e) {
+    EXPECT_EQ(e.line(), 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find("struct definition"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GrammarParser, SeedsParse) {
