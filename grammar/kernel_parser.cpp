@@ -524,6 +524,13 @@ class Parser {
     if (e < text.size() && text[e] == '(') return;
     std::string body = text.substr(e);
     if (const std::size_t comment = body.find("//"); comment != std::string::npos) body.resize(comment);
+    // `#define KERNEL __global__ void`: a function headed by KERNEL is a kernel.
+    for (std::size_t at = body.find("__global__"); at != std::string::npos; at = body.find("__global__", at + 1)) {
+      const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_');
+      const std::size_t after = at + 10;
+      const bool word_end = after >= body.size() || !(std::isalnum(static_cast<unsigned char>(body[after])) || body[after] == '_');
+      if (word_start && word_end) kernel_macros_.insert(name);
+    }
     bool any_type = false, only_types = true;
     for (std::size_t w = 0; only_types;) {
       w = body.find_first_not_of(" \t\r\n\\", w);
@@ -682,7 +689,7 @@ class Parser {
     f.name_token = prev_code(lp);
     f.name = tok(f.name_token).text;
     f.is_kernel = std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(lp),
-                              [](const Token& t) { return t.is("__global__"); });
+                              [&](const Token& t) { return t.is("__global__") || (t.kind == TokenKind::Identifier && kernel_macros_.count(t.text)); });
     const int fn_index = static_cast<int>(k_.functions.size());
     Block fb;
     fb.parent = 0;
@@ -818,6 +825,7 @@ class Parser {
   static constexpr int kMaxNesting = 1000;
   int depth_ = 0;  // parse_statement calls in progress
   std::unordered_set<std::string> user_types_;
+  std::unordered_set<std::string> kernel_macros_;  // object-like macros whose body holds __global__
 };
 
 }  // namespace

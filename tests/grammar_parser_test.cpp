@@ -2,6 +2,8 @@
 // statements, comments, preprocessor lines, nested scopes.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "grammar/grammar.hpp"
 #include "grammar/source_error.hpp"
 #include "test_support.hpp"
@@ -210,6 +212,20 @@ TEST(GrammarParser, ModernCppParses) {
       EXPECT_EQ(g.rule(r).last_line, 7);
     }
   EXPECT_EQ(g.source(), src);
+}
+
+// Real code hides __global__ in a macro: `#define KERNEL __global__ void`.
+TEST(GrammarParser, AMacroThatHoldsGlobalMakesAKernel) {
+  const Grammar g = Grammar::from_source(
+      "#define KERNEL __global__ void\n#define GLOBALS __global__\n#define NOT_GLOBAL__ 1\n"
+      "KERNEL scale(float* o) {\n  o[0] *= 2.f;\n}\nGLOBALS void add(float* o) {\n  o[0] += 1.f;\n}\n"
+      "__device__ void helper(float* o) {\n  o[0] = 0.f;\n}\n",
+      "mac.cu");
+  std::map<std::string, bool> kernel;
+  for (const auto& f : g.parsed().functions) kernel[f.name] = f.is_kernel;
+  EXPECT_TRUE(kernel.at("scale"));
+  EXPECT_TRUE(kernel.at("add"));
+  EXPECT_FALSE(kernel.at("helper"));
 }
 
 // What the parser cannot take is named where it starts.
