@@ -109,9 +109,12 @@ TEST_F(EvolveAllShards, TwoMpiRanksWriteWhatOneProcessWrites) {
   const fitness::SubprocessResult one =
       fitness::run_subprocess({GI_STAND_IN_EVOLVE_ALL, seeds, (dir / "one").string()}, dir / "one.log");
   ASSERT_EQ(one.exit_code, 0) << one.problem << one.output;
-  // Open MPI refuses root unless told; CI runs as root.
+  // Open MPI refuses root unless told; CI runs as root. Without ssh or rsh
+  // on the machine its launcher will not start even for local ranks, unless
+  // it is given an agent it then never calls.
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  ::setenv("OMPI_MCA_plm_rsh_agent", "false", 0);
   // run_subprocess takes a path, not a name to look up in PATH.
   std::string mpirun = "mpirun";
   if (const char* path = std::getenv("PATH"))
