@@ -524,12 +524,18 @@ class Parser {
     if (e < text.size() && text[e] == '(') return;
     std::string body = text.substr(e);
     if (const std::size_t comment = body.find("//"); comment != std::string::npos) body.resize(comment);
-    // `#define KERNEL __global__ void`: a function headed by KERNEL is a kernel.
-    for (std::size_t at = body.find("__global__"); at != std::string::npos; at = body.find("__global__", at + 1)) {
-      const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_');
-      const std::size_t after = at + 10;
-      const bool word_end = after >= body.size() || !(std::isalnum(static_cast<unsigned char>(body[after])) || body[after] == '_');
-      if (word_start && word_end) kernel_macros_.insert(name);
+    // `#define KERNEL __global__ void`: a function headed by KERNEL is a
+    // kernel; `#define DEVICE __device__ inline`: one headed by DEVICE is
+    // device code.
+    for (const char* qualifier : {"__global__", "__device__"}) {
+      const std::string q = qualifier;
+      for (std::size_t at = body.find(q); at != std::string::npos; at = body.find(q, at + 1)) {
+        const auto word_char = [&](std::size_t i) {
+          return std::isalnum(static_cast<unsigned char>(body[i])) || body[i] == '_';
+        };
+        if ((at == 0 || !word_char(at - 1)) && (at + q.size() >= body.size() || !word_char(at + q.size())))
+          (q == "__global__" ? kernel_macros_ : device_macros_).insert(name);
+      }
     }
     bool any_type = false, only_types = true;
     for (std::size_t w = 0; only_types;) {
@@ -584,6 +590,40 @@ class Parser {
     return false;
   }
 
+  // Whether the '>' at `p` closes template arguments that follow a name
+  // (`f<uchar>`, `g<float, 2>`), so a '(' after it opens a parameter list.
+  bool ends_template_arguments(std::size_t p, std::size_t start) const {
+    if (!tok(p).is(">")) return false;
+    int depth = 0;
+    for (std::size_t t = p; t != std::string::npos && t >= start; t = prev_code(t)) {
+      if (tok(t).is(">")) ++depth;
+      if (tok(t).is(">>")) depth += 2;
+      if (tok(t).is("<") && --depth == 0) {
+        const std::size_t name = prev_code(t);
+        return name != std::string::npos && name >= start && tok(name).kind == TokenKind::Identifier &&
+               !is_cpp_keyword(tok(name).text);
+      }
+      if (tok(t).is(";") || tok(t).is("{") || tok(t).is("}")) return false;
+      if (t == start) break;
+    }
+    return false;
+  }
+
+  // The token that names the function whose parameter list opens at `lp`:
+  // the identifier before it, or before its template arguments (`f<uchar>(`).
+  std::size_t function_name_token(std::size_t lp, std::size_t start) const {
+    std::size_t p = prev_code(lp);
+    if (p != std::string::npos && ends_template_arguments(p, start)) {
+      int depth = 0;
+      for (; p != std::string::npos; p = prev_code(p)) {
+        if (tok(p).is(">")) ++depth;
+        if (tok(p).is(">>")) depth += 2;
+        if (tok(p).is("<") && --depth == 0) return prev_code(p);
+      }
+    }
+    return prev_code(lp);
+  }
+
   // The '{' of `namespace {`, `namespace A {`, `namespace A::B {` or
   // `inline namespace A {` starting at `at`; npos when `at` starts none (an
   // alias `namespace A = B;` is a declaration).
@@ -636,6 +676,8 @@ class Parser {
             last_call_paren = j;
           else if (p != std::string::npos && p >= start && ends_operator_name(p, start))
             last_call_paren = j;  // `operator*(`, `operator()(`, `operator[](`
+          else if (p != std::string::npos && p >= start && ends_template_arguments(p, start))
+            last_call_paren = j;  // a specialisation: `template <> __device__ float f<uchar>()`
         }
         ++depth;
       } else if (t.text == ")" || t.text == "]") {
@@ -685,11 +727,25 @@ class Parser {
     // A function definition: header up to and including '{'.
     const std::size_t lp = last_call_paren;
     const std::size_t rp = match(lp);
+    const auto qualified = [&](const std::string& q, const std::unordered_set<std::string>& macros) {
+      return std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(lp),
+                         [&](const Token& t) { return t.is(q) || (t.kind == TokenKind::Identifier && macros.count(t.text)); });
+    };
+    const bool kernel = qualified("__global__", kernel_macros_);
+    if (!kernel && !qualified("__device__", device_macros_)) {
+      // Host code is never evolved, and real files' host code is where a C
+      // subset runs out (a macro call as a statement with no ';', host-only
+      // C++): the whole definition is one fixed rule.
+      const std::size_t close = match(j);
+      const int e = add(ElementKind::TopLevel, start, close, 0);
+      declare(tok(function_name_token(lp, start)).text, 0, k_.elements[e].pos);
+      i_ = close + 1;
+      return;
+    }
     Function f;
-    f.name_token = prev_code(lp);
+    f.name_token = function_name_token(lp, start);
     f.name = tok(f.name_token).text;
-    f.is_kernel = std::any_of(k_.tokens.begin() + static_cast<long>(start), k_.tokens.begin() + static_cast<long>(lp),
-                              [&](const Token& t) { return t.is("__global__") || (t.kind == TokenKind::Identifier && kernel_macros_.count(t.text)); });
+    f.is_kernel = kernel;
     const int fn_index = static_cast<int>(k_.functions.size());
     Block fb;
     fb.parent = 0;
@@ -826,6 +882,7 @@ class Parser {
   int depth_ = 0;  // parse_statement calls in progress
   std::unordered_set<std::string> user_types_;
   std::unordered_set<std::string> kernel_macros_;  // object-like macros whose body holds __global__
+  std::unordered_set<std::string> device_macros_;  // ... or __device__
 };
 
 }  // namespace

@@ -228,6 +228,42 @@ TEST(GrammarParser, AMacroThatHoldsGlobalMakesAKernel) {
   EXPECT_FALSE(kernel.at("helper"));
 }
 
+// Host code is never evolved: a host function is one fixed rule, whatever
+// its statements (real files call macros as statements without a ';').
+// Specialisations of function templates and __device__ hidden in a macro
+// are device code whose lines stay editable.
+TEST(GrammarParser, HostFunctionsAreFixedAndSpecialisationsParse) {
+  const Grammar g = Grammar::from_source(
+      "#define DEVICE __device__ inline\n"                                          // 1
+      "template<class T> __device__ float Multiplier() { return 1.0f; }\n"         // 2
+      "template<> __device__ float Multiplier<unsigned char>() { return 255.0f; }\n"// 3
+      "DEVICE float twice(float x) {\n"                                             // 4
+      "  return 2.f * x;\n"                                                         // 5
+      "}\n"                                                                         // 6
+      "__global__ void k(float* o) {\n"                                             // 7
+      "  o[0] = twice(Multiplier<unsigned char>());\n"                              // 8
+      "}\n"                                                                         // 9
+      "void launch(float* o) {\n"                                                   // 10
+      "  k<<<1, 1>>>(o);\n"                                                         // 11
+      "  CHECK_ERROR(\"k\")\n"                                                    // 12
+      "}\n",                                                                        // 13
+      "host.cu");
+  std::map<int, RuleKind> kind;
+  std::map<int, int> last;
+  for (std::size_t r = 0; r < g.rules().size(); ++r) {
+    kind[g.rule(r).first_line] = g.rule(r).kind;
+    last[g.rule(r).first_line] = g.rule(r).last_line;
+  }
+  EXPECT_EQ(last.at(3), 3);  // the specialisation is its own rule
+  EXPECT_EQ(kind.at(5), RuleKind::Statement);
+  EXPECT_EQ(kind.at(8), RuleKind::Statement);
+  EXPECT_EQ(kind.at(10), RuleKind::Fixed);
+  EXPECT_EQ(last.at(10), 13);
+  std::vector<std::string> functions;
+  for (const auto& f : g.parsed().functions) functions.push_back(f.name);
+  EXPECT_EQ(functions, (std::vector<std::string>{"Multiplier", "Multiplier", "twice", "k"}));
+}
+
 // What the parser cannot take is named where it starts.
 TEST(GrammarParser, AnUnfinishedDefinitionIsNamed) {
   try {
