@@ -1,6 +1,6 @@
 // Branch coverage of training data: the source rewrite
-// (fitness/branch_coverage.hpp), the report over counts and exemptions
-// (fitness/coverage_report.hpp, gi/seed_coverage.hpp, the verify README)
+// (fitness/instrument/branch_coverage.hpp), the report over counts and exemptions
+// (fitness/check/coverage_report.hpp, gi/library/seed_coverage.hpp, the verify README)
 // and, on a GPU, exact counts of an instrumented kernel
 // (GpuRunner::run_counted). The GPU tests skip without a CUDA device.
 #include <gtest/gtest.h>
@@ -10,15 +10,15 @@
 #include <iostream>
 #include <map>
 
-#include "fitness/branch_coverage.hpp"
-#include "fitness/coverage_report.hpp"
-#include "fitness/cuda_devices.hpp"
-#include "fitness/gpu_runner.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "gi/seed_coverage.hpp"
-#include "gi/seed_verification.hpp"
-#include "gi/variant_build.hpp"
+#include "fitness/instrument/branch_coverage.hpp"
+#include "fitness/check/coverage_report.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/gpu/gpu_runner.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "gi/library/seed_coverage.hpp"
+#include "gi/library/seed_verification.hpp"
+#include "gi/evaluate/variant_build.hpp"
 #include "grammar/source_error.hpp"
 #include "grammar/token.hpp"
 #include "test_support.hpp"

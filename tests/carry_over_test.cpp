@@ -5,8 +5,8 @@
 
 #include <unistd.h>
 
-#include "fitness/atomic_file.hpp"
-#include "gi/carry_over.hpp"
+#include "fitness/process/atomic_file.hpp"
+#include "gi/publish/carry_over.hpp"
 #include "test_support.hpp"
 
 namespace gi {

@@ -1,11 +1,11 @@
-// The clock-tick instrumentation (fitness/clock_instrument.hpp) as a source
+// The clock-tick instrumentation (fitness/instrument/clock_instrument.hpp) as a source
 // transform: no GPU needed; the GPU test is GpuRunnerCheck.ClockTicksOfAnInstrumentedKernel.
 #include <gtest/gtest.h>
 
-#include "fitness/clock_instrument.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "gi/seed.hpp"
+#include "fitness/instrument/clock_instrument.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "gi/seed/seed.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -5,10 +5,10 @@
 // tests run coarsened variants against the reference.
 #include <gtest/gtest.h>
 
-#include "fitness/kernel_spec.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "fitness/workload_plan.hpp"
-#include "gi/variant_build.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/evaluate/variant_build.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/patch_apply.hpp"

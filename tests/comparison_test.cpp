@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fitness/bandwidth.hpp"
-#include "fitness/subprocess.hpp"
-#include "fitness/cuda_devices.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "gi/comparison.hpp"
+#include "fitness/gpu/bandwidth.hpp"
+#include "fitness/process/subprocess.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/publish/comparison.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Compile servers (`gi nvrtc-serve`, fitness/compile_server.hpp) must give
+// Compile servers (`gi nvrtc-serve`, fitness/compile/compile_server.hpp) must give
 // exactly what NVRTC in this process gives, report compile errors with their
 // log, and survive a server that dies. CPU only.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "fitness/compile_server.hpp"
-#include "fitness/nvrtc_compiler.hpp"
+#include "fitness/compile/compile_server.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
 #include "test_support.hpp"
 
 namespace {

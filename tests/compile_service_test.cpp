@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "fitness/compile_cache.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "fitness/ptxas_info.hpp"
-#include "fitness/thread_pool.hpp"
+#include "fitness/compile/compile_cache.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/compile/ptxas_info.hpp"
+#include "fitness/compile/thread_pool.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The CPU emulator (fitness/cpu_emulator.hpp) on small hand-written kernels:
+// The CPU emulator (fitness/emulation/cpu_emulator.hpp) on small hand-written kernels:
 // shared memory and barriers, warp collectives, early exits, atomics,
 // dynamic shared memory, and the failures a GPU check reports (guards,
 // inputs, outputs, illegal addresses, deadlocks, endless loops). No GPU.
@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <numeric>
 
-#include "fitness/branch_coverage.hpp"
-#include "fitness/cpu_emulator.hpp"
+#include "fitness/instrument/branch_coverage.hpp"
+#include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/emulation/emulated_module.hpp"
 #include "fitness/emulation/emulation_source.hpp"
 #include "tests/plan_helpers.hpp"
@@ -510,7 +510,7 @@ TEST_F(EmulatedKernels, LaunchAndBuildProblemsAreReportedNotThrown) {
 }
 
 TEST_F(EmulatedKernels, BranchCountersOfAnInstrumentedKernel) {
-  // fitness/branch_coverage's gi_branch uses __activemask, __match_any_sync,
+  // fitness/instrument/branch_coverage's gi_branch uses __activemask, __match_any_sync,
   // __ballot_sync and %laneid: each thread counts once per direction it takes.
   const std::string source = R"(
 extern "C" __global__ void branches(const float* in, int n, float* out) {

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "gi/edit_operators.hpp"
-#include "gi/mutant_survey.hpp"
+#include "gi/search/edit_operators.hpp"
+#include "gi/search/mutant_survey.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/switches.hpp"
 #include "grammar/edit_rules.hpp"

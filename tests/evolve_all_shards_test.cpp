@@ -1,5 +1,5 @@
-// gi evolve-all over several processes that share one folder (gi/shard.hpp,
-// gi/folder_lock.hpp), on the stand-in evaluator: shards running at once
+// gi evolve-all over several processes that share one folder (gi/run/shard.hpp,
+// gi/run/folder_lock.hpp), on the stand-in evaluator: shards running at once
 // write byte for byte what one process writes; a shard that dies loses only
 // its own kernel's generation in flight, and the restarted job repeats
 // nothing; two MPI ranks (mpirun, Open MPI) reproduce one process.
@@ -9,8 +9,8 @@
 
 #include <thread>
 
-#include "fitness/cuda_devices.hpp"
-#include "fitness/subprocess.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/process/subprocess.hpp"
 #include "stand_in_evolve_all.hpp"
 #include "test_support.hpp"
 

@@ -11,8 +11,8 @@
 #include <map>
 #include <set>
 
-#include "fitness/atomic_file.hpp"
-#include "gi/evolve_all.hpp"
+#include "fitness/process/atomic_file.hpp"
+#include "gi/run/evolve_all.hpp"
 #include "stand_in_evolve_all.hpp"
 #include "test_support.hpp"
 

@@ -1,6 +1,6 @@
 // The expression language of kernel specs: arithmetic, functions, variables,
 // and errors that name the expression and the position.
-#include "fitness/expression.hpp"
+#include "fitness/workload/expression.hpp"
 
 #include <gtest/gtest.h>
 

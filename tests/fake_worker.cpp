@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
-#include "fitness/json_line_server.hpp"
-#include "fitness/plan_io.hpp"
-#include "fitness/worker.hpp"
+#include "fitness/process/json_line_server.hpp"
+#include "fitness/workload/plan_io.hpp"
+#include "fitness/process/worker.hpp"
 
 namespace gi::test {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A stand-in for the GPU worker (the protocol of fitness/worker.hpp) that
+// A stand-in for the GPU worker (the protocol of fitness/process/worker.hpp) that
 // runs without a GPU, for tests of the parent side: WorkerProcess slots and
 // restarts, and the GpuEvaluator's training set. Started as
 // `gi_test_worker --fake DIR`, it

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fitness/kernel_spec.hpp"
-#include "fitness/launch_plan.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/launch_plan.hpp"
 
 namespace gi::test {
 

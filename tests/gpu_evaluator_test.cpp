@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "fitness/cuda_devices.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "gi/gpu_evaluator.hpp"
-#include "gi/seed.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/evaluate/gpu_evaluator.hpp"
+#include "gi/seed/seed.hpp"
 #include "grammar/patch.hpp"
 #include "test_support.hpp"
 

@@ -1,8 +1,8 @@
-// gi/gpu_list.hpp: the GPUs `gi evolve --gpus` and `gi evolve-all --gpus` are given.
+// gi/cli/gpu_list.hpp: the GPUs `gi evolve --gpus` and `gi evolve-all --gpus` are given.
 #include <gtest/gtest.h>
 
-#include "fitness/cuda_devices.hpp"
-#include "gi/gpu_list.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "gi/cli/gpu_list.hpp"
 
 namespace gi {
 namespace {

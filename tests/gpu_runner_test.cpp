@@ -18,15 +18,15 @@
 #include <string>
 #include <vector>
 
-#include "fitness/clock_instrument.hpp"
-#include "fitness/cuda_devices.hpp"
-#include "fitness/device_buffers.hpp"
-#include "fitness/gpu_runner.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "fitness/output_check.hpp"
-#include "fitness/plan_io.hpp"
-#include "fitness/timing_statistics.hpp"
-#include "fitness/worker.hpp"
+#include "fitness/instrument/clock_instrument.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/gpu/device_buffers.hpp"
+#include "fitness/gpu/gpu_runner.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/check/output_check.hpp"
+#include "fitness/workload/plan_io.hpp"
+#include "fitness/timing/timing_statistics.hpp"
+#include "fitness/process/worker.hpp"
 #include "plan_helpers.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // Kernel specs: the seeds' specs load and match their kernels; malformed
 // specs give errors naming the file and the JSON path; launch plans and
 // expected outputs are built as the spec says.
-#include "fitness/kernel_spec.hpp"
+#include "fitness/workload/kernel_spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "fitness/reference_registry.hpp"
-#include "fitness/workload_plan.hpp"
+#include "fitness/workload/reference_registry.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "grammar/grammar.hpp"
 
 namespace {

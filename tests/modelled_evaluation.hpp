@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "gi/evaluator.hpp"
+#include "gi/evaluate/evaluator.hpp"
 #include "grammar/source_hash.hpp"
 
 namespace gi::test {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "gi/mutant_survey.hpp"
+#include "gi/search/mutant_survey.hpp"
 #include "test_support.hpp"
 
 namespace gi {

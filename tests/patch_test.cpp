@@ -5,7 +5,7 @@
 #include <fstream>
 #include <random>
 
-#include "gi/edit_operators.hpp"
+#include "gi/search/edit_operators.hpp"
 #include "grammar/patch_apply.hpp"
 #include "grammar/source_error.hpp"
 #include "test_support.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fitness/launch_plan.hpp"
+#include "fitness/workload/launch_plan.hpp"
 
 namespace gi::test {
 

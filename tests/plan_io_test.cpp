@@ -9,7 +9,7 @@
 #include <limits>
 #include <random>
 
-#include "fitness/plan_io.hpp"
+#include "fitness/workload/plan_io.hpp"
 
 namespace {
 

@@ -11,13 +11,13 @@
 #include <filesystem>
 #include <random>
 
-#include "fitness/cuda_devices.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "gi/patch_files.hpp"
-#include "gi/post_evolution.hpp"
-#include "gi/switch_baseline.hpp"
-#include "gi/validation.hpp"
-#include "gi/versions.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/seed/patch_files.hpp"
+#include "gi/run/post_evolution.hpp"
+#include "gi/search/switch_baseline.hpp"
+#include "gi/publish/validation.hpp"
+#include "gi/publish/versions.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -34,7 +34,7 @@ class PostEvolution : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(tmp_); }
 
-  // The files gi/evolution_run.cpp leaves after minimisation.
+  // The files gi/run/evolution_run.cpp leaves after minimisation.
   gi::RunDirectory synthetic_run(const std::string& patch) {
     gi::RunDirectory run = gi::RunDirectory::create(tmp_ / "run", {{"seed_dir", seed_dir_.string()}},
                                                     gi::versions_json(0));

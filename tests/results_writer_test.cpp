@@ -10,9 +10,9 @@
 #include <fstream>
 #include <random>
 
-#include "gi/results_writer.hpp"
-#include "gi/seed.hpp"
-#include "gi/versions.hpp"
+#include "gi/publish/results_writer.hpp"
+#include "gi/seed/seed.hpp"
+#include "gi/publish/versions.hpp"
 
 namespace {
 

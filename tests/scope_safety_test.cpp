@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "gi/edit_operators.hpp"
+#include "gi/search/edit_operators.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/patch_apply.hpp"
 #include "test_support.hpp"

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <random>
 
-#include "gi/winner_retune.hpp"
-#include "gi/minimise.hpp"
-#include "gi/search_driver.hpp"
-#include "gi/switch_baseline.hpp"
-#include "gi/switch_settings.hpp"
-#include "gi/tuning.hpp"
+#include "gi/run/winner_retune.hpp"
+#include "gi/search/minimise.hpp"
+#include "gi/run/search_driver.hpp"
+#include "gi/search/switch_baseline.hpp"
+#include "gi/seed/switch_settings.hpp"
+#include "gi/search/tuning.hpp"
 #include "grammar/source_hash.hpp"
 #include "modelled_evaluation.hpp"
 #include "test_support.hpp"

@@ -12,10 +12,10 @@
 #include <set>
 #include <thread>
 
-#include "fitness/kernel_spec.hpp"
-#include "fitness/workload_plan.hpp"
-#include "gi/seed_library.hpp"
-#include "gi/validation.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/library/seed_library.hpp"
+#include "gi/publish/validation.hpp"
 #include "test_support.hpp"
 
 namespace gi {
@@ -50,7 +50,7 @@ TEST(SeedLibrary, EverySpecIsCompleteAndEntriesAreUnique) {
 }
 
 // Validation rejects a winner whose held-out set is smaller than this
-// (gi/validation.hpp): a seed whose spec is short of it can never publish.
+// (gi/publish/validation.hpp): a seed whose spec is short of it can never publish.
 // Counted from the generated inputs and the output buffers' sizes, without
 // references, over the seeds in parallel, so the whole library fits in CI.
 TEST(SeedLibrary, EveryHeldOutSetHoldsTheValuesValidationRequires) {

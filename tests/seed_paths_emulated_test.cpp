@@ -1,5 +1,5 @@
 // Every switch path of every seed that has switches, checked on the CPU
-// emulator (fitness/cpu_emulator.hpp) against the double-precision reference
+// emulator (fitness/emulation/cpu_emulator.hpp) against the double-precision reference
 // on each of the seed's training checks (train:1 .. train:N, the small
 // workloads; the large timed one is left to the GPU, unless the seed has no
 // training checks). No GPU needed: this is
@@ -10,12 +10,12 @@
 
 #include <chrono>
 
-#include "fitness/cpu_emulator.hpp"
+#include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/emulation/emulated_module.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "fitness/workload_plan.hpp"
-#include "gi/seed_emulation.hpp"
-#include "gi/switch_settings.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/library/seed_emulation.hpp"
+#include "gi/seed/switch_settings.hpp"
 #include "test_support.hpp"
 
 namespace gi {

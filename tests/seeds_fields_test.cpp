@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "fitness/kernel_spec.hpp"
-#include "fitness/reference_registry.hpp"
-#include "fitness/workload_plan.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/reference_registry.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/volume.hpp"

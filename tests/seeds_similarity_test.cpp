@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "fitness/kernel_spec.hpp"
+#include "fitness/workload/kernel_spec.hpp"
 #include "float_emulation.hpp"
 #include "training_checks.hpp"
-#include "fitness/reference_registry.hpp"
-#include "fitness/workload_plan.hpp"
+#include "fitness/workload/reference_registry.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "seeds/common/volume.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 

@@ -23,11 +23,11 @@
 #include <utility>
 #include <vector>
 
-#include "fitness/kernel_spec.hpp"
+#include "fitness/workload/kernel_spec.hpp"
 #include "float_emulation.hpp"
 #include "training_checks.hpp"
-#include "fitness/reference_registry.hpp"
-#include "fitness/workload_plan.hpp"
+#include "fitness/workload/reference_registry.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/volume.hpp"
 #include "seeds/tools/tools_support.hpp"

@@ -1,11 +1,11 @@
-// gi/shard.hpp: a shard from --shard or from the launcher's variables
+// gi/run/shard.hpp: a shard from --shard or from the launcher's variables
 // (Open MPI, PMI, srun, Slurm job arrays), and kernels dealt out by index.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "gi/shard.hpp"
+#include "gi/run/shard.hpp"
 
 namespace gi {
 namespace {

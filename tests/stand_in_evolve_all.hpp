@@ -12,10 +12,10 @@
 #include <sstream>
 #include <string>
 
-#include "fitness/atomic_file.hpp"
-#include "gi/evolution_run.hpp"
-#include "gi/evolve_all.hpp"
-#include "gi/seed.hpp"
+#include "fitness/process/atomic_file.hpp"
+#include "gi/run/evolution_run.hpp"
+#include "gi/run/evolve_all.hpp"
+#include "gi/seed/seed.hpp"
 #include "modelled_evaluation.hpp"
 
 namespace gi::test {

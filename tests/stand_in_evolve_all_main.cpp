@@ -1,7 +1,7 @@
 // gi_stand_in_evolve_all SEEDS_ROOT ROOT [I/N]: the stand-in evolve-all of
 // tests/stand_in_evolve_all.hpp (no GPU) in ROOT/out, results in
 // ROOT/evolved. Its shard comes from the third argument, else from the
-// launcher's variables as `gi evolve-all` takes it (gi/shard.hpp): run under
+// launcher's variables as `gi evolve-all` takes it (gi/run/shard.hpp): run under
 // `mpirun -n 2`, each rank takes half of the kernels. The test
 // EvolveAllShards.TwoMpiRanksWriteWhatOneProcessWrites compares the two.
 #include <exception>

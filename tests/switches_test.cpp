@@ -10,17 +10,17 @@
 #include <random>
 #include <set>
 
-#include "fitness/kernel_spec.hpp"
-#include "gi/edit_operators.hpp"
-#include "gi/patch_files.hpp"
-#include "gi/switch_settings.hpp"
-#include "gi/variant_build.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/search/edit_operators.hpp"
+#include "gi/seed/patch_files.hpp"
+#include "gi/seed/switch_settings.hpp"
+#include "gi/evaluate/variant_build.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/patch_apply.hpp"
 #include "grammar/source_error.hpp"
 #include "grammar/switches.hpp"
-#include "fitness/workload_plan.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "test_support.hpp"
 #include "training_checks.hpp"
 

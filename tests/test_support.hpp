@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gi/seed.hpp"
-#include "gi/seed_library.hpp"
+#include "gi/seed/seed.hpp"
+#include "gi/library/seed_library.hpp"
 
 namespace gi::test {
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fitness/stopping_criterion.hpp"
-#include "fitness/timing_statistics.hpp"
+#include "fitness/timing/stopping_criterion.hpp"
+#include "fitness/timing/timing_statistics.hpp"
 
 namespace {
 

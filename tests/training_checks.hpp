@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fitness/kernel_spec.hpp"
+#include "fitness/workload/kernel_spec.hpp"
 
 namespace gi::test {
 

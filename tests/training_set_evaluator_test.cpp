@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "fitness/kernel_spec.hpp"
-#include "gi/gpu_evaluator.hpp"
-#include "gi/seed.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/evaluate/gpu_evaluator.hpp"
+#include "gi/seed/seed.hpp"
 #include "test_support.hpp"
 
 namespace {

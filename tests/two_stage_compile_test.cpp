@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "fitness/nvrtc_compiler.hpp"
-#include "fitness/ptx_assembler.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/compile/ptx_assembler.hpp"
 #include "test_support.hpp"
 
 namespace {

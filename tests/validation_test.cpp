@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "fitness/cuda_devices.hpp"
-#include "fitness/kernel_spec.hpp"
-#include "fitness/output_digest.hpp"
-#include "gi/validation.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/check/output_digest.hpp"
+#include "gi/publish/validation.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Several plans loaded at once (fitness/worker.hpp slots): the eval request's
+// Several plans loaded at once (fitness/process/worker.hpp slots): the eval request's
 // format and its errors, the worker's answers without a GPU, slots replayed
 // after a restart (through the GPU-free stand-in worker of
 // tests/fake_worker.hpp), and on a GPU: slots that keep their device memory,
@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "fitness/cuda_devices.hpp"
-#include "fitness/gpu_runner.hpp"
-#include "fitness/nvrtc_compiler.hpp"
-#include "fitness/plan_io.hpp"
-#include "fitness/worker.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/gpu/gpu_runner.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/workload/plan_io.hpp"
+#include "fitness/process/worker.hpp"
 #include "plan_helpers.hpp"
 
 namespace {

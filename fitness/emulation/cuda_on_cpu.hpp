@@ -1,5 +1,5 @@
 // CUDA on the CPU: the prelude of every translation unit the CPU emulator
-// (fitness/cpu_emulator.hpp) compiles with g++. It is not part of gi's own
+// (fitness/emulation/cpu_emulator.hpp) compiles with g++. It is not part of gi's own
 // build: gi embeds this file's text at build time (fitness/emulation/
 // embed_prelude.cmake) and writes it in front of the kernel source, which is
 // followed by a generated launcher (fitness/emulation/emulation_source.cpp).

@@ -13,7 +13,7 @@
 
 #include "fitness/emulation/emulated_module.hpp"
 #include "fitness/emulation/host_buffers.hpp"
-#include "fitness/launch_plan.hpp"
+#include "fitness/workload/launch_plan.hpp"
 
 namespace gi::fitness::emulation {
 

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "fitness/subprocess.hpp"
+#include "fitness/process/subprocess.hpp"
 #include "grammar/source_hash.hpp"
 
 namespace gi::fitness::emulation {

@@ -70,7 +70,7 @@ std::string emulation_translation_unit(std::string_view source, const std::strin
   std::string file = file_name;
   std::replace(file.begin(), file.end(), '"', '\'');
   std::replace(file.begin(), file.end(), '\\', '/');
-  std::string tu = "// gi: CPU emulation of '" + entry + "' (fitness/cpu_emulator.hpp)\n";
+  std::string tu = "// gi: CPU emulation of '" + entry + "' (fitness/emulation/cpu_emulator.hpp)\n";
   tu += cuda_on_cpu_prelude();
   tu += "\n#line 1 \"" + file + "\"\n";
   tu += rewrite_for_cpu(source);

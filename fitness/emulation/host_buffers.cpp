@@ -5,8 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "fitness/buffer_guards.hpp"
-#include "fitness/output_check.hpp"
+#include "fitness/check/buffer_guards.hpp"
+#include "fitness/check/output_check.hpp"
 
 namespace gi::fitness::emulation {
 

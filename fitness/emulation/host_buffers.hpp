@@ -1,7 +1,7 @@
 #pragma once
 // The memory of one LaunchPlan for the CPU emulator, laid out as the GPU
-// runner lays it out (fitness/device_buffers.hpp): every buffer between two
-// guard regions of its guard word (fitness/buffer_guards.hpp), inputs copied
+// runner lays it out (fitness/gpu/device_buffers.hpp): every buffer between two
+// guard regions of its guard word (fitness/check/buffer_guards.hpp), inputs copied
 // in, outputs set to the NaN fill, InOut buffers to their initial contents.
 // The memory is a shared mapping, so a launch run in a child process
 // (fitness/emulation/emulated_launch.hpp) leaves its results here.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fitness/launch_plan.hpp"
+#include "fitness/workload/launch_plan.hpp"
 
 namespace gi::fitness::emulation {
 

@@ -1,5 +1,5 @@
 """An evolved/<gpu>/ library: one <family>-<kernel>/result.json per kernel
-(gi/results_writer.cpp), its runs in runs/<run_id>/, and an optional
+(gi/publish/results_writer.cpp), its runs in runs/<run_id>/, and an optional
 failures.json written by evolve-all."""
 import math
 import os

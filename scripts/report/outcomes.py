@@ -1,5 +1,5 @@
 """The outcome categories of the per-generation stacked bar, and which
-evaluation status (gi/evaluation.cpp's names) goes into which."""
+evaluation status (gi/evaluate/evaluation.cpp's names) goes into which."""
 
 # (label, colour), in stacking order from the bottom. The flags come first:
 # a cached or same-binary evaluation is a repeat whose status was copied from

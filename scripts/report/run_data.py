@@ -1,4 +1,4 @@
-"""One evolution run's directory (gi/run_directory.hpp) read into a dict the
+"""One evolution run's directory (gi/run/run_directory.hpp) read into a dict the
 report draws from. Whatever is missing is listed in run["missing"]."""
 import collections
 import math

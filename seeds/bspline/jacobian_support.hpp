@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/volume.hpp"
 

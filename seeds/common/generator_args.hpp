@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/volume.hpp"
 
 namespace gi::seeds {

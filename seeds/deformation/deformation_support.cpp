@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/rng.hpp"

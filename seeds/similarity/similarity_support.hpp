@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/smooth_noise.hpp"

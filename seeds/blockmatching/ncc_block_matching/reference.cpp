@@ -37,7 +37,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/blockmatching/blockmatching_support.hpp"
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/generator_args.hpp"

@@ -2,7 +2,7 @@
 // generator "bspline_bending_grid" (seeds/bspline/second_derivatives/
 // reference.cpp): a smooth control grid (controlPointGrid, float4) sized by
 // dim and spacing, with amplitude in voxels.
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/bending_support.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 // interiorNodeNumber, spacingX/Y/Z (as the kernel's floats see them).
 // Inputs: secondDerivatives (float4, 6 per node: xx, yy, zz, xy, yz, xz;
 // w = 0; zero on the grid's outer layer).
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/bending_support.hpp"
 
 namespace {

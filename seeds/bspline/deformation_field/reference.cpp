@@ -11,7 +11,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/generator_args.hpp"

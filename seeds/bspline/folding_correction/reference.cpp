@@ -19,7 +19,7 @@
 // Inputs: controlPointGrid (float4, w = 0), jacobianDeterminant (float).
 #include <cmath>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/bending_support.hpp"
 
 namespace {

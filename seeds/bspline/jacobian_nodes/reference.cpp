@@ -8,7 +8,7 @@
 // jacobian_support.hpp). Derived variables: imageDimX/Y/Z, voxelNumber,
 // spacingX/Y/Z, controlPointDimX/Y/Z, controlPointNumber, jacobianNodeNumber.
 // Inputs: controlPointGrid (float4).
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/jacobian_support.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 // same control grids and masks the deformation field is computed on.
 #include <array>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/jacobian_support.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/jacobian_support.hpp"
 
 namespace {

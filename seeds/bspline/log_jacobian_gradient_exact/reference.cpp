@@ -12,7 +12,7 @@
 //
 // Reference: the gather of the float terms with the basis-derivative
 // weights, in double, per control point.
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/jacobian_support.hpp"
 #include "seeds/common/brain_phantom.hpp"
 

@@ -2,7 +2,7 @@
 // approximate Jacobian at every interior node, kFoldPenalty (1000) where
 // det <= 0. Its workloads come from the generator "jacobian_grid"
 // (seeds/bspline/jacobian_nodes/reference.cpp).
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/jacobian_support.hpp"
 
 namespace {

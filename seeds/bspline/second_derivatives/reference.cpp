@@ -8,7 +8,7 @@
 // Derived variables: controlPointDimX/Y/Z, controlPointNumber,
 // interiorNodeNumber, spacingX/Y/Z (as the kernel's floats see them).
 // Inputs: controlPointGrid (float4, w = 0): smooth random displacements.
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/bspline/bending_support.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 // plus smooth B-spline), is in seeds/deformation/deformation_support.cpp.
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/volume.hpp"
 

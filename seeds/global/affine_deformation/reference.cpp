@@ -13,7 +13,7 @@
 // Inputs: transformationMatrix (12 float), activeVoxels (int).
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/brain_phantom.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/rng.hpp"

@@ -12,7 +12,7 @@
 // Inputs: gradient, conjugateH (float4, w = 0).
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/optimiser/optimiser_support.hpp"
 

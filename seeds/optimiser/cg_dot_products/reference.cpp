@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/optimiser/optimiser_support.hpp"
 

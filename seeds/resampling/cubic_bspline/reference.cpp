@@ -16,7 +16,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/bspline.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/resampling/resampling_support.hpp"

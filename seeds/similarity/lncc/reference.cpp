@@ -8,7 +8,7 @@
 // Inputs: referenceImage, warpedImage (float, every voxel), activeVoxels (int).
 #include <limits>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 
 namespace {

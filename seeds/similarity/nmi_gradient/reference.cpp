@@ -11,7 +11,7 @@
 // histogram's mass, N; the kernel's output is N * dNMI/dW * gradient).
 // Inputs: referenceImage, warpedImage, warpedGradient (float4 per active
 // voxel), activeVoxels, logJointProbability, logWarpedProbability.
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 
 namespace {

@@ -16,7 +16,7 @@
 // referenceOffset, warpedScale, warpedOffset (floats as the kernel sees them).
 // Inputs: referenceImage, warpedImage, activeVoxels, jointHistogram (inout,
 // all zeros).
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 // Derived variables: imageDimX/Y/Z, voxelNumber, activeVoxelNumber.
 // Inputs: referenceImage, warpedImage (float, every voxel), warpedGradient
 // (float4 per active voxel, w = 0), activeVoxels (int).
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <cmath>
 #include <limits>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/similarity/similarity_support.hpp"
 
 namespace {

@@ -17,7 +17,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/common/rng.hpp"
 #include "seeds/common/smooth_noise.hpp"

@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fitness/reference_registry.hpp"
+#include "fitness/workload/reference_registry.hpp"
 #include "seeds/common/generator_args.hpp"
 #include "seeds/tools/tools_support.hpp"
 

@@ -1,0 +1,151 @@
+#include "fitness/gpu/device_buffers.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "fitness/gpu/cuda_driver.hpp"
+#include "fitness/gpu/cuda_error.hpp"
+#include "fitness/gpu/device_check.hpp"
+#include "fitness/check/output_check.hpp"
+
+namespace gi::fitness {
+
+namespace {
+
+std::byte* host_pointer(CUdeviceptr p) { return reinterpret_cast<std::byte*>(p); }
+
+void copy_to_host(void* destination, const void* source, std::size_t bytes,
+                  cudaStream_t stream) {
+  if (bytes == 0) return;
+  check_runtime(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, stream),
+                "cudaMemcpyAsync(device to host)");
+  check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after download)");
+}
+
+}  // namespace
+
+DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
+  try {
+    for (const BufferArg& arg : plan.buffers) {
+      if (arg.role == ParamRole::Scalar)
+        throw std::invalid_argument("buffer '" + arg.name + "' has the role Scalar");
+      Buffer b;
+      b.name = arg.name;
+      b.role = arg.role;
+      b.guard = guard_word(arg.type);
+      b.bytes = arg.count * element_bytes(arg.type);
+      const bool uploads = arg.role == ParamRole::In || arg.role == ParamRole::InOut;
+      if (uploads && arg.initial.size() != b.bytes)
+        throw std::invalid_argument("buffer '" + arg.name + "': " +
+                                    std::to_string(arg.initial.size()) +
+                                    " initial bytes, expected " + std::to_string(b.bytes) + " (" +
+                                    std::to_string(arg.count) + " elements)");
+      buffers_.push_back(b);
+      Buffer& added = buffers_.back();
+      check_runtime(cudaMalloc(&added.allocation, b.bytes + 2 * kGuardBytes),
+                    "cudaMalloc(buffer with guards)");
+      added.data = reinterpret_cast<CUdeviceptr>(added.allocation) + kGuardBytes;
+      // Element sizes are whole words, so the guards start and end on words.
+      check_driver(driver_api().memset_d32_async(reinterpret_cast<CUdeviceptr>(added.allocation), added.guard,
+                                                 (b.bytes + 2 * kGuardBytes) / 4, stream),
+                   "cuMemsetD32Async(guards)");
+      if (uploads && b.bytes > 0) {
+        check_runtime(cudaMemcpyAsync(host_pointer(added.data), arg.initial.data(), b.bytes,
+                                      cudaMemcpyHostToDevice, stream),
+                      "cudaMemcpyAsync(upload input)");
+      }
+      // In: compared with this copy after a run, on the device. InOut: restored from it.
+      if (uploads && b.bytes > 0) {
+        check_runtime(cudaMalloc(&added.pristine, b.bytes), "cudaMalloc(pristine input copy)");
+        check_runtime(cudaMemcpyAsync(added.pristine, arg.initial.data(), b.bytes,
+                                      cudaMemcpyHostToDevice, stream),
+                      "cudaMemcpyAsync(upload pristine input copy)");
+      }
+    }
+    check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after upload)");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+DeviceBuffers::~DeviceBuffers() { release(); }
+
+void DeviceBuffers::release() {
+  for (Buffer& b : buffers_) {
+    if (b.allocation) cudaFree(b.allocation);
+    if (b.pristine) cudaFree(b.pristine);
+  }
+  buffers_.clear();
+}
+
+void DeviceBuffers::reset_outputs(cudaStream_t stream) {
+  for (const Buffer& b : buffers_) {
+    if (b.role == ParamRole::Out && b.bytes > 0) {
+      check_driver(driver_api().memset_d32_async(b.data, kNanFillWord, b.bytes / 4, stream),
+                   "cuMemsetD32Async(NaN fill)");
+    }
+  }
+  restore_inouts(stream);
+}
+
+void DeviceBuffers::restore_inouts(cudaStream_t stream) {
+  for (const Buffer& b : buffers_) {
+    if (b.role == ParamRole::InOut && b.bytes > 0) {
+      check_runtime(cudaMemcpyAsync(host_pointer(b.data), b.pristine, b.bytes,
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync(restore InOut)");
+    }
+  }
+}
+
+std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream, DeviceCheck* device) const {
+  if (device != nullptr) {
+    // Fast path: a kernel on the device looks for any changed guard word;
+    // only when it finds one does the host read the guards for the message.
+    bool intact = true;
+    for (const Buffer& b : buffers_) {
+      const auto base = reinterpret_cast<CUdeviceptr>(b.allocation);
+      if (device->first_other_word(base, kGuardBytes / 4, b.guard, stream) ||
+          device->first_other_word(base + kGuardBytes + b.bytes, kGuardBytes / 4, b.guard, stream)) {
+        intact = false;
+        break;
+      }
+    }
+    if (intact) return std::nullopt;
+  }
+  std::vector<std::byte> before(kGuardBytes), after(kGuardBytes);
+  for (const Buffer& b : buffers_) {
+    const auto* base = static_cast<const std::byte*>(b.allocation);
+    copy_to_host(before.data(), base, kGuardBytes, stream);
+    copy_to_host(after.data(), base + kGuardBytes + b.bytes, kGuardBytes, stream);
+    if (auto damage = describe_guard_damage(b.name, b.guard, before, after)) return damage;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> DeviceBuffers::check_inputs(const LaunchPlan& plan, cudaStream_t stream,
+                                                        DeviceCheck* device) const {
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const Buffer& b = buffers_[i];
+    if (b.role != ParamRole::In) continue;
+    // Fast path: compare with the pristine copy on the device; the host
+    // reads the buffer back only to describe a change.
+    if (device != nullptr && b.bytes % 4 == 0 &&
+        !device->first_difference(b.data, reinterpret_cast<CUdeviceptr>(b.pristine), b.bytes / 4, stream))
+      continue;
+    const std::vector<std::byte> now = download(i, stream);
+    const BufferArg& arg = plan.buffers.at(i);
+    if (auto change = describe_input_change(b.name, arg.type, now, arg.initial)) return change;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::byte> DeviceBuffers::download(std::size_t index, cudaStream_t stream) const {
+  const Buffer& b = buffers_.at(index);
+  std::vector<std::byte> bytes(b.bytes);
+  copy_to_host(bytes.data(), host_pointer(b.data), b.bytes, stream);
+  return bytes;
+}
+
+}  // namespace gi::fitness

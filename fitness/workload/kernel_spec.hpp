@@ -1,0 +1,168 @@
+#pragma once
+// seeds/<family>/<kernel>/spec.json: what a seed kernel computes, on which
+// data, and how it is checked. Loading validates every field; an error names
+// the file and the JSON path ("seeds/x/y/spec.json: parameters[3].role:
+// expected one of in, out, inout, scalar").
+//
+// Format (an "expr" is a string in the expression language of
+// fitness/workload/expression.hpp, or a plain number; it reads the workload's derived
+// variables, and launch expressions also read B, the block size):
+//
+// {
+//   "entry": "bspline_deformation_field",  // the extern "C" __global__ function of kernel.cu
+//   "family": "bspline",                   // must equal the folder above the kernel's folder
+//   "work_item": "active voxel",           // what one thread handles (for people)
+//   "parameters": [                        // in the kernel's declaration order, names as in kernel.cu
+//     {"name": "controlPointGrid", "type": "float4", "role": "in", "count": expr},
+//     {"name": "activeVoxelNumber", "type": "int", "role": "scalar", "value": expr},
+//     {"name": "deformationField", "type": "float4", "role": "out", "count": expr,
+//      "written": "all",                   // optional, default "all"; or "active_voxels": only
+//                                          //   the elements listed in the int input named by
+//      "written_indices": "activeVoxels",  //   (optional, default "activeVoxels"); others stay untouched
+//      "checked_components": [0, 1, 2, 3]} // optional, default all components of the type
+//   ],
+//   types: int, unsigned, float, double (scalars and buffers), float2, float4, int4 (buffers);
+//   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
+//   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
+//              "shared_bytes": expr},      // optional dynamic shared memory, default 0
+//   "tolerance": {"abs": number >= 0, "rel": number >= 0},  // |got-ref| <= abs + rel*|ref|
+//   "tolerance_note": "why these tolerances (measured float-vs-double errors and margin)",
+//   "min_bytes": expr,                     // bytes the kernel must move at least
+//   "tunables": {"block_sizes": [64, 128, ...],           // each a multiple of 32 in 32..1024
+//                "default_block_size": 128,              // optional, default the first block size
+//                "options": [[], ["--use_fast_math"]]},  // compile-option sets; performance options only
+//   "switches": [                          // optional: alternative code paths (grammar/switches.hpp)
+//     {"name": "BSPLINE_PATH",             //   a `#define BSPLINE_PATH 0` line of kernel.cu (its value
+//      "values": [0, 1],                   //   is the default, the plain algorithm) and the values
+//      "note": "0: plain, 1: warp-cooperative columns"}],  // define:NAME=VALUE edits may set
+//   "switch_combinations": [               // optional: the settings allowed (default: all); each
+//     {"BSPLINE_PATH": [0], "ITEMS": [1, 2, 4]}, {"BSPLINE_PATH": [1], "ITEMS": [1]}],  // entry admits
+//                                          //   the settings whose switches it names have its values;
+//                                          //   numeric switch values are variables of launch expressions
+//   "workloads": {
+//     "train": {"generator": "bspline_brain", "variables": {...}},  // seed: the run's per-generation seed;
+//                                          //   the registration-sized workload whose time ranks variants
+//     "train_checks": [                    // optional: small training workloads checked every generation
+//       {"generator": ..., "variables": {...},  // for correctness only (never timed): borders, padding,
+//        "purpose": "what it drives"}],    //   masks, odd sizes the big one never reaches ("train:1", ...)
+//     "validate": [{"generator": ..., "variables": {...}, "seed": 1001}, ...]  // at least 5;
+//   }                                      //   seed optional (default 0), added to the caller's seed
+//   Any workload may carry its own "tolerance": {"abs", "rel"} with a "tolerance_note" saying why:
+//   a workload on which the seed is exact can be checked exactly (e.g. float sums of small integers).
+//   "coverage_exempt": [                   // optional: branch directions the training set may leave
+//     {"branch": "if@35:13",               //   untaken (`gi verify` fails a seed for any other one);
+//      "direction": "false",               //   branch keys as fitness/instrument/branch_coverage.hpp names them
+//      "reason": "why it cannot matter"}]  //   (<if|op|?:>@line:column in kernel.cu), direction
+// }                                        //   "true" or "false", a non-empty reason
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fitness/workload/expression.hpp"
+#include "fitness/workload/launch_plan.hpp"
+#include "grammar/edit_context.hpp"
+
+namespace gi::fitness {
+
+struct ParamSpec {
+  std::string name;
+  std::string type_name;  // as in spec.json ("float4")
+  ElementType type = ElementType::F32;
+  ParamRole role = ParamRole::In;
+  Expression count;  // buffers: elements
+  Expression value;  // scalars: the value passed
+  bool written_all = true;
+  std::string written_indices;  // when !written_all: the int In buffer listing written elements
+  std::vector<int> checked_components;  // never empty after loading
+  std::string json_path;  // "parameters[3]", for messages
+
+  bool is_buffer() const { return role != ParamRole::Scalar; }
+};
+
+struct WorkloadSpec {
+  std::string generator;
+  nlohmann::json variables = nlohmann::json::object();
+  std::uint64_t seed = 0;
+  std::string json_path;  // "workloads.train", "workloads.validate[2]"
+  std::string purpose;    // train_checks: what the workload drives that the timed one does not
+  std::optional<Tolerance> tolerance;  // this workload's own tolerance (else the spec's)
+  std::string tolerance_note;
+};
+
+// A branch direction the training set need not take (see fitness/instrument/branch_coverage.hpp).
+struct CoverageExemption {
+  std::string branch;      // "if@35:13"
+  bool direction = false;  // the exempted direction
+  std::string reason;
+  std::string json_path;   // "coverage_exempt[0]"
+};
+
+struct KernelSpec {
+  std::filesystem::path dir;  // the seed folder
+  std::string display_path;   // spec.json as named in messages
+  std::string entry, family, work_item;
+  std::vector<ParamSpec> parameters;
+  std::array<Expression, 3> block, grid;
+  Expression shared_bytes;
+  Tolerance tolerance;
+  std::string tolerance_note;
+  Expression min_bytes;
+  std::vector<unsigned> block_sizes;
+  unsigned default_block_size = 0;
+  std::vector<std::vector<std::string>> option_sets;
+  std::vector<grammar::SwitchDef> switches;
+  std::vector<std::string> switch_notes;  // one per switch: what its values choose
+  // Each switch's value in kernel.cu (its default): the launch expressions
+  // see these unless a variant sets another (fitness/workload/workload_plan.hpp).
+  std::map<std::string, std::string> switch_defaults;
+  grammar::SwitchCombinations switch_combinations;
+  WorkloadSpec train;                      // timed: its time ranks variants
+  std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed
+  std::vector<WorkloadSpec> validate;
+  std::vector<CoverageExemption> coverage_exempt;
+
+  std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
+  const ParamSpec* find_parameter(std::string_view name) const;
+  // "train", "train:N" (train_checks[N-1]) or "validate:N"; throws naming
+  // the spec and the accepted forms.
+  const WorkloadSpec& workload(std::string_view which) const;
+  // The whole training set: "train", then "train:1" .. "train:N".
+  std::vector<std::string> training_workloads() const;
+  // The tolerance a workload is checked with.
+  Tolerance tolerance_of(const WorkloadSpec& w) const { return w.tolerance.value_or(tolerance); }
+};
+
+struct SpecCheck {
+  // Check that the generators and the entry's reference are registered
+  // (needs gi_seeds linked). Off for tools that only read the format.
+  bool registry = true;
+};
+
+// Accepts a seed folder or its spec.json; reads kernel.cu beside it to check
+// the entry and its parameters. Throws std::runtime_error naming the file and
+// the JSON path of the first problem.
+KernelSpec load_kernel_spec(const std::filesystem::path& path, SpecCheck check = {});
+
+// The same checks on an already-read spec; `display_path` names it in messages,
+// `kernel_source` is kernel.cu's text (`kernel_name` names it).
+KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& display_path,
+                             std::string_view kernel_source, const std::string& kernel_name,
+                             SpecCheck check = {});
+
+// The switches of a spec.json (its "switches" and "switch_combinations",
+// checked against kernel.cu's `#define` lines), for tools that need them
+// without the rest of the spec; throws like load_kernel_spec.
+grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
+                                   std::string_view kernel_source, const std::string& kernel_name);
+
+std::optional<ElementType> element_type_from_name(std::string_view name);
+std::string to_string(ParamRole role);
+
+}  // namespace gi::fitness

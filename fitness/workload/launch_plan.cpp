@@ -1,0 +1,59 @@
+#include "fitness/workload/launch_plan.hpp"
+
+namespace gi::fitness {
+
+std::size_t element_bytes(ElementType t) {
+  switch (t) {
+    case ElementType::F32: return 4;
+    case ElementType::F64: return 8;
+    case ElementType::I32: return 4;
+    case ElementType::U32: return 4;
+    case ElementType::F32x2: return 8;
+    case ElementType::F32x4: return 16;
+    case ElementType::I32x4: return 16;
+  }
+  return 0;
+}
+
+std::size_t element_components(ElementType t) {
+  switch (t) {
+    case ElementType::F32:
+    case ElementType::F64:
+    case ElementType::I32:
+    case ElementType::U32: return 1;
+    case ElementType::F32x2: return 2;
+    case ElementType::F32x4:
+    case ElementType::I32x4: return 4;
+  }
+  return 0;
+}
+
+bool element_is_float(ElementType t) {
+  switch (t) {
+    case ElementType::F32:
+    case ElementType::F64:
+    case ElementType::F32x2:
+    case ElementType::F32x4: return true;
+    case ElementType::I32:
+    case ElementType::U32:
+    case ElementType::I32x4: return false;
+  }
+  return false;
+}
+
+std::string to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::Ok: return "ok";
+    case RunStatus::WrongOutput: return "wrong_output";
+    case RunStatus::LaunchError: return "launch_error";
+    case RunStatus::Timeout: return "timeout";
+    case RunStatus::IllegalAddress: return "illegal_address";
+    case RunStatus::Trap: return "trap";
+    case RunStatus::GuardViolation: return "guard_violation";
+    case RunStatus::InputModified: return "input_modified";
+    case RunStatus::LoadError: return "load_error";
+  }
+  return "unknown";
+}
+
+}  // namespace gi::fitness

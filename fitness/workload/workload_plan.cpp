@@ -1,0 +1,298 @@
+#include "fitness/workload/workload_plan.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "fitness/workload/reference_cache.hpp"
+
+namespace gi::fitness {
+
+namespace {
+
+[[noreturn]] void fail(const KernelSpec& spec, const std::string& path, const std::string& what) {
+  throw std::runtime_error(spec.display_path + ": " + path + ": " + what);
+}
+
+double evaluate(const KernelSpec& spec, const Expression& e, const Variables& variables, const std::string& path) {
+  try {
+    return e.evaluate(variables);
+  } catch (const std::runtime_error& err) {
+    fail(spec, path, err.what());
+  }
+}
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// A whole number in [lo, hi], or an error naming the field.
+std::int64_t whole(const KernelSpec& spec, const Expression& e, const Variables& variables, const std::string& path,
+                    double lo, double hi, const char* what) {
+  const double v = evaluate(spec, e, variables, path);
+  if (v != std::floor(v) || v < lo || v > hi)
+    fail(spec, path, "'" + e.text() + "' gave " + number_text(v) + ": expected " + what + " (a whole number in " +
+                         number_text(lo) + ".." + number_text(hi) + ")");
+  return static_cast<std::int64_t>(v);
+}
+
+std::size_t element_count(const KernelSpec& spec, const ParamSpec& p, const Variables& variables) {
+  // 2^34 elements is far beyond any GPU buffer we would allocate for a test.
+  return static_cast<std::size_t>(
+      whole(spec, p.count, variables, p.json_path + ".count", 0, 17179869184.0, "an element count"));
+}
+
+std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, const Variables& variables) {
+  const std::string path = p.json_path + ".value";
+  std::vector<std::byte> bytes(element_bytes(p.type));
+  switch (p.type) {
+    case ElementType::I32: {
+      const auto v =
+          static_cast<std::int32_t>(whole(spec, p.value, variables, path, -2147483648.0, 2147483647.0, "an int"));
+      std::memcpy(bytes.data(), &v, 4);
+      break;
+    }
+    case ElementType::U32: {
+      const auto v = static_cast<std::uint32_t>(whole(spec, p.value, variables, path, 0, 4294967295.0, "an unsigned"));
+      std::memcpy(bytes.data(), &v, 4);
+      break;
+    }
+    case ElementType::F32: {
+      const double d = evaluate(spec, p.value, variables, path);
+      if (std::fabs(d) > std::numeric_limits<float>::max())
+        fail(spec, path, "'" + p.value.text() + "' gave " + number_text(d) + ", which does not fit a float");
+      const auto v = static_cast<float>(d);
+      std::memcpy(bytes.data(), &v, 4);
+      break;
+    }
+    case ElementType::F64: {
+      const double v = evaluate(spec, p.value, variables, path);
+      std::memcpy(bytes.data(), &v, 8);
+      break;
+    }
+    default:
+      fail(spec, p.json_path + ".type", "a scalar must be int, unsigned, float or double");
+  }
+  return bytes;
+}
+
+void check_inputs(const KernelSpec& spec, const Workload& workload, const std::string& generator_note) {
+  for (const auto& [name, bytes] : workload.inputs) {
+    const ParamSpec* p = spec.find_parameter(name);
+    if (p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut))
+      fail(spec, "parameters", generator_note + " gave an input '" + name + "' that is no in/inout parameter");
+  }
+}
+
+LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& workload, unsigned block_size) {
+  LaunchPlan plan;
+  plan.entry = spec.entry;
+  check_inputs(spec, workload, "the generator");
+  for (const ParamSpec& p : spec.parameters) {
+    if (p.role == ParamRole::Scalar) {
+      plan.params.emplace_back(false, plan.scalars.size());
+      plan.scalars.push_back(ScalarArg{p.name, scalar_bytes(spec, p, workload.variables)});
+      continue;
+    }
+    BufferArg b;
+    b.name = p.name;
+    b.role = p.role;
+    b.type = p.type;
+    b.count = element_count(spec, p, workload.variables);
+    if (p.role == ParamRole::In || p.role == ParamRole::InOut) {
+      const auto it = workload.inputs.find(p.name);
+      if (it == workload.inputs.end())
+        fail(spec, p.json_path, "the generator gave no input bytes for '" + p.name + "'");
+      const std::size_t expected = b.count * element_bytes(p.type);
+      if (it->second.size() != expected)
+        fail(spec, p.json_path, "the generator gave " + std::to_string(it->second.size()) + " bytes for '" + p.name +
+                                    "', expected " + std::to_string(expected) + " (count '" + p.count.text() +
+                                    "' = " + std::to_string(b.count) + " elements of " + p.type_name + ")");
+      b.initial = movable != nullptr ? std::move(movable->inputs.at(p.name)) : it->second;
+    }
+    plan.params.emplace_back(true, plan.buffers.size());
+    plan.buffers.push_back(std::move(b));
+  }
+  set_launch_geometry(plan, spec, workload.variables, block_size);
+  plan.min_bytes_moved = min_bytes(spec, workload);
+  return plan;
+}
+
+std::vector<std::uint32_t> written_indices(const KernelSpec& spec, const ParamSpec& out, std::size_t count,
+                                           const Workload& workload) {
+  const auto it = workload.inputs.find(out.written_indices);
+  if (it == workload.inputs.end())
+    fail(spec, out.json_path + ".written_indices",
+         "the generator gave no input '" + out.written_indices + "' listing the written elements");
+  const std::size_t n = it->second.size() / 4;
+  std::vector<std::uint32_t> indices(n);
+  std::memcpy(indices.data(), it->second.data(), n * 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (indices[i] >= count)
+      fail(spec, out.json_path + ".written_indices",
+           "'" + out.written_indices + "'[" + std::to_string(i) + "] = " +
+               std::to_string(static_cast<std::int32_t>(indices[i])) + " is outside '" + out.name + "' (" +
+               std::to_string(count) + " elements)");
+  return indices;
+}
+
+}  // namespace
+
+Workload generate_workload(const KernelSpec& spec, const WorkloadSpec& workload, std::uint64_t seed) {
+  GeneratorFn generator;
+  try {
+    generator = find_generator(workload.generator);
+  } catch (const std::runtime_error& e) {
+    fail(spec, workload.json_path + ".generator", e.what());
+  }
+  try {
+    return generator(workload.variables, seed);
+  } catch (const std::runtime_error& e) {
+    fail(spec, workload.json_path + ".variables", e.what());
+  }
+}
+
+LaunchPlan build_launch_plan(const KernelSpec& spec, const Workload& workload, unsigned block_size) {
+  return build(spec, nullptr, workload, block_size);
+}
+
+LaunchPlan build_launch_plan(const KernelSpec& spec, Workload&& workload, unsigned block_size) {
+  return build(spec, &workload, workload, block_size);
+}
+
+void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::map<std::string, double>& variables,
+                         unsigned block_size, const grammar::LaunchEffect& effect) {
+  if (block_size == 0) block_size = spec.default_block_size;
+  if (variables.count("B") != 0)
+    fail(spec, "launch", "the workload defines a variable 'B', which names the block size in launch expressions");
+  Variables v = variables;
+  v["B"] = block_size;
+  // The seed's switch values, then the variant's: a launch expression may
+  // read a switch (items per thread) that the variant leaves at its default.
+  std::map<std::string, std::string> switches = spec.switch_defaults;
+  for (const auto& [name, value] : effect.switches) switches[name] = value;
+  for (const auto& [name, value] : switches) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') continue;  // a switch that is not a number is no launch variable
+    if (variables.count(name) != 0)
+      fail(spec, "switches", "the workload defines a variable '" + name + "', which names a switch in launch expressions");
+    v[name] = number;
+  }
+  if (effect.coarsen < 1) fail(spec, "launch", "coarsening factor " + std::to_string(effect.coarsen) + " is below 1");
+  static const double kGridLimit[3] = {2147483647.0, 65535.0, 65535.0};
+  std::uint64_t threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    const std::string bi = "launch.block[" + std::to_string(i) + "]";
+    const std::string gi = "launch.grid[" + std::to_string(i) + "]";
+    plan.block[i] = static_cast<unsigned>(whole(spec, spec.block[i], v, bi, 1, 1024, "a block dimension"));
+    plan.grid[i] = static_cast<unsigned>(whole(spec, spec.grid[i], v, gi, 1, kGridLimit[i], "a grid dimension"));
+    // Each thread of a coarsened variant handles `coarsen` items of the x extent.
+    if (i == 0) plan.grid[0] = (plan.grid[0] + static_cast<unsigned>(effect.coarsen) - 1) / static_cast<unsigned>(effect.coarsen);
+    threads *= plan.block[i];
+  }
+  if (threads > 1024)
+    fail(spec, "launch.block", "the block has " + std::to_string(threads) + " threads: at most 1024");
+  plan.dynamic_shared_bytes = static_cast<std::size_t>(whole(spec, spec.shared_bytes, v, "launch.shared_bytes", 0, 232448.0, "a shared memory size in bytes"));
+}
+
+std::vector<ExpectedOutput> expected_outputs(const KernelSpec& spec, const Workload& workload,
+                                             const ReferenceOutputs& reference) {
+  std::vector<ExpectedOutput> out;
+  for (const auto& [name, values] : reference) {
+    const ParamSpec* p = spec.find_parameter(name);
+    if (p == nullptr || (p->role != ParamRole::Out && p->role != ParamRole::InOut))
+      fail(spec, "entry", "the reference of '" + spec.entry + "' gave values for '" + name +
+                              "', which is no out/inout parameter");
+  }
+  for (const ParamSpec& p : spec.parameters) {
+    if (p.role != ParamRole::Out && p.role != ParamRole::InOut) continue;
+    const std::size_t count = element_count(spec, p, workload.variables);
+    const auto it = reference.find(p.name);
+    if (it == reference.end())
+      fail(spec, p.json_path, "the reference of '" + spec.entry + "' gave no values for '" + p.name + "'");
+    const std::size_t expected = count * element_components(p.type);
+    if (it->second.size() != expected)
+      fail(spec, p.json_path, "the reference of '" + spec.entry + "' gave " + std::to_string(it->second.size()) +
+                                  " values for '" + p.name + "', expected " + std::to_string(expected));
+    ExpectedOutput e;
+    e.buffer = p.name;
+    e.values = it->second;
+    if (!p.written_all) e.written_elements = written_indices(spec, p, count, workload);
+    e.checked_components = p.checked_components;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+double min_bytes(const KernelSpec& spec, const Workload& workload) {
+  const double v = evaluate(spec, spec.min_bytes, workload.variables, "min_bytes");
+  if (v < 0) fail(spec, "min_bytes", "'" + spec.min_bytes.text() + "' gave " + number_text(v) + ": expected >= 0");
+  return v;
+}
+
+std::size_t checked_values(const ExpectedOutput& expected, std::size_t components) {
+  const std::size_t elements =
+      expected.written_elements ? expected.written_elements->size() : expected.values.size() / components;
+  const std::size_t per_element = expected.checked_components.empty() ? components : expected.checked_components.size();
+  return elements * per_element;
+}
+
+std::size_t checked_values(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected) {
+  std::size_t total = 0;
+  for (const ExpectedOutput& e : expected)
+    for (const BufferArg& b : plan.buffers)
+      if (b.name == e.buffer) total += checked_values(e, element_components(b.type));
+  return total;
+}
+
+std::size_t input_values(const LaunchPlan& plan) {
+  std::size_t total = 0;
+  for (const BufferArg& b : plan.buffers)
+    if (b.role == ParamRole::In || b.role == ParamRole::InOut) total += b.count * element_components(b.type);
+  return total;
+}
+
+PreparedWorkload prepare_workload(const KernelSpec& spec, const std::string& which, std::uint64_t seed,
+                                  const std::optional<std::filesystem::path>& cache_dir, unsigned block_size) {
+  const WorkloadSpec& ws = spec.workload(which);
+  PreparedWorkload prepared;
+  prepared.which = which;
+  prepared.generator = ws.generator;
+  // Training workloads take the run's seed (fresh every generation), each
+  // check workload a different one; held-out workloads their own plus `seed`.
+  const bool training = which == "train" || which.rfind("train:", 0) == 0;
+  const std::uint64_t check_index = training && which != "train" ? std::stoull(which.substr(6)) : 0;
+  prepared.seed = training ? seed + check_index * 0x9E3779B97F4A7C15ull : ws.seed + seed;
+  prepared.tolerance = spec.tolerance_of(ws);
+
+  Workload workload = generate_workload(spec, ws, prepared.seed);
+  prepared.variables = workload.variables;
+  ReferenceFn reference;
+  try {
+    reference = find_reference(spec.entry);
+  } catch (const std::runtime_error& e) {
+    fail(spec, "entry", e.what());
+  }
+  const auto compute = [&] { return reference(workload); };
+  ReferenceOutputs outputs;
+  if (cache_dir) {
+    const ReferenceCache cache(*cache_dir);
+    const std::string key =
+        ReferenceCache::key(spec.entry, ws.generator, ws.variables, prepared.seed, workload_digest(workload));
+    outputs = cache.get_or_compute(key, compute, &prepared.reference_cache_hit);
+  } else {
+    outputs = compute();
+  }
+  prepared.expected = expected_outputs(spec, workload, outputs);
+  outputs.clear();
+  prepared.plan = build_launch_plan(spec, std::move(workload), block_size);
+  prepared.checked_values = checked_values(prepared.plan, prepared.expected);
+  return prepared;
+}
+
+}  // namespace gi::fitness

@@ -1,0 +1,92 @@
+// `gi check SEED_DIR [--patch FILE] [--workload W] [--block B] [--option=O ...]`:
+// compiles the (patched) seed, runs it once checked on one workload in this
+// process and prints the CheckReport as JSON; exits 0 only when it passed.
+// Post-evolution validation runs it under compute-sanitizer.
+#include <iostream>
+
+#include "fitness/gpu/gpu_runner.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/cli/cli.hpp"
+#include "gi/seed/patch_files.hpp"
+#include "gi/evaluate/variant_build.hpp"
+#include "grammar/patch_apply.hpp"
+
+namespace gi::cli {
+
+void register_check(CLI::App& app) {
+  auto* cmd = app.add_subcommand("check", "Run a (patched) seed once on one workload, check its outputs against the "
+                                          "reference and print the report as JSON; exit code 0 only if it passed");
+  struct Args {
+    std::string seed, patch, workload = "train", cache;
+    unsigned block = 0;
+    std::vector<std::string> options;
+    int device = 0;
+    std::uint64_t data_seed = 0;
+    long timeout_ms = 10000;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
+  cmd->add_option("--patch", a->patch, "patch file (default: the seed itself)");
+  cmd->add_option("--workload", a->workload, "train, train:N (a training check) or validate:N")->capture_default_str();
+  cmd->add_option("--block", a->block, "block size (default: the spec's)");
+  cmd->add_option("--option", a->options, "an NVRTC option of the tuning; repeat for more (--option=--use_fast_math)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--device", a->device, "CUDA device")->capture_default_str();
+  cmd->add_option("--data-seed", a->data_seed, "generator seed (validate: added to the spec's)")->capture_default_str();
+  cmd->add_option("--cache", a->cache, "cache folder (compiles, references); none when not given");
+  cmd->add_option("--timeout-ms", a->timeout_ms, "longest a launch may run")->capture_default_str();
+  cmd->callback([a] {
+    const Seed seed = load_seed(a->seed);
+    const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
+    grammar::Patch patch;
+    if (!a->patch.empty()) patch = read_patch_for(seed, a->patch);
+    const Tuning tuning{a->block ? a->block : spec.default_block_size, a->options};
+    const std::optional<std::filesystem::path> cache =
+        a->cache.empty() ? std::nullopt : std::optional<std::filesystem::path>(std::filesystem::absolute(a->cache));
+
+    fitness::GpuRunner runner(a->device);
+    runner.set_kernel_timeout(std::chrono::milliseconds(a->timeout_ms));
+    BuiltVariant built;
+    try {
+      built = compile_variant(seed, patch, tuning, runner.arch(), cache);
+    } catch (const grammar::PatchError& e) {
+      throw std::runtime_error(a->patch + ": " + e.what());
+    }
+    const fitness::CompileResult& binary = built.binary;
+    if (!binary.ok) throw std::runtime_error("check: the variant does not compile: " + binary.error);
+    fitness::PreparedWorkload work = fitness::prepare_workload(
+        spec, a->workload, a->data_seed,
+        cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt, tuning.block_size);
+    fitness::set_launch_geometry(work.plan, spec, work.variables, tuning.block_size, built.launch);
+    fitness::LoadResult loaded = runner.load(binary.cubin, spec.entry);
+    fitness::CheckReport report;
+    if (!loaded.ok()) {
+      report.status = loaded.status;
+      report.message = loaded.message;
+    } else {
+      report = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
+    }
+    auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    const nlohmann::json out = {{"seed", seed.dir.string()},
+                                {"patch", grammar::to_string(patch)},
+                                {"workload", a->workload},
+                                {"tuning", to_json(tuning)},
+                                {"device", runner.device_name()},
+                                {"ok", report.ok()},
+                                {"status", fitness::to_string(report.status)},
+                                {"message", report.message},
+                                {"max_abs_error", finite(report.max_abs_error)},
+                                {"max_rel_error", finite(report.max_rel_error)},
+                                {"rms_error", finite(report.rms_error)},
+                                {"values_checked", report.values_checked},
+                                {"output_digest", report.output_digest}};
+    std::cout << out.dump(2) << std::endl;
+    // After a lost context the runner cannot be torn down cleanly: leave now.
+    if (!runner.usable()) std::_Exit(1);
+    if (!report.ok()) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace gi::cli

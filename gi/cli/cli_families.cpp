@@ -1,0 +1,50 @@
+// `gi families [SEED_DIR] [--json]`: the edit families gi knows (grammar/edits/),
+// their group and text form, and with a seed how many legal edits each has
+// there: what a search on that seed can draw, and what ablation can switch off.
+#include <iostream>
+
+#include "gi/cli/cli.hpp"
+#include "gi/search/mutant_survey.hpp"
+#include "gi/seed/seed.hpp"
+#include "grammar/edit_family.hpp"
+
+namespace gi::cli {
+
+void register_families(CLI::App& app) {
+  auto* cmd = app.add_subcommand("families", "List the edit families (name, group, text form); with a seed, how many "
+                                             "legal edits each has in it");
+  struct Args {
+    std::string seed;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu and its spec.json) or a .cu file");
+  cmd->add_flag("--json", a->json, "print JSON");
+  cmd->callback([a] {
+    std::optional<Seed> seed;
+    grammar::EditContext context;
+    if (!a->seed.empty()) {
+      seed = load_seed(a->seed);
+      context = seed->context;
+      context.constants = mutant_constants(*seed, nullptr);
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const grammar::EditFamily* f : grammar::edit_families()) {
+      nlohmann::json row = {{"family", f->name()}, {"group", grammar::to_string(f->group())}, {"syntax", f->syntax()}};
+      if (seed) row["legal_edits"] = f->candidates(seed->grammar, context).size();
+      out.push_back(row);
+    }
+    if (a->json) {
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    for (const auto& row : out) {
+      std::printf("%-14s %-11s %-52s", row["family"].get<std::string>().c_str(), row["group"].get<std::string>().c_str(),
+                  row["syntax"].get<std::string>().c_str());
+      if (row.contains("legal_edits")) std::printf(" %6zu legal edits", row["legal_edits"].get<std::size_t>());
+      std::printf("\n");
+    }
+  });
+}
+
+}  // namespace gi::cli

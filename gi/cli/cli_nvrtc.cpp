@@ -1,0 +1,16 @@
+// `gi nvrtc-serve`: a compile server for the compile pool
+// (fitness/compile/compile_server.hpp): NVRTC calls on request, one JSON line each
+// way over stdin/stdout, until stdin closes.
+#include "fitness/compile/compile_server.hpp"
+#include "fitness/process/json_line_server.hpp"
+#include "gi/cli/cli.hpp"
+
+namespace gi::cli {
+
+void register_nvrtc(CLI::App& app) {
+  auto* cmd = app.add_subcommand("nvrtc-serve", "Compile server of the compile pool (started by gi evolve and "
+                                                "gi mutants; not meant to be run by hand)");
+  cmd->callback([] { std::exit(fitness::serve_on_stdio(fitness::run_compile_server_loop, "gi nvrtc-serve")); });
+}
+
+}  // namespace gi::cli

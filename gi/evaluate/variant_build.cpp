@@ -1,0 +1,44 @@
+#include "gi/evaluate/variant_build.hpp"
+
+#include <stdexcept>
+
+#include "fitness/gpu/cuda_devices.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "grammar/patch_apply.hpp"
+#include "grammar/switches.hpp"
+
+namespace gi {
+
+std::string device_arch(int device) {
+  const fitness::CudaEnvironment env = fitness::probe_cuda();
+  if (!env.driver_ok || device < 0 || device >= static_cast<int>(env.gpus.size()))
+    throw std::runtime_error("no CUDA device: device " + std::to_string(device) + " requested (" + env.message + ")");
+  const auto& g = env.gpus[static_cast<std::size_t>(device)];
+  return "sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor);
+}
+
+VariantSource variant_source(const Seed& seed, const grammar::Patch& patch) {
+  grammar::PatchedKernel patched = grammar::patch_kernel(seed.grammar, patch, seed.context);
+  return VariantSource{grammar::resolve_switches(patched.source, patched.launch.switches, seed.grammar.file_name()),
+                       std::move(patched.launch)};
+}
+
+fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
+                                        const std::string& arch) {
+  fitness::CompileRequest request;
+  request.source = variant.source;
+  request.file_name = seed.grammar.file_name();
+  request.options = base_compile_options();
+  request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
+  request.arch = arch;
+  return request;
+}
+
+BuiltVariant compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                             const std::string& arch, const std::optional<std::filesystem::path>& cache_dir) {
+  const VariantSource variant = variant_source(seed, patch);
+  fitness::Compiler compiler(cache_dir ? std::optional<std::filesystem::path>(*cache_dir / "compile") : std::nullopt);
+  return BuiltVariant{compiler.compile(variant_request(variant, seed, tuning, arch)), variant.launch};
+}
+
+}  // namespace gi

@@ -1,0 +1,54 @@
+#pragma once
+// A patched variant as gi compiles, checks, times and publishes it: the seed
+// with the patch applied and its switches resolved (the chosen paths kept,
+// dead ones and the directives removed: grammar/switches.hpp), its launch
+// effect (switch values, coarsening), compiled with a tuning's options for
+// one device. The search, validation, the sanitizers, the interleaved timing
+// and the published kernel.cu all use exactly this source.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fitness/compile/compile_types.hpp"
+#include "gi/evaluate/evaluator.hpp"
+#include "gi/seed/seed.hpp"
+#include "grammar/patch_effect.hpp"
+
+namespace gi {
+
+// The options every variant is compiled with before a tuning's own.
+inline const std::vector<std::string>& base_compile_options() {
+  static const std::vector<std::string> options{"--std=c++17"};
+  return options;
+}
+
+// "sm_90" for a compute capability 9.0 device; throws "no CUDA device: ..."
+// when `device` is not there.
+std::string device_arch(int device);
+
+struct VariantSource {
+  std::string source;            // published form: switches resolved
+  grammar::LaunchEffect launch;  // what the patch does to the launch
+};
+
+// Throws grammar::PatchError naming the edit, or the switch setting the
+// seed does not allow.
+VariantSource variant_source(const Seed& seed, const grammar::Patch& patch);
+
+// The compile request of a patched variant: its published source, base
+// options then the tuning's.
+fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
+                                        const std::string& arch);
+
+struct BuiltVariant {
+  fitness::CompileResult binary;  // ok=false with the error when it does not compile
+  grammar::LaunchEffect launch;
+};
+
+// Applies `patch` (throws grammar::PatchError naming the edit) and compiles
+// the result for `arch`; the compile cache is used when `cache_dir` is given.
+BuiltVariant compile_variant(const Seed& seed, const grammar::Patch& patch, const Tuning& tuning,
+                             const std::string& arch, const std::optional<std::filesystem::path>& cache_dir);
+
+}  // namespace gi

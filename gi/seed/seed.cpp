@@ -1,0 +1,49 @@
+#include "gi/seed/seed.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "fitness/workload/kernel_spec.hpp"
+#include "grammar/source_hash.hpp"
+
+namespace gi {
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path.string() + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Seed load_seed(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path kernel = path;
+  if (fs::is_directory(path) || path.extension() != ".cu") kernel = path / "kernel.cu";
+  if (!fs::is_regular_file(kernel))
+    throw std::runtime_error(kernel.string() + ": no such file: expected a seed folder holding kernel.cu");
+  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt, {}, ""};
+  seed.sha256 = grammar::sha256_hex(seed.source);
+  // The diff names the file relative to where the user stands, so that
+  // `patch -p1` applies it from there.
+  fs::path shown = kernel.lexically_normal();
+  if (shown.is_absolute()) {
+    const fs::path rel = shown.lexically_relative(fs::current_path());
+    if (!rel.empty() && *rel.begin() != "..") shown = rel;
+  }
+  seed.display_path = shown.generic_string();
+  seed.grammar = grammar::Grammar::from_source(seed.source, kernel.filename().string());
+  const fs::path spec = seed.dir / "spec.json";
+  if (fs::is_regular_file(spec)) {
+    try {
+      seed.spec = nlohmann::json::parse(read_text_file(spec));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(spec.string() + ": malformed JSON: " + e.what());
+    }
+    seed.context = fitness::read_switches(*seed.spec, spec.string(), seed.source, seed.display_path);
+  }
+  return seed;
+}
+
+}  // namespace gi
