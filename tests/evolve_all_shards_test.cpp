@@ -12,6 +12,7 @@
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/process/subprocess.hpp"
 #include "stand_in_evolve_all.hpp"
+#include "stand_in_results.hpp"
 #include "test_support.hpp"
 
 namespace gi {
@@ -41,16 +42,8 @@ struct EvolveAllShards : ::testing::Test {
       return false;
     }
   }
-  void expect_same_results(const fs::path& a_root, const fs::path& b_root) {
-    const auto a = test::results_of(a_root);
-    const auto b = test::results_of(b_root);
-    ASSERT_EQ(a.size(), b.size());
-    for (const auto& [file, text] : a) {
-      ASSERT_TRUE(b.count(file)) << file;
-      EXPECT_EQ(text, b.at(file)) << file << " differs from the one-process run";
-    }
-    EXPECT_TRUE(a.count("evolved/stand-in-gpu/tools-sum_reduction/result.json"));
-    EXPECT_TRUE(a.count("evolved/stand-in-gpu/failures.json"));
+  static void expect_same_results(const fs::path& one, const fs::path& sharded) {
+    test::expect_same_results(one, sharded, "the sharded run");
   }
 };
 

@@ -106,37 +106,6 @@ inline RunBackend stand_in_backend(const EvolveOptions& run, Interrupter& interr
   return b;
 }
 
-// Every file of a folder tree, by relative path; the fields that are wall
-// times (and the files that hold only times or the date) are left out, as
-// they differ between any two runs.
-inline std::map<std::string, std::string> results_of(const fs::path& root) {
-  static const std::set<std::string> times_only = {"stage_seconds.json", "evaluator_stats.json", "versions.json",
-                                                   "search_data.json"};
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file()) continue;
-    const std::string name = e.path().filename().string();
-    if (times_only.count(name)) continue;
-    std::string text = read_text_file(e.path());
-    auto drop = [](nlohmann::json j) {
-      for (const char* k : {"elapsed_seconds", "eta_seconds", "evaluations_per_second", "search_seconds"}) j.erase(k);
-      if (j.contains("state")) j["state"].erase("search_seconds");
-      return j.dump();
-    };
-    if (name == "generations.jsonl") {
-      std::istringstream in(text);
-      text.clear();
-      for (std::string line; std::getline(in, line);) text += drop(nlohmann::json::parse(line)) + "\n";
-    } else if (name == "checkpoint.json") {
-      text = drop(nlohmann::json::parse(text));
-    }
-    // The two runs live in different folders, which the plan names.
-    for (std::size_t at; (at = text.find(root.string())) != std::string::npos;) text.replace(at, root.string().size(), "<root>");
-    out[e.path().lexically_relative(root).generic_string()] = text;
-  }
-  return out;
-}
-
 // The evolve-all the tests run: four kernels (one broken, one rejected),
 // population 10, 4 generations, in ROOT/out with results in ROOT/evolved.
 inline EvolveAllOptions stand_in_options(const fs::path& root, const fs::path& seeds_root) {
