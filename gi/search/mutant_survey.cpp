@@ -64,6 +64,11 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   result.two_stage = compiler.two_stage();
   const auto results = compiler.compile_all(requests, config.jobs);
   result.seed_compiles = results[0].ok;
+  // Rates of mutants of a seed that does not compile mean nothing: say why,
+  // with NVRTC's own words, instead of a rate of 0.
+  if (!results[0].ok)
+    throw std::runtime_error(seed.display_path + ": the unmodified seed does not compile with NVRTC for " + config.arch +
+                             " (" + results[0].error + "); NVRTC's log:\n" + results[0].log);
   std::map<std::string, bool> seen;
   double nvrtc_seconds = 0;
   int nvrtc_count = 0;

@@ -42,6 +42,8 @@ struct SurveyResult {
   double rate() const { return total ? static_cast<double>(compiled) / total : 0; }
 };
 
+// Throws std::runtime_error with NVRTC's log when the unmodified seed does
+// not compile: no rate is reported for it.
 SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config);
 
 // Workload constants for constant specialisation: the seed's spec.json
