@@ -24,6 +24,14 @@ json handle_compile(const json& request) {
   if (!request.contains("options") || !request["options"].is_array())
     return error_reply("compile needs \"options\": an array of strings");
   CompileRequest r;
+  if (request.contains("headers")) {
+    if (!request["headers"].is_array()) return error_reply("compile: \"headers\" must be an array of [name, text] pairs");
+    for (const auto& h : request["headers"]) {
+      if (!h.is_array() || h.size() != 2 || !h[0].is_string() || !h[1].is_string())
+        return error_reply("compile: each header must be a [name, text] pair of strings");
+      r.headers.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
+    }
+  }
   r.source = request["source"].get<std::string>();
   r.file_name = request["file_name"].get<std::string>();
   const std::string arch = request["arch"].get<std::string>();
@@ -115,8 +123,9 @@ CompileServerPool::Attempt CompileServerPool::compile_on(WorkerProcess& server, 
   Attempt attempt;
   NvrtcOutput& out = attempt.output;
   out.last = NVRTC_ERROR_INTERNAL_ERROR;  // until the server says otherwise
-  const json call = {{"cmd", "compile"}, {"source", request.source}, {"file_name", request.file_name},
-                     {"arch", arch}, {"options", options}, {"out", out_file.string()}};
+  json call = {{"cmd", "compile"}, {"source", request.source}, {"file_name", request.file_name},
+               {"arch", arch}, {"options", options}, {"out", out_file.string()}};
+  if (!request.headers.empty()) call["headers"] = request.headers;
   WorkerReply reply;
   try {
     reply = server.call(call, timeout_);

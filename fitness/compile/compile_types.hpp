@@ -2,6 +2,7 @@
 // Plain value types of a compilation, shared by the compiler and its on-disk
 // cache (kept apart so the cache does not depend on NVRTC).
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gi::fitness {
@@ -13,6 +14,9 @@ struct CompileRequest {
   // always added by the compiler.
   std::vector<std::string> options;
   std::string arch = "sm_90";  // "sm_XX" gives a cubin, "compute_XX" gives PTX
+  // Headers NVRTC is given with their text: (name as an #include writes it,
+  // text). Part of the cache key, so an edited header is compiled afresh.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct CompileResult {

@@ -3,8 +3,10 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <sstream>
@@ -95,6 +97,10 @@ std::string compile_key(const CompileRequest& request) {
   field("arch", request.arch);
   field("file", request.file_name);
   for (const auto& option : request.options) field("option", option);
+  for (const auto& [name, text] : request.headers) {
+    field("header", name);
+    field("header_text", text);
+  }
   field("source", grammar::normalise_source(request.source));
   return grammar::sha256_hex(material);
 }
@@ -136,6 +142,25 @@ CompileResult Compiler::compile(const CompileRequest& request) {
   return result;
 }
 
+namespace {
+
+// The toolkit's own headers (cuda_fp16.h, math_constants.h, ...), which
+// real kernels include and NVRTC does not search by itself. They belong to
+// the toolkit whose NVRTC version is part of every compile key.
+const std::string& toolkit_include_option() {
+  static const std::string option = [] {
+    std::vector<std::string> candidates;
+    if (const char* h = std::getenv("CUDA_HOME"); h && *h) candidates.push_back(std::string(h) + "/include");
+    candidates.emplace_back("/usr/local/cuda/include");
+    for (const std::string& dir : candidates)
+      if (std::filesystem::is_regular_file(std::filesystem::path(dir) / "cuda_fp16.h")) return "--include-path=" + dir;
+    return std::string();
+  }();
+  return option;
+}
+
+}  // namespace
+
 // One NVRTC call: `request.source` to PTX (compute_XX) or a cubin (sm_XX).
 NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,
                                const std::vector<std::string>& options) {
@@ -145,8 +170,16 @@ NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string&
   const std::string target = "--gpu-architecture=" + arch;
   argv.push_back(target.c_str());
   for (const auto& option : options) argv.push_back(option.c_str());
+  // After the request's own, so a user's include folders come first.
+  if (!toolkit_include_option().empty()) argv.push_back(toolkit_include_option().c_str());
   ProgramGuard guard;
-  out.last = nvrtcCreateProgram(&guard.program, request.source.c_str(), request.file_name.c_str(), 0, nullptr, nullptr);
+  std::vector<const char*> header_texts, header_names;
+  for (const auto& [name, text] : request.headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back(text.c_str());
+  }
+  out.last = nvrtcCreateProgram(&guard.program, request.source.c_str(), request.file_name.c_str(),
+                                static_cast<int>(request.headers.size()), header_texts.data(), header_names.data());
   if (out.last != NVRTC_SUCCESS) {
     guard.program = nullptr;
     out.error = failed("nvrtcCreateProgram", out.last);

@@ -15,6 +15,8 @@ void register_mutants(CLI::App& app) {
     SurveyConfig config;
     std::string families = "all";
     std::vector<std::string> constants;
+    std::vector<std::filesystem::path> include_dirs;
+    std::vector<std::string> nvrtc_options;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file")->required();
@@ -30,9 +32,17 @@ void register_mutants(CLI::App& app) {
   cmd->add_flag("--processes", [args](std::int64_t n) {
     if (n > 0) args->config.compile_servers = std::filesystem::read_symlink("/proc/self/exe").string();
   }, "make NVRTC calls on --jobs compile-server processes (`gi nvrtc-serve`) instead of threads");
+  cmd->add_option("--include-dir", args->include_dirs,
+                  "a folder the kernel's includes are found in, beside its own folder and spec.json's include_dirs "
+                  "(repeatable)");
+  cmd->add_option("--nvrtc-option", args->nvrtc_options,
+                  "an NVRTC option as the user's build gives it, e.g. -DUSE_DOUBLE=0 (repeatable; after spec.json's "
+                  "nvrtc_options)")
+      ->allow_extra_args(false);
   cmd->add_option("--const", args->constants, "NAME=VALUE for constant specialisation (default: the spec's training workload)");
   cmd->callback([args] {
-    const Seed seed = load_seed(args->seed);
+    Seed seed = load_seed(args->seed);
+    add_to_build(seed, args->include_dirs, args->nvrtc_options);
     SurveyConfig config = args->config;
     config.operators.enabled = parse_families(args->families);
     config.operators.context = seed.context;

@@ -29,7 +29,9 @@ fitness::CompileRequest variant_request(const VariantSource& variant, const Seed
   request.source = variant.source;
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
+  request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
+  request.headers = seed.build.headers;
   request.arch = arch;
   return request;
 }

@@ -37,7 +37,8 @@ struct VariantSource {
 VariantSource variant_source(const Seed& seed, const grammar::Patch& patch);
 
 // The compile request of a patched variant: its published source, base
-// options then the tuning's.
+// options, the seed's own (gi/seed/seed_build.hpp) then the tuning's, and the
+// seed's headers.
 fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch);
 

@@ -46,7 +46,9 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   std::vector<fitness::CompileRequest> requests;
   fitness::CompileRequest base;
   base.file_name = seed.grammar.file_name();
-  base.options = config.options;
+  base.options = seed.build.nvrtc_options;
+  base.options.insert(base.options.end(), config.options.begin(), config.options.end());
+  base.headers = seed.build.headers;
   base.arch = config.arch;
   // The unpatched seed first: a seed that does not compile makes every rate meaningless.
   base.source = seed.source;

@@ -23,7 +23,7 @@ Seed load_seed(const std::filesystem::path& path) {
   if (fs::is_directory(path) || path.extension() != ".cu") kernel = path / "kernel.cu";
   if (!fs::is_regular_file(kernel))
     throw std::runtime_error(kernel.string() + ": no such file: expected a seed folder holding kernel.cu");
-  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt, {}, ""};
+  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt, {}, "", {}};
   seed.sha256 = grammar::sha256_hex(seed.source);
   // The diff names the file relative to where the user stands, so that
   // `patch -p1` applies it from there.
@@ -42,8 +42,23 @@ Seed load_seed(const std::filesystem::path& path) {
       throw std::runtime_error(spec.string() + ": malformed JSON: " + e.what());
     }
     seed.context = fitness::read_switches(*seed.spec, spec.string(), seed.source, seed.display_path);
+    seed.build = read_seed_build(*seed.spec, spec.string(), seed.dir);
+  } else {
+    seed.build.include_dirs.push_back(fs::absolute(seed.dir).lexically_normal());
   }
+  seed.build.headers = find_headers(seed.source, seed.dir, seed.build.include_dirs);
   return seed;
+}
+
+void add_to_build(Seed& seed, const std::vector<std::filesystem::path>& include_dirs,
+                  const std::vector<std::string>& nvrtc_options) {
+  namespace fs = std::filesystem;
+  for (const fs::path& d : include_dirs) {
+    if (!fs::is_directory(d)) throw std::runtime_error("--include-dir " + d.string() + ": not a folder");
+    seed.build.include_dirs.push_back(fs::absolute(d).lexically_normal());
+  }
+  seed.build.nvrtc_options.insert(seed.build.nvrtc_options.end(), nvrtc_options.begin(), nvrtc_options.end());
+  seed.build.headers = find_headers(seed.source, seed.dir, seed.build.include_dirs);
 }
 
 }  // namespace gi

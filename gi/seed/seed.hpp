@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gi/seed/seed_build.hpp"
 #include "grammar/edit_context.hpp"
 #include "grammar/grammar.hpp"
 
@@ -22,11 +23,18 @@ struct Seed {
   // workload constants and draw settings they need.
   grammar::EditContext context;
   std::string sha256;  // of kernel.cu: what patches and checkpoints are pinned to
+  SeedBuild build;     // include folders, headers and NVRTC options of every compile
 };
 
 // Accepts a seed folder or a .cu file; throws std::runtime_error naming the
 // path and what was expected, or SourceError for a malformed kernel.
 Seed load_seed(const std::filesystem::path& path);
+
+// More include folders and NVRTC options than the spec gives (the command
+// line's); the headers are looked for again. Throws std::runtime_error
+// naming a folder that is not there.
+void add_to_build(Seed& seed, const std::vector<std::filesystem::path>& include_dirs,
+                  const std::vector<std::string>& nvrtc_options);
 
 std::string read_text_file(const std::filesystem::path& path);
 

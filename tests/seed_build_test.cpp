@@ -1,0 +1,117 @@
+// A seed compiles as its user's build does (gi/seed/seed_build.hpp): the
+// headers its includes name are found beside the kernel and in spec.json's
+// include_dirs, handed to NVRTC with their text (never looked for in the
+// working directory), part of the compile key; spec.json's nvrtc_options
+// reach NVRTC. Real NVRTC compiles, no GPU.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "gi/evaluate/variant_build.hpp"
+#include "gi/seed/seed.hpp"
+#include "test_support.hpp"
+
+namespace gi {
+namespace {
+namespace fs = std::filesystem;
+
+struct SeedBuildTest : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / ("gi-seed-build-" + std::to_string(::getpid()) + "-" +
+                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir / "seed");
+    fs::create_directories(dir / "include/lib");
+    write("seed/kernel.cu",
+          "#include \"scale.h\"\n#include <lib/offset.h>\n#include <cuda_fp16.h>\n"
+          "extern \"C\" __global__ void k(float* o) {\n  o[0] = SCALE * o[0] + OFFSET + EXTRA;\n}\n");
+    write("seed/scale.h", "#define SCALE 2.0f\n");
+    write("include/lib/offset.h", "#include \"more.h\"\n#define OFFSET (1.0f + MORE)\n");
+    write("include/lib/more.h", "#define MORE 0.5f\n");
+    write("seed/spec.json", R"({"include_dirs": ["../include"], "nvrtc_options": ["-DEXTRA=3.0f"]})");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir / name) << text; }
+  static fitness::CompileResult compile(const Seed& seed) {
+    return compile_variant(seed, grammar::Patch{}, Tuning{}, "sm_90", std::nullopt).binary;
+  }
+};
+
+TEST_F(SeedBuildTest, HeadersComeFromTheKernelsFolderAndTheSpecsIncludeDirs) {
+  const Seed seed = load_seed(dir / "seed");
+  ASSERT_EQ(seed.build.headers.size(), 3u);
+  EXPECT_EQ(seed.build.headers[0].first, "scale.h");
+  EXPECT_EQ(seed.build.headers[1].first, "lib/offset.h");
+  EXPECT_EQ(seed.build.headers[2].first, "more.h");  // as offset.h writes it, found beside offset.h
+  EXPECT_EQ(seed.build.headers[2].second, "#define MORE 0.5f\n");
+  EXPECT_EQ(seed.build.nvrtc_options, std::vector<std::string>({"-DEXTRA=3.0f"}));
+  const fitness::CompileResult c = compile(seed);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
+TEST_F(SeedBuildTest, TheWorkingDirectoryIsNeverSearched) {
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(dir / "elsewhere");
+  write("elsewhere/scale.h", "#error the working directory's scale.h was read\n");
+  fs::current_path(dir / "elsewhere");
+  const Seed seed = load_seed(dir / "seed");
+  const fitness::CompileResult c = compile(seed);
+  fs::current_path(cwd);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
+TEST_F(SeedBuildTest, AnEditedHeaderChangesTheCompileKey) {
+  const Seed before = load_seed(dir / "seed");
+  write("seed/scale.h", "#define SCALE 3.0f\n");
+  const Seed after = load_seed(dir / "seed");
+  const auto request = [](const Seed& s) {
+    return variant_request(variant_source(s, grammar::Patch{}), s, Tuning{}, "sm_90");
+  };
+  EXPECT_EQ(request(before).source, request(after).source);
+  EXPECT_NE(fitness::compile_key(request(before)), fitness::compile_key(request(after)));
+}
+
+TEST_F(SeedBuildTest, CommandLineFoldersAndOptionsAddToTheSpecs) {
+  write("seed/spec.json", "{}");
+  Seed seed = load_seed(dir / "seed");
+  EXPECT_EQ(seed.build.headers.size(), 1u);  // scale.h only: lib/offset.h is nowhere yet
+  EXPECT_FALSE(compile(seed).ok);
+  add_to_build(seed, {dir / "include"}, {"-DEXTRA=1.0f"});
+  EXPECT_EQ(seed.build.headers.size(), 3u);
+  const fitness::CompileResult c = compile(seed);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+  EXPECT_THROW(add_to_build(seed, {dir / "no-such-folder"}, {}), std::runtime_error);
+}
+
+// The search compiles on compile-server processes: the headers travel with
+// each request.
+TEST_F(SeedBuildTest, CompileServersGetTheHeadersToo) {
+  const Seed seed = load_seed(dir / "seed");
+  fitness::Compiler compiler(std::nullopt);
+  compiler.set_compile_servers(test::gi_binary(), 1);
+  const fitness::CompileResult c =
+      compiler.compile(variant_request(variant_source(seed, grammar::Patch{}), seed, Tuning{}, "sm_90"));
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
+TEST_F(SeedBuildTest, AMalformedBuildInTheSpecIsNamed) {
+  for (const auto& [spec, what] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"include_dirs": "../include"})", "include_dirs: expected an array"},
+           {R"({"include_dirs": ["../nowhere"]})", "include_dirs: '../nowhere' is not a folder"},
+           {R"({"nvrtc_options": [3]})", "nvrtc_options[0]: expected a non-empty string"}}) {
+    write("seed/spec.json", spec);
+    try {
+      load_seed(dir / "seed");
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("spec.json: " + what), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gi
