@@ -32,6 +32,13 @@ json handle_compile(const json& request) {
       r.headers.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
     }
   }
+  if (request.contains("name_expressions")) {
+    if (!request["name_expressions"].is_array()) return error_reply("compile: \"name_expressions\" must be an array of strings");
+    for (const auto& n : request["name_expressions"]) {
+      if (!n.is_string()) return error_reply("compile: each name expression must be a string");
+      r.name_expressions.push_back(n.get<std::string>());
+    }
+  }
   r.source = request["source"].get<std::string>();
   r.file_name = request["file_name"].get<std::string>();
   const std::string arch = request["arch"].get<std::string>();
@@ -126,6 +133,7 @@ CompileServerPool::Attempt CompileServerPool::compile_on(WorkerProcess& server, 
   json call = {{"cmd", "compile"}, {"source", request.source}, {"file_name", request.file_name},
                {"arch", arch}, {"options", options}, {"out", out_file.string()}};
   if (!request.headers.empty()) call["headers"] = request.headers;
+  if (!request.name_expressions.empty()) call["name_expressions"] = request.name_expressions;
   WorkerReply reply;
   try {
     reply = server.call(call, timeout_);

@@ -17,6 +17,9 @@ struct CompileRequest {
   // Headers NVRTC is given with their text: (name as an #include writes it,
   // text). Part of the cache key, so an edited header is compiled afresh.
   std::vector<std::pair<std::string, std::string>> headers;
+  // C++ names NVRTC must emit (nvrtcAddNameExpression): a template kernel's
+  // instance (`scale<float, 2>`) exists in the binary only when named.
+  std::vector<std::string> name_expressions;
 };
 
 struct CompileResult {

@@ -101,6 +101,7 @@ std::string compile_key(const CompileRequest& request) {
     field("header", name);
     field("header_text", text);
   }
+  for (const auto& name : request.name_expressions) field("name_expression", name);
   field("source", grammar::normalise_source(request.source));
   return grammar::sha256_hex(material);
 }
@@ -184,6 +185,13 @@ NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string&
     guard.program = nullptr;
     out.error = failed("nvrtcCreateProgram", out.last);
     return out;
+  }
+  for (const std::string& name : request.name_expressions) {
+    out.last = nvrtcAddNameExpression(guard.program, name.c_str());
+    if (out.last != NVRTC_SUCCESS) {
+      out.error = failed("nvrtcAddNameExpression", out.last) + " (" + name + ")";
+      return out;
+    }
   }
   out.last = nvrtcCompileProgram(guard.program, static_cast<int>(argv.size()), argv.data());
   out.log = fetch_log(guard.program);

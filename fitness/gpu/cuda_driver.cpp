@@ -45,6 +45,9 @@ DriverApi load_driver_api() {
   resolve(api.func_get_attribute, "cuFuncGetAttribute", kAbiVersion, true);
   resolve(api.func_set_attribute, "cuFuncSetAttribute", kAbiVersion, true);
   resolve(api.func_get_param_info, "cuFuncGetParamInfo", kParamInfoVersion, false);
+  resolve(api.module_get_function_count, "cuModuleGetFunctionCount", kParamInfoVersion, false);
+  resolve(api.module_enumerate_functions, "cuModuleEnumerateFunctions", kParamInfoVersion, false);
+  resolve(api.func_get_name, "cuFuncGetName", kParamInfoVersion, false);
   resolve(api.launch_kernel, "cuLaunchKernel", kAbiVersion, true);
   resolve(api.memset_d32_async, "cuMemsetD32Async", kAbiVersion, true);
   resolve(api.stream_query, "cuStreamQuery", kAbiVersion, true);

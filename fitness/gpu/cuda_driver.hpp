@@ -20,6 +20,11 @@ struct DriverApi {
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   // CUDA 12.4+ drivers only; nullptr on older ones (parameter checks are skipped).
   decltype(&::cuFuncGetParamInfo) func_get_param_info = nullptr;
+  // CUDA 12.4+ drivers only; nullptr on older ones (a C++ kernel's mangled
+  // name is then not looked up by its source name: fitness/gpu/entry_symbol.hpp).
+  decltype(&::cuModuleGetFunctionCount) module_get_function_count = nullptr;
+  decltype(&::cuModuleEnumerateFunctions) module_enumerate_functions = nullptr;
+  decltype(&::cuFuncGetName) func_get_name = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuMemsetD32Async) memset_d32_async = nullptr;
   decltype(&::cuStreamQuery) stream_query = nullptr;

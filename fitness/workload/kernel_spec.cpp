@@ -472,11 +472,17 @@ class SpecReader {
     } catch (const std::exception& e) {
       fail("entry", std::string("cannot parse the kernel: ") + e.what());
     }
+    // `reg::cuda::scale<float, 2>` names the source's `scale`: namespaces and
+    // template arguments are the compiler's business (fitness/gpu/entry_symbol.hpp).
+    std::string base = k.entry.substr(0, k.entry.find('<'));
+    if (const std::size_t colons = base.rfind("::"); colons != std::string::npos) base = base.substr(colons + 2);
+    while (!base.empty() && base.back() == ' ') base.pop_back();
+    const bool instance = k.entry.find('<') != std::string::npos;
     const grammar::Function* f = nullptr;
     std::vector<std::string> kernels;
     for (const auto& fn : g.parsed().functions) {
       if (fn.is_kernel) kernels.push_back(fn.name);
-      if (fn.name == k.entry && fn.is_kernel) f = &fn;
+      if (fn.name == base && fn.is_kernel) f = &fn;
     }
     if (f == nullptr)
       fail("entry", "no __global__ function '" + k.entry + "' in " + kernel_name + " (kernels there: " +
@@ -489,7 +495,8 @@ class SpecReader {
       if (ps.name != kp.name)
         fail(child(ps.json_path, "name"), "'" + ps.name + "' does not match " + where + ", '" + kp.name +
                                               "' (parameters must be listed in the kernel's order)");
-      if (!type_matches(ps.type_name, kp.base_type))
+      // A template instance's parameter types are its arguments' (T* is float*).
+      if (!instance && !type_matches(ps.type_name, kp.base_type))
         fail(child(ps.json_path, "type"), "'" + ps.type_name + "' does not match the type '" + kp.base_type +
                                               "' of " + where);
       if (ps.is_buffer() != kp.pointer)

@@ -4,6 +4,7 @@
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/gpu/entry_symbol.hpp"
 #include "grammar/patch_apply.hpp"
 #include "grammar/switches.hpp"
 
@@ -23,6 +24,13 @@ VariantSource variant_source(const Seed& seed, const grammar::Patch& patch) {
                        std::move(patched.launch)};
 }
 
+std::vector<std::string> seed_name_expressions(const Seed& seed) {
+  if (!seed.spec || !seed.spec->contains("entry") || !seed.spec->at("entry").is_string()) return {};
+  const std::string entry = seed.spec->at("entry").get<std::string>();
+  if (!fitness::entry_is_template_instance(entry)) return {};
+  return {entry};
+}
+
 fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch) {
   fitness::CompileRequest request;
@@ -32,6 +40,7 @@ fitness::CompileRequest variant_request(const VariantSource& variant, const Seed
   request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
   request.headers = seed.build.headers;
+  request.name_expressions = seed_name_expressions(seed);
   request.arch = arch;
   return request;
 }

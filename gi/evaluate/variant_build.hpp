@@ -36,6 +36,11 @@ struct VariantSource {
 // seed does not allow.
 VariantSource variant_source(const Seed& seed, const grammar::Patch& patch);
 
+// A template kernel's instance is in the binary only when NVRTC is told to
+// emit it (the runner then finds it by its source name): the spec's entry
+// when it names one (`scale<float, 2>`), else nothing.
+std::vector<std::string> seed_name_expressions(const Seed& seed);
+
 // The compile request of a patched variant: its published source, base
 // options, the seed's own (gi/seed/seed_build.hpp) then the tuning's, and the
 // seed's headers.

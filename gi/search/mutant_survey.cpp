@@ -49,6 +49,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   base.options = seed.build.nvrtc_options;
   base.options.insert(base.options.end(), config.options.begin(), config.options.end());
   base.headers = seed.build.headers;
+  base.name_expressions = seed_name_expressions(seed);
   base.arch = config.arch;
   // The unpatched seed first: a seed that does not compile makes every rate meaningless.
   base.source = seed.source;
