@@ -64,6 +64,7 @@ struct RuleContext {
   int for_element = -1;    // For rules: the loop header element
   int function_header = -1;  // Fixed rules holding a function header: the function index
   std::size_t source_offset = 0;  // where the rule's text starts in the seed
+  bool host_code = false;  // a host function's lines: blank in PatchedKernel::device_source
 };
 
 class Grammar {

@@ -143,6 +143,7 @@ class GrammarBuilder {
       c.anchor_ok = after_function >= 0 && !tail.awaits_braceless_body && !tail.followed_by_continuation &&
                     !open_header && tail.kind != ElementKind::Pragma &&
                     (tail.kind != ElementKind::Preprocessor || tail.conditional);
+      c.host_code = std::any_of(code.begin(), code.end(), [&](std::size_t i) { return elements[i].host_code; });
       for (std::size_t f = 0; f < g_.parsed_.functions.size(); ++f)
         for (std::size_t i : code)
           if (g_.parsed_.functions[f].header_element == static_cast<int>(i)) c.function_header = static_cast<int>(f);

@@ -738,6 +738,7 @@ class Parser {
       // C++): the whole definition is one fixed rule.
       const std::size_t close = match(j);
       const int e = add(ElementKind::TopLevel, start, close, 0);
+      k_.elements[e].host_code = true;
       declare(tok(function_name_token(lp, start)).text, 0, k_.elements[e].pos);
       i_ = close + 1;
       return;

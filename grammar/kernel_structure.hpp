@@ -53,6 +53,9 @@ struct Element {
   std::optional<TokenRange> condition;  // IfHeader: `( ... )`
   std::optional<TokenRange> scalar_type; // Declaration of one scalar: its type keywords
   std::vector<std::string> declares;
+  // TopLevel: a host function's whole definition. Never evolved, and set
+  // aside (blank lines) in the source NVRTC compiles, which has no host side.
+  bool host_code = false;
 };
 
 struct Block {

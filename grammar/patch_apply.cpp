@@ -92,7 +92,7 @@ class Writer {
   std::string extra_;
 };
 
-std::string write(const Grammar& g, const PatchState& s) {
+std::string write(const Grammar& g, const PatchState& s, bool device_only) {
   Writer w;
   std::string wrap_indent;
   for (std::size_t i = 0; i < g.rules().size(); ++i) {
@@ -116,6 +116,10 @@ std::string write(const Grammar& g, const PatchState& s) {
       text = r.text.substr(0, r.sub.offset) + *change.sub_text + r.text.substr(r.sub.offset + r.sub.length);
     } else if (change.text) {
       text = change.text;
+    }
+    if (device_only && c.host_code) {  // fixed: no edit reaches it
+      for (int line = r.first_line; line <= r.last_line; ++line) w.push("");
+      continue;
     }
     std::vector<std::string> body_lines;
     if (text) {
@@ -160,7 +164,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
 PatchedKernel patch_kernel(const Grammar& g, const Patch& patch, const EditContext& context) {
   validate_patch(g, patch, context);
   const PatchState state = collect(g, patch, context);
-  return PatchedKernel{write(g, state), state.launch};
+  return PatchedKernel{write(g, state, false), write(g, state, true), state.launch};
 }
 
 std::string apply_patch(const Grammar& g, const Patch& patch, const EditContext& context) {

@@ -22,6 +22,9 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
 
 struct PatchedKernel {
   std::string source;
+  // What NVRTC compiles: `source` with every host function's lines blank
+  // (the same line count, so NVRTC's line numbers are the source's).
+  std::string device_source;
   LaunchEffect launch;
 };
 

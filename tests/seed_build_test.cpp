@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -95,6 +96,32 @@ TEST_F(SeedBuildTest, CompileServersGetTheHeadersToo) {
   compiler.set_compile_servers(test::gi_binary(), 1);
   const fitness::CompileResult c =
       compiler.compile(variant_request(variant_source(seed, grammar::Patch{}), seed, Tuning{}, "sm_90"));
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
+// A real .cu file holds host code too (main, launches, host-only headers):
+// NVRTC gets the kernels with the host functions' lines blank and empty
+// stand-ins for the system headers it does not have; what is published
+// keeps every line.
+TEST_F(SeedBuildTest, HostCodeIsSetAsideForNvrtcAndKeptWhenPublished) {
+  write("seed/spec.json", "{}");
+  write("seed/kernel.cu",
+        "#include <stdio.h>\n#include <iostream>\n#include <cuda_runtime.h>\n"
+        "__global__ void twice(float* o, int n) {\n  int i = threadIdx.x;\n  if (i < n) o[i] *= 2.f;\n}\n"
+        "void launch(float* o, int n) {\n  twice<<<1, 32>>>(o, n);\n  std::cout << \"done\" << std::endl;\n}\n"
+        "int main() {\n  float* d = nullptr;\n  cudaMalloc(&d, 128);\n  launch(d, 32);\n  printf(\"%p\\n\", d);\n"
+        "  return 0;\n}\n");
+  const Seed seed = load_seed(dir / "seed");
+  std::vector<std::string> stand_ins;
+  for (const auto& [name, text] : seed.build.headers)
+    if (text == kSetAsideHeader) stand_ins.push_back(name);
+  EXPECT_EQ(stand_ins, std::vector<std::string>({"stdio.h", "iostream"}));  // cuda_runtime.h is the toolkit's
+  const VariantSource v = variant_source(seed, grammar::Patch{});
+  EXPECT_NE(v.source.find("twice<<<1, 32>>>"), std::string::npos);
+  EXPECT_EQ(v.compile_source.find("twice<<<"), std::string::npos);
+  EXPECT_EQ(v.compile_source.find("main"), std::string::npos);
+  EXPECT_EQ(std::count(v.source.begin(), v.source.end(), '\n'), std::count(v.compile_source.begin(), v.compile_source.end(), '\n'));
+  const fitness::CompileResult c = compile(seed);
   EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
 }
 

@@ -143,20 +143,26 @@ CompileResult Compiler::compile(const CompileRequest& request) {
   return result;
 }
 
+const std::filesystem::path& toolkit_include_dir() {
+  static const std::filesystem::path dir = [] {
+    std::vector<std::string> candidates;
+    if (const char* h = std::getenv("CUDA_HOME"); h && *h) candidates.push_back(std::string(h) + "/include");
+    candidates.emplace_back("/usr/local/cuda/include");
+    for (const std::string& d : candidates)
+      if (std::filesystem::is_regular_file(std::filesystem::path(d) / "cuda_fp16.h")) return std::filesystem::path(d);
+    return std::filesystem::path();
+  }();
+  return dir;
+}
+
 namespace {
 
 // The toolkit's own headers (cuda_fp16.h, math_constants.h, ...), which
 // real kernels include and NVRTC does not search by itself. They belong to
 // the toolkit whose NVRTC version is part of every compile key.
 const std::string& toolkit_include_option() {
-  static const std::string option = [] {
-    std::vector<std::string> candidates;
-    if (const char* h = std::getenv("CUDA_HOME"); h && *h) candidates.push_back(std::string(h) + "/include");
-    candidates.emplace_back("/usr/local/cuda/include");
-    for (const std::string& dir : candidates)
-      if (std::filesystem::is_regular_file(std::filesystem::path(dir) / "cuda_fp16.h")) return "--include-path=" + dir;
-    return std::string();
-  }();
+  static const std::string option =
+      toolkit_include_dir().empty() ? std::string() : "--include-path=" + toolkit_include_dir().string();
   return option;
 }
 

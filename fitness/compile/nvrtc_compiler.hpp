@@ -39,6 +39,10 @@ struct NvrtcOutput {
   std::vector<char> binary;
 };
 
+// The CUDA toolkit's include folder ($CUDA_HOME/include, /usr/local/cuda/include),
+// which every NVRTC call searches after a request's own; empty when none.
+const std::filesystem::path& toolkit_include_dir();
+
 NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,
                                const std::vector<std::string>& options);
 

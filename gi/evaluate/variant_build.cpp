@@ -20,8 +20,13 @@ std::string device_arch(int device) {
 
 VariantSource variant_source(const Seed& seed, const grammar::Patch& patch) {
   grammar::PatchedKernel patched = grammar::patch_kernel(seed.grammar, patch, seed.context);
-  return VariantSource{grammar::resolve_switches(patched.source, patched.launch.switches, seed.grammar.file_name()),
-                       std::move(patched.launch)};
+  const std::string& file = seed.grammar.file_name();
+  std::string published = grammar::resolve_switches(patched.source, patched.launch.switches, file);
+  // Most seeds have no host code: one resolution serves both.
+  std::string compiled = patched.device_source == patched.source
+                             ? published
+                             : grammar::resolve_switches(patched.device_source, patched.launch.switches, file);
+  return VariantSource{std::move(published), std::move(compiled), std::move(patched.launch)};
 }
 
 std::vector<std::string> seed_name_expressions(const Seed& seed) {
@@ -34,7 +39,7 @@ std::vector<std::string> seed_name_expressions(const Seed& seed) {
 fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch) {
   fitness::CompileRequest request;
-  request.source = variant.source;
+  request.source = variant.compile_source;
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
   request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());

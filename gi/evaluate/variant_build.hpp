@@ -29,6 +29,7 @@ std::string device_arch(int device);
 
 struct VariantSource {
   std::string source;            // published form: switches resolved
+  std::string compile_source;    // what NVRTC compiles: `source` with its host functions blank
   grammar::LaunchEffect launch;  // what the patch does to the launch
 };
 

@@ -13,7 +13,7 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
   try {
     VariantSource variant = variant_source(seed, patch);
     v.launch = std::move(variant.launch);
-    source = std::move(variant.source);
+    source = std::move(variant.compile_source);
     if (coverage) {
       // Unresolved: the preprocessor drops the dead paths, whose counters stay 0.
       v.instrumentation = fitness::instrument_branches(grammar::apply_patch(seed.grammar, patch, seed.context), file);

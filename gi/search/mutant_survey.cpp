@@ -52,12 +52,12 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   base.name_expressions = seed_name_expressions(seed);
   base.arch = config.arch;
   // The unpatched seed first: a seed that does not compile makes every rate meaningless.
-  base.source = seed.source;
+  base.source = variant_source(seed, grammar::Patch{}).compile_source;
   requests.push_back(base);
   for (int i = 0; i < config.count; ++i) {
     grammar::Patch p;
     ops.append_random_edit(p, rng);
-    base.source = variant_source(seed, p).source;
+    base.source = variant_source(seed, p).compile_source;
     requests.push_back(base);
     patches.push_back(std::move(p));
   }

@@ -1,5 +1,7 @@
 #include "gi/seed/seed_build.hpp"
 
+#include "fitness/compile/nvrtc_compiler.hpp"
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -7,6 +9,8 @@
 
 namespace gi {
 namespace fs = std::filesystem;
+
+const char* const kSetAsideHeader = "// set aside by gi: a system header NVRTC does not have\n";
 
 namespace {
 
@@ -34,6 +38,27 @@ std::vector<Include> includes_of(const std::string& text) {
   return out;
 }
 
+// The C and C++ standard libraries' headers and the POSIX ones real CUDA
+// files include for their host code. A project's own header named with <>
+// that is not on the include path is not one of them: NVRTC's error then
+// names it, instead of an empty stand-in hiding it.
+bool is_system_header(const std::string& name) {
+  static const std::set<std::string> names = {
+      // C
+      "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "limits.h", "locale.h",
+      "math.h", "setjmp.h", "signal.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
+      "string.h", "time.h", "wchar.h", "wctype.h", "malloc.h", "memory.h", "omp.h", "pthread.h", "unistd.h",
+      "fcntl.h", "dirent.h", "getopt.h", "strings.h", "values.h",
+      // C++
+      "algorithm", "array", "atomic", "bitset", "cassert", "cfloat", "chrono", "climits", "cmath", "complex",
+      "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "deque", "exception", "fstream", "functional",
+      "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator", "limits", "list", "map", "memory", "mutex",
+      "new", "numeric", "optional", "ostream", "queue", "random", "set", "sstream", "stack", "stdexcept", "string",
+      "string_view", "thread", "tuple", "type_traits", "typeinfo", "unordered_map", "unordered_set", "utility",
+      "valarray", "variant", "vector", "filesystem", "cerrno", "cctype", "cinttypes", "cstdarg"};
+  return names.count(name) > 0 || name.rfind("sys/", 0) == 0;
+}
+
 std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(file.string() + ": cannot read this header");
@@ -49,6 +74,7 @@ void collect(const std::string& text, const fs::path& dir, const std::vector<fs:
     std::vector<fs::path> where;
     if (inc.quoted) where.push_back(dir);
     where.insert(where.end(), include_dirs.begin(), include_dirs.end());
+    bool found = false;
     for (const fs::path& d : where) {
       const fs::path file = d / inc.name;
       if (!fs::is_regular_file(file)) continue;
@@ -57,7 +83,17 @@ void collect(const std::string& text, const fs::path& dir, const std::vector<fs:
       out.emplace_back(inc.name, read_file(file));
       const std::string content = out.back().second;
       collect(content, file.parent_path(), include_dirs, depth + 1, seen, out);
+      found = true;
       break;
+    }
+    // A system header NVRTC does not have (<stdio.h>, <iostream>, <cuda.h>'s
+    // host parts): the host code that needed it is set aside, and device
+    // code does without (printf and the math functions are NVRTC's own).
+    const fs::path& toolkit = fitness::toolkit_include_dir();
+    if (!found && !inc.quoted && is_system_header(inc.name) &&
+        (toolkit.empty() || !fs::is_regular_file(toolkit / inc.name))) {
+      seen.insert(inc.name);
+      out.emplace_back(inc.name, std::string(kSetAsideHeader));
     }
   }
 }

@@ -25,9 +25,13 @@ struct SeedBuild {
 
 // The #include lines of `source` that name a file under its own folder
 // (quoted includes) or under `include_dirs` (either form), and those of the
-// headers found, transitively; includes found nowhere (the toolkit's, the
-// system's) are left to NVRTC. Throws std::runtime_error naming the file
+// headers found, transitively. A system include (<...>) found neither there
+// nor in the toolkit's include folder gets an empty header with the comment
+// kSetAsideHeader (<stdio.h>, <iostream>: host code's, set aside); a quoted
+// include found nowhere is left to NVRTC, whose error names it. Throws std::runtime_error naming the file
 // when one cannot be read, or an include chain deeper than 64.
+extern const char* const kSetAsideHeader;
+
 std::vector<std::pair<std::string, std::string>> find_headers(const std::string& source,
                                                               const std::filesystem::path& source_dir,
                                                               const std::vector<std::filesystem::path>& include_dirs);
