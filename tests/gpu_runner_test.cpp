@@ -26,6 +26,7 @@
 #include "fitness/check/output_check.hpp"
 #include "fitness/workload/plan_io.hpp"
 #include "fitness/timing/timing_statistics.hpp"
+#include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
 #include "plan_helpers.hpp"
 

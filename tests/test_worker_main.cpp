@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "fake_worker.hpp"
+#include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
 
 int main(int argc, char** argv) {

@@ -19,6 +19,7 @@
 #include "fitness/gpu/gpu_runner.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "fitness/workload/plan_io.hpp"
+#include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
 #include "plan_helpers.hpp"
 

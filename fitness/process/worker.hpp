@@ -60,17 +60,8 @@
 
 namespace gi::fitness {
 
-
-// Serves requests from `in` until EOF or "quit" (returns 0). After a reply
-// with "fatal":true (Timeout, IllegalAddress, Trap) it ends the process at
-// once with _Exit(kWorkerContextLostExit): the lost context cannot be torn
-// down cleanly, and a kernel may still be spinning.
-int run_worker_loop(std::istream& in, std::ostream& out, int device);
-
-// run_worker_loop on stdin, with replies on the original stdout, while fd 1
-// itself is pointed at stderr: device printf or a library writing to stdout
-// cannot corrupt the protocol. For `gi worker` and test helpers.
-int run_worker_stdio(int device);
+// The GPU side that answers these requests is fitness/gpu/worker_loop.hpp
+// (run_worker_loop, run_worker_stdio).
 
 // Slots are named by non-empty strings of at most 64 printable ASCII
 // characters ("train", "train:1", "validate:3"); a request that names no

@@ -1,5 +1,6 @@
 // `gi worker [--device N]`: the isolated evaluation process. The search
 // starts it through fitness::WorkerProcess; it is not meant to be run by hand.
+#include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
 #include "gi/cli/cli.hpp"
 
