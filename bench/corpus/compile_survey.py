@@ -45,7 +45,6 @@ import argparse
 import atexit
 import collections
 import datetime
-import hashlib
 import json
 import os
 import re
@@ -55,7 +54,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_common import ROOT, git_head, md_escape, sha256_file, wait_for_binary  # noqa: E402
 
 # Include folders per project, relative to the project's root (the manifest's "local" prefix,
 # e.g. .corpus/niftyreg-aa79bf22/), as the project's own build gives them. Every file gets its
@@ -159,23 +160,6 @@ def is_system_header(name):
     return name in SYSTEM_HEADERS or name.startswith(("sys/", "arpa/", "netinet/"))
 
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def wait_for_binary(gi, wait_s):
-    """gi may be rebuilt while the survey runs: wait for it to be there."""
-    deadline = time.monotonic() + wait_s
-    while not (os.path.isfile(gi) and os.access(gi, os.X_OK)):
-        if time.monotonic() > deadline:
-            sys.exit(f"compile_survey: {gi} is missing or not executable (waited {wait_s} s)")
-        time.sleep(2)
-
-
 def include_dirs(project, path, project_root):
     """(folders to pass to gi, as absolute paths; folders named by INCLUDE_DIRS that are not
     under .corpus/, relative to the project root)."""
@@ -199,7 +183,7 @@ def include_dirs(project, path, project_root):
 def run_gi(gi, args, timeout_s, wait_s):
     """Returns (returncode or None for a timeout, stdout, stderr, seconds)."""
     for attempt in range(10):
-        wait_for_binary(gi, wait_s)
+        wait_for_binary(gi, wait_s, "compile_survey")
         start = time.monotonic()
         try:
             proc = subprocess.run([gi] + args, cwd=ROOT, stdout=subprocess.PIPE,
@@ -322,21 +306,6 @@ def stand_in_dir():
     return _STAND_IN_DIR[0]
 
 
-def md_escape(text):
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def git_head():
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def pct(a, b):
     return f"{100.0 * a / b:.0f} %" if b else "n/a"
 
@@ -369,7 +338,7 @@ def main():
     support = collections.Counter(e["local"][:-len(e["path"])].rstrip("/")
                                   for e in manifest if e.get("role") == "support")
 
-    wait_for_binary(gi, args.wait)
+    wait_for_binary(gi, args.wait, "compile_survey")
     gi_sha_before = sha256_file(gi)
     rows = []
     files_cache = {}

@@ -19,7 +19,6 @@ repository root. Python 3 standard library only.
 import argparse
 import collections
 import datetime
-import hashlib
 import json
 import os
 import re
@@ -27,30 +26,15 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def wait_for_binary(gi, wait_s):
-    """gi may be rebuilt while the survey runs: wait for it to be there."""
-    deadline = time.monotonic() + wait_s
-    while not (os.path.isfile(gi) and os.access(gi, os.X_OK)):
-        if time.monotonic() > deadline:
-            sys.exit(f"survey: {gi} is missing or not executable (waited {wait_s} s)")
-        time.sleep(2)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_common import ROOT, git_head, md_escape, sha256_file, wait_for_binary  # noqa: E402
 
 
 def run_gi(gi, path, timeout_s, wait_s):
     """Returns (result, message, seconds). result: parses | error | timeout."""
     for attempt in range(5):
-        wait_for_binary(gi, wait_s)
+        wait_for_binary(gi, wait_s, "survey")
         start = time.monotonic()
         try:
             proc = subprocess.run([gi, "grammar", path], cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -84,21 +68,6 @@ def construct(message):
     return text
 
 
-def md_escape(text):
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def git_head():
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main():
     today = datetime.date.today().isoformat()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -121,7 +90,7 @@ def main():
     # Only the kernel files; "support" entries (headers and included files) are not surveyed.
     manifest = [e for e in manifest if e.get("role", "kernel") == "kernel"]
 
-    wait_for_binary(gi, args.wait)
+    wait_for_binary(gi, args.wait, "survey")
     gi_sha_before = sha256_file(gi)
     rows = []
     for entry in manifest:
