@@ -99,7 +99,7 @@ gi::ValidationResult failing_validation() {
 TEST_F(PostEvolution, PersistedFailedValidationOfTheTunedSeedIsNotRerunAndNothingIsPublished) {
   gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
   run.write_text("validation.json", failing_validation().to_json().dump(2));
-  gi::set_search_best_aside(run, "the winner failed");
+  gi::set_aside(run, "search_best", "the winner failed");
   run.write_text("validation.json", failing_validation().to_json().dump(2));  // the tuned seed's
   const gi::Seed seed = gi::load_seed(seed_dir_);
   const auto spec = gi::fitness::load_kernel_spec(seed_dir_);
@@ -161,21 +161,21 @@ TEST_F(PostEvolution, OnlyALowerBoundAboveOneShowsAnImprovement) {
 
 TEST_F(PostEvolution, ASetAsideKilledPartWayIsFinishedAndTheSearchBestsRecordsAreKept) {
   gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
-  EXPECT_FALSE(gi::search_best_set_aside(run));  // nothing set aside: the winner is the candidate
+  EXPECT_FALSE(gi::is_set_aside(run, "search_best"));  // nothing set aside: the winner is the candidate
   const std::string best_comparison = comparison_record("ldg:<_kernel.cu_36>", 1.01, 256).dump(2);
   run.write_text("validation.json", passing_validation().to_json().dump(2));
   run.write_text("comparison.json", best_comparison);
   // Killed after the folder was made and the validation moved, before the rest.
   fs::create_directories(tmp_ / "run/search_best");
   fs::rename(tmp_ / "run/validation.json", tmp_ / "run/search_best/validation.json");
-  EXPECT_TRUE(gi::search_best_set_aside(run));
+  EXPECT_TRUE(gi::is_set_aside(run, "search_best"));
   EXPECT_FALSE(fs::exists(tmp_ / "run/comparison.json"));
   EXPECT_EQ(gi::read_text_file(tmp_ / "run/search_best/comparison.json"), best_comparison);
   EXPECT_TRUE(fs::exists(tmp_ / "run/search_best/validation.json"));
   EXPECT_TRUE(fs::exists(tmp_ / "run/search_best/set_aside.json"));
   // Once marked, files at the top are the tuned seed's and stay.
   run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
-  EXPECT_TRUE(gi::search_best_set_aside(run));
+  EXPECT_TRUE(gi::is_set_aside(run, "search_best"));
   EXPECT_TRUE(fs::exists(tmp_ / "run/comparison.json"));
   const nlohmann::json summary = gi::set_aside_summary(run, winner(run));
   EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");
@@ -186,7 +186,7 @@ TEST_F(PostEvolution, ASetAsideKilledPartWayIsFinishedAndTheSearchBestsRecordsAr
 TEST_F(PostEvolution, TheTunedSeedIsPublishedInPlaceOfASetAsideWinner) {
   gi::RunDirectory run = synthetic_run("ldg:<_kernel.cu_36>");
   run.write_text("comparison.json", comparison_record("ldg:<_kernel.cu_36>", 1.01, 256).dump(2));
-  gi::set_search_best_aside(run, "not shown faster");
+  gi::set_aside(run, "search_best", "not shown faster");
   // The tuned seed's records, as the GPU stages write them after the set-aside.
   run.write_text("validation.json", passing_validation().to_json().dump(2));
   run.write_text("comparison.json", comparison_record("", 1.0, 128).dump(2));
@@ -218,7 +218,7 @@ TEST_F(PostEvolution, ARejectedWinnerIsSetAsideWithWhyAndTheTunedSeedPublished) 
   // finished set-aside names validation as the reason (nothing was compared).
   fs::create_directories(tmp_ / "run/search_best");
   fs::rename(tmp_ / "run/validation.json", tmp_ / "run/search_best/validation.json");
-  EXPECT_TRUE(gi::search_best_set_aside(run));
+  EXPECT_TRUE(gi::is_set_aside(run, "search_best"));
   const nlohmann::json summary = gi::set_aside_summary(run, winner(run));
   EXPECT_NE(summary.at("reason").get<std::string>().find("validation"), std::string::npos) << summary.dump();
   EXPECT_EQ(summary.at("patch"), "ldg:<_kernel.cu_36>");

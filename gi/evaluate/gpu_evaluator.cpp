@@ -470,21 +470,23 @@ void GpuEvaluator::measure_batch(const std::vector<std::size_t>& distinct,
   std::map<std::string, std::size_t> first_with_binary;  // binary -> k of its measurement
   std::vector<std::optional<std::size_t>> shares(distinct.size());
   std::vector<fitness::CompileResult> built(distinct.size()), built_clock(ticks ? distinct.size() : 0);
+  // Distinct binary k on worker w, on the first worker's scale when there are several.
+  const auto measure_one = [&](std::size_t k, std::size_t w) {
+    const auto gpu_start = Clock::now();
+    Evaluation e = measure(built[k], ticks ? &built_clock[k] : nullptr, launches[distinct[k]], w);
+    if (several) scale(e, w);
+    e.key = keys[distinct[k]];
+    results[distinct[k]] = e;
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.measured;
+    stats_.gpu_seconds += seconds_since(gpu_start);
+  };
   MeasureQueue queue;
   std::vector<std::thread> consumers;
   // Each worker takes the next compiled binary as soon as it is free.
   for (std::size_t w = 0; several && w < workers_.size(); ++w)
     consumers.emplace_back([&, w] {
-      while (const auto k = queue.pop()) {
-        const auto gpu_start = Clock::now();
-        Evaluation e = measure(built[*k], ticks ? &built_clock[*k] : nullptr, launches[distinct[*k]], w);
-        scale(e, w);
-        e.key = keys[distinct[*k]];
-        results[distinct[*k]] = e;
-        std::lock_guard<std::mutex> lock(stats_mutex_);
-        ++stats_.measured;
-        stats_.gpu_seconds += seconds_since(gpu_start);
-      }
+      while (const auto k = queue.pop()) measure_one(*k, w);
     });
   for (std::size_t k = 0; k < distinct.size(); ++k) {
     const auto wait_start = Clock::now();
@@ -518,16 +520,10 @@ void GpuEvaluator::measure_batch(const std::vector<std::size_t>& distinct,
       continue;
     }
     first_with_binary.emplace(binary, k);
-    if (several) {
+    if (several)
       queue.push(k);
-      continue;
-    }
-    const auto gpu_start = Clock::now();
-    e = measure(c, ticks ? &built_clock[k] : nullptr, launches[distinct[k]]);
-    e.key = keys[distinct[k]];
-    results[distinct[k]] = e;
-    ++stats_.measured;
-    stats_.gpu_seconds += seconds_since(gpu_start);
+    else
+      measure_one(k, 0);
   }
   queue.close();
   for (auto& t : consumers) t.join();

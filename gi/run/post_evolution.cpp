@@ -52,7 +52,6 @@ void set_aside(RunDirectory& run, const std::string& dir, const std::string& rea
   fitness::write_file_atomically(aside / kSetAsideMarker, nlohmann::json{{"reason", reason}}.dump(2) + "\n");
 }
 
-void set_search_best_aside(RunDirectory& run, const std::string& reason) { set_aside(run, kSearchBestDir, reason); }
 
 bool is_set_aside(RunDirectory& run, const std::string& dir) {
   const fs::path aside = run.path() / dir;
@@ -66,7 +65,6 @@ bool is_set_aside(RunDirectory& run, const std::string& dir) {
   return true;
 }
 
-bool search_best_set_aside(RunDirectory& run) { return is_set_aside(run, kSearchBestDir); }
 
 std::vector<PublishCandidate> publish_candidates(const RunDirectory& run, const grammar::Patch& search_patch,
                                                  const Tuning& search_tuning, const Tuning& seed_tuning) {

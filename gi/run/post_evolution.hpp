@@ -70,11 +70,9 @@ std::vector<PublishCandidate> publish_candidates(const RunDirectory& run, const 
 // part way is finished by the next: files still at the top are that
 // candidate's until the marker is there.
 void set_aside(RunDirectory& run, const std::string& dir, const std::string& reason);
-void set_search_best_aside(RunDirectory& run, const std::string& reason);  // dir search_best
 // True when the candidate of `dir` has been set aside; finishes a set-aside
 // that a killed call left part way.
 bool is_set_aside(RunDirectory& run, const std::string& dir);
-bool search_best_set_aside(RunDirectory& run);  // dir search_best
 // Why the records at the top of the run (validation.json, comparison.json)
 // are another candidate's, or nullopt when they are this one's or absent: a
 // run published under an older rule and then published again. post_evolve

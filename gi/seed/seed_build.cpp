@@ -1,8 +1,8 @@
 #include "gi/seed/seed_build.hpp"
 
 #include "fitness/compile/nvrtc_compiler.hpp"
+#include "gi/seed/seed.hpp"
 
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -59,14 +59,6 @@ bool is_system_header(const std::string& name) {
   return names.count(name) > 0 || name.rfind("sys/", 0) == 0;
 }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read this header");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void collect(const std::string& text, const fs::path& dir, const std::vector<fs::path>& include_dirs, int depth,
              std::set<std::string>& seen, std::vector<std::pair<std::string, std::string>>& out) {
   for (const Include& inc : includes_of(text)) {
@@ -80,7 +72,7 @@ void collect(const std::string& text, const fs::path& dir, const std::vector<fs:
       if (!fs::is_regular_file(file)) continue;
       if (depth >= 64) throw std::runtime_error(file.string() + ": includes nest deeper than 64 (a cycle?)");
       seen.insert(inc.name);
-      out.emplace_back(inc.name, read_file(file));
+      out.emplace_back(inc.name, read_text_file(file));
       const std::string content = out.back().second;
       collect(content, file.parent_path(), include_dirs, depth + 1, seen, out);
       found = true;
