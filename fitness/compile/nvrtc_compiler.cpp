@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "fitness/compile/compile_server.hpp"
+#include "fitness/compile/cuda_toolkit.hpp"
 #include "fitness/compile/first_occurrence.hpp"
 #include "fitness/compile/ptxas_info.hpp"
 #include "fitness/compile/thread_pool.hpp"
@@ -145,11 +146,8 @@ CompileResult Compiler::compile(const CompileRequest& request) {
 
 const std::filesystem::path& toolkit_include_dir() {
   static const std::filesystem::path dir = [] {
-    std::vector<std::string> candidates;
-    if (const char* h = std::getenv("CUDA_HOME"); h && *h) candidates.push_back(std::string(h) + "/include");
-    candidates.emplace_back("/usr/local/cuda/include");
-    for (const std::string& d : candidates)
-      if (std::filesystem::is_regular_file(std::filesystem::path(d) / "cuda_fp16.h")) return std::filesystem::path(d);
+    for (const std::filesystem::path& root : cuda_toolkit_roots())
+      if (std::filesystem::is_regular_file(root / "include" / "cuda_fp16.h")) return root / "include";
     return std::filesystem::path();
   }();
   return dir;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fitness/compile/cuda_toolkit.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "fitness/process/subprocess.hpp"
 
@@ -50,8 +51,7 @@ const Found& found() {
     Found f;
     std::vector<std::string> candidates;
     if (const char* p = std::getenv("GI_PTXAS"); p && *p) candidates.emplace_back(p);
-    if (const char* h = std::getenv("CUDA_HOME"); h && *h) candidates.push_back(std::string(h) + "/bin/ptxas");
-    candidates.emplace_back("/usr/local/cuda/bin/ptxas");
+    for (const fs::path& root : cuda_toolkit_roots()) candidates.push_back((root / "bin" / "ptxas").string());
     if (const char* path = std::getenv("PATH")) {
       std::stringstream dirs(path);
       for (std::string d; std::getline(dirs, d, ':');)

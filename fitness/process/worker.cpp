@@ -30,7 +30,6 @@ using json = nlohmann::json;
 
 namespace {
 
-
 std::optional<RunStatus> parse_status(const std::string& text) {
   for (RunStatus s : {RunStatus::Ok, RunStatus::WrongOutput, RunStatus::LaunchError,
                       RunStatus::Timeout, RunStatus::IllegalAddress, RunStatus::Trap,
@@ -39,7 +38,6 @@ std::optional<RunStatus> parse_status(const std::string& text) {
   }
   return std::nullopt;
 }
-
 
 std::array<unsigned, 3> dims(const json& value, const char* what) {
   if (!value.is_array() || value.size() != 3)

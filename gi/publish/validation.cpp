@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "fitness/compile/cuda_toolkit.hpp"
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/plan_io.hpp"
 #include "fitness/process/worker.hpp"
@@ -240,9 +241,8 @@ std::optional<fs::path> find_compute_sanitizer() {
       rest.remove_prefix(colon + 1);
     }
   }
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home)
-    if (executable(fs::path(home) / "bin/compute-sanitizer")) return fs::path(home) / "bin/compute-sanitizer";
-  if (executable("/usr/local/cuda/bin/compute-sanitizer")) return fs::path("/usr/local/cuda/bin/compute-sanitizer");
+  for (const fs::path& root : fitness::cuda_toolkit_roots())
+    if (executable(root / "bin" / "compute-sanitizer")) return root / "bin" / "compute-sanitizer";
   return std::nullopt;
 }
 
