@@ -137,7 +137,7 @@ TEST_F(EvolveAllShards, OneChildPerDeviceWithTheGivenOptions) {
   if (!fitness::probe_cuda().gpus.empty()) GTEST_SKIP() << "needs a machine without a GPU (it would evolve for real)";
   fs::create_directories(dir);
   const fitness::SubprocessResult r = fitness::run_subprocess(
-      {GI_BINARY, "evolve-all", "--gpus", "0,1", "--kernels", "tools/sum_reduction,tools/max_vector_length", "--out",
+      {test::gi_binary(), "evolve-all", "--gpus", "0,1", "--kernels", "tools/sum_reduction,tools/max_vector_length", "--out",
        (dir / "out").string(), "--population", "5", "--generations", "2", "--quiet", "--seeds",
        (test::source_dir() / "seeds").string(), "--cache", (dir / "cache").string(), "--evolved-dir",
        (dir / "evolved").string()},
@@ -184,11 +184,11 @@ TEST_F(EvolveAllShards, ARunOnSeveralGpusKeepsThemInItsConfig) {
 TEST_F(EvolveAllShards, GpusAndAShardAreOneOrTheOther) {
   fs::create_directories(dir);
   const fitness::SubprocessResult r = fitness::run_subprocess(
-      {GI_BINARY, "evolve-all", "--gpus", "0,1", "--shard", "0/2", "--out", (dir / "out").string()}, dir / "log");
+      {test::gi_binary(), "evolve-all", "--gpus", "0,1", "--shard", "0/2", "--out", (dir / "out").string()}, dir / "log");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("--gpus: this process is a shard already"), std::string::npos) << r.output;
   const fitness::SubprocessResult bad = fitness::run_subprocess(
-      {GI_BINARY, "evolve-all", "--gpus", "0,x", "--out", (dir / "out").string()}, dir / "log");
+      {test::gi_binary(), "evolve-all", "--gpus", "0,x", "--out", (dir / "out").string()}, dir / "log");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("--gpus: expected 'all' or device numbers"), std::string::npos) << bad.output;
 }

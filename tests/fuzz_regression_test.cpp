@@ -97,7 +97,7 @@ TEST(FuzzRegression, GrammarJsonOfNonUtf8Source) {
   std::filesystem::create_directories(dir);
   const auto file = dir / "latin1.cu";
   std::ofstream(file, std::ios::binary) << "// gr\xD9n\n__global__ void k(int* a) {\n  a[0] = 1;\n}\n";
-  const std::string command = std::string("\"") + GI_BINARY + "\" grammar --json \"" + file.string() + "\" 2>&1";
+  const std::string command = "\"" + test::gi_binary() + "\" grammar --json \"" + file.string() + "\" 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

@@ -6,8 +6,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/workload/kernel_spec.hpp"
@@ -114,6 +116,58 @@ TEST_F(GpuEvaluatorGpu, SwitchPathsAndCoarsenedVariantsAreChecked) {
   EXPECT_FALSE(r[4].valid()) << "a coarsen edit of a path the patch switches off must be rejected";
   EXPECT_EQ(r[4].status, gi::EvalStatus::Rejected) << r[4].message;
   EXPECT_TRUE(r[5].cached) << "an edit in a dead path gives the seed's published source";
+}
+
+// Two GPUs of one host (skipped with fewer): the batch's distinct binaries
+// are spread over both workers, each variant's own GPU is named, and its
+// median is expressed on the first GPU through the seed time of its own.
+TEST_F(GpuEvaluatorGpu, TwoDevicesShareABatchAndEachVariantNamesItsGpu) {
+  if (gi::fitness::probe_cuda().gpus.size() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  config.devices = {0, 1};
+  gi::GpuEvaluator evaluator(seed, spec, config);
+  evaluator.begin_generation(0, 5);
+  const std::vector<std::string> texts = {"", "define:BSPLINE_PATH=1", "coarsen:2", "coarsen:4,strided",
+                                          "coarsen:2,strided", "coarsen:4"};
+  std::vector<gi::grammar::Patch> patches;
+  for (const auto& t : texts) patches.push_back(gi::grammar::parse_patch(t));
+  const auto r = evaluator.evaluate(patches);
+  ASSERT_EQ(r.size(), texts.size());
+  std::set<int> used;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    ASSERT_TRUE(r[i].valid()) << texts[i] << ": " << gi::to_string(r[i].status) << " " << r[i].message;
+    ASSERT_TRUE(r[i].device == 0 || r[i].device == 1) << texts[i] << " ran on device " << r[i].device;
+    used.insert(r[i].device);
+    EXPECT_TRUE(std::isfinite(r[i].device_median_ms)) << texts[i];
+    // On the first GPU the scale is 1; on the second it is a ratio of two
+    // seed times of the same kernel, which stays near 1 on twin GPUs.
+    if (r[i].device == 0) EXPECT_DOUBLE_EQ(r[i].median_ms, r[i].device_median_ms) << texts[i];
+    else EXPECT_NEAR(r[i].median_ms / r[i].device_median_ms, 1.0, 0.5) << texts[i];
+  }
+  EXPECT_EQ(used.size(), 2u) << "six distinct binaries, two free workers: both GPUs must measure";
+}
+
+// A tuning candidate the seed cannot launch with (1024 threads a block need
+// more registers than the B-spline seed's block has on sm_90) is a failed
+// candidate, not a failed run: with nothing to compare the two GPUs by, the
+// batch is measured on the first alone. (Found on two H100s: the launch
+// tuning stopped the run with "the unmodified seed failed on GPU 0".)
+TEST_F(GpuEvaluatorGpu, ATuningTheSeedCannotLaunchIsMeasuredOnTheFirstGpuAlone) {
+  if (gi::fitness::probe_cuda().gpus.size() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  config.devices = {0, 1};
+  gi::GpuEvaluator evaluator(seed, spec, config);
+  evaluator.begin_generation(0, 3);
+  evaluator.set_tuning(gi::Tuning{1024, {}});
+  const std::vector<std::string> texts = {"", "define:BSPLINE_PATH=1", "define:BSPLINE_PATH=2"};
+  std::vector<gi::grammar::Patch> patches;
+  for (const auto& t : texts) patches.push_back(gi::grammar::parse_patch(t));
+  const auto r = evaluator.evaluate(patches);
+  ASSERT_EQ(r.size(), texts.size());
+  EXPECT_EQ(r[0].status, gi::EvalStatus::LaunchError) << gi::to_string(r[0].status) << " " << r[0].message;
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (r[i].valid()) {
+      EXPECT_EQ(r[i].device, 0) << texts[i];
+      EXPECT_DOUBLE_EQ(r[i].median_ms, r[i].device_median_ms) << texts[i];
+    }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // are SKIPPED ("no CUDA device: ...") without one.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fitness/gpu/cuda_devices.hpp"
@@ -285,6 +287,53 @@ TEST_F(FakeWorkerSlots, UnloadedAndRefusedSlotsAreNotReplayed) {
   EXPECT_TRUE(r.request_failed);
   EXPECT_TRUE(contains(r.message, "slot 'a' is not loaded")) << r.message;
   worker_.stop();
+}
+
+// A worker started on a thread that then ends lives on. With several GPUs a
+// batch's measuring thread restarts a lost worker; while the worker's death
+// signal followed its starter's thread (PR_SET_PDEATHSIG), the next batch
+// found it killed (two H100s, 2026-11-26: "worker died without a reply
+// (signal 9 (Killed))" for the unmodified seed, and the run stopped).
+TEST_F(FakeWorkerSlots, AWorkerStartedOnAThreadThatEndsLivesOn) {
+  std::thread([&] { EXPECT_EQ(worker_.load_slot("a", plan("a")).status, RunStatus::Ok); }).join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const WorkerReply r = worker_.load_slot("b", plan("b"));
+  EXPECT_FALSE(r.worker_died) << r.message;
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.message;
+  EXPECT_EQ(worker_.restarts(), 0);
+  worker_.stop();
+}
+
+// ... and it still ends when the process that started it dies.
+TEST_F(FakeWorkerSlots, AWorkerEndsWhenItsStarterDies) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t starter = ::fork();
+  ASSERT_GE(starter, 0);
+  if (starter == 0) {
+    WorkerProcess orphan(test_worker_path(), {"--fake", dir_.path().string()});
+    orphan.load_slot("a", plan("a"));
+    const pid_t worker = orphan.pid();
+    ssize_t ignored = ::write(pipe_fds[1], &worker, sizeof worker);
+    (void)ignored;
+    ::_exit(0);  // no destructor: the worker is left behind
+  }
+  ::close(pipe_fds[1]);
+  pid_t worker = -1;
+  ASSERT_EQ(::read(pipe_fds[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
+  ::close(pipe_fds[0]);
+  ::waitpid(starter, nullptr, 0);
+  ASSERT_GT(worker, 0);
+  // Gone, or a zombie of a parent that does not reap (PID 1 in a container).
+  const auto alive = [worker] {
+    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
+    std::string pid, name, state;
+    return stat >> pid >> name >> state && state != "Z";
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (alive() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(alive()) << "worker " << worker << " outlived the process that started it";
 }
 
 TEST_F(FakeWorkerSlots, TheFailingSlotIsNamedAndTheRestAreNotChecked) {

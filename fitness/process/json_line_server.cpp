@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <streambuf>
+#include <thread>
 
 namespace gi::fitness {
 
@@ -85,7 +87,27 @@ int serve_json_lines(std::istream& in, std::ostream& out, const JsonRequestHandl
   return 0;
 }
 
+namespace {
+
+// Polls rather than PR_SET_PDEATHSIG, which follows the starter's forking
+// thread, not its process (see WorkerProcess::start).
+void exit_when_starter_dies() {
+  const char* value = std::getenv(kParentPidVariable);
+  if (!value) return;
+  const pid_t starter = static_cast<pid_t>(std::atol(value));
+  if (::getppid() != starter) ::_exit(1);  // it died before this line
+  std::thread([starter] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      if (::getppid() != starter) ::_exit(1);
+    }
+  }).detach();
+}
+
+}  // namespace
+
 int serve_on_stdio(const std::function<int(std::istream& in, std::ostream& out)>& loop, const char* who) {
+  exit_when_starter_dies();
   std::cout.flush();
   const int protocol_fd = ::dup(STDOUT_FILENO);
   if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {

@@ -20,9 +20,16 @@ using JsonRequestHandler = std::function<nlohmann::json(const nlohmann::json& re
 // process ends at once with _Exit(kWorkerContextLostExit).
 int serve_json_lines(std::istream& in, std::ostream& out, const JsonRequestHandler& handle);
 
+// The process id of the server's starter, set by WorkerProcess in the
+// server's environment.
+inline constexpr const char* kParentPidVariable = "GI_SERVER_PARENT_PID";
+
 // Runs `loop` on stdin with replies on the original stdout, while fd 1 itself
 // is pointed at stderr: a library (or device printf) writing to stdout cannot
 // corrupt the protocol. `who` names the server in its start-up error.
+// Started by WorkerProcess (kParentPidVariable set), the server ends itself
+// within a quarter second of its starter's death: a GPU worker stuck in a
+// kernel must not hold the GPU for a run that is gone.
 int serve_on_stdio(const std::function<int(std::istream& in, std::ostream& out)>& loop, const char* who);
 
 nlohmann::json error_reply(const std::string& message);

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -312,7 +311,15 @@ void WorkerProcess::start() {
   std::vector<char*> argv;
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
+  // The worker watches this process and exits when it dies (serve_on_stdio).
+  std::vector<std::string> environment = {std::string(kParentPidVariable) + "=" + std::to_string(::getpid())};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, kParentPidVariable, std::strlen(kParentPidVariable)) != 0 ||
+        (*e)[std::strlen(kParentPidVariable)] != '=')
+      environment.push_back(*e);
+  std::vector<char*> envp;
+  for (std::string& s : environment) envp.push_back(s.data());
+  envp.push_back(nullptr);
 
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -321,12 +328,12 @@ void WorkerProcess::start() {
     throw std::runtime_error(std::string("worker: fork failed: ") + std::strerror(error));
   }
   if (pid == 0) {
-    // A worker must not outlive the run that started it (it holds a GPU).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
+    // Not PR_SET_PDEATHSIG: it fires when the forking *thread* ends, and a
+    // worker is often restarted on a measuring thread of one batch (several
+    // GPUs), which killed it with SIGKILL at the batch's end.
     ::dup2(sockets[1], STDIN_FILENO);
     ::dup2(sockets[1], STDOUT_FILENO);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     const int error = errno;
     ssize_t ignored = ::write(exec_pipe[1], &error, sizeof error);
     (void)ignored;

@@ -426,10 +426,10 @@ fitness::CompileRequest GpuEvaluator::clock_request(const fitness::CompileReques
   return r;
 }
 
-void GpuEvaluator::time_seed_on_every_worker() {
+bool GpuEvaluator::time_seed_on_every_worker() {
   const VariantSource plain = variant_source(seed_, grammar::Patch{});
   const fitness::CompileResult c = compiler_.compile(variant_request(plain, seed_, tuning_, config_.arch));
-  if (!c.ok) throw std::runtime_error("the seed does not compile: " + c.error);
+  if (!c.ok) return false;  // an option set of the tuning the seed does not build with
   const bool ticks = config_.timing.clock_ticks;
   const fitness::CompileResult clock_build =
       ticks ? compiler_.compile(clock_request(variant_request(plain, seed_, tuning_, config_.arch))) : fitness::CompileResult{};
@@ -438,16 +438,15 @@ void GpuEvaluator::time_seed_on_every_worker() {
   for (std::size_t w = 0; w < workers_.size(); ++w)
     threads.emplace_back([&, w] { seed_on_worker_[w] = measure(c, ticks ? &clock_build : nullptr, plain.launch, w); });
   for (auto& t : threads) t.join();
-  for (std::size_t w = 0; w < workers_.size(); ++w)
-    if (!seed_on_worker_[w].valid() || !(seed_on_worker_[w].median_ms > 0))
-      throw std::runtime_error("the unmodified seed failed on GPU " + std::to_string(devices_[w]) + " (" +
-                               to_string(seed_on_worker_[w].status) + ": " + seed_on_worker_[w].message + ")");
+  for (const Evaluation& e : seed_on_worker_)
+    if (!e.valid() || !(e.median_ms > 0)) return false;
+  return true;
 }
 
 void GpuEvaluator::scale(Evaluation& e, std::size_t w) const {
   e.device = devices_[w];
   e.device_median_ms = e.median_ms;
-  if (!e.valid()) return;
+  if (w == 0 || !e.valid()) return;
   const Evaluation& here = seed_on_worker_[w];
   const Evaluation& first = seed_on_worker_[0];
   e.median_ms *= first.median_ms / here.median_ms;
@@ -462,8 +461,7 @@ void GpuEvaluator::measure_batch(const std::vector<std::size_t>& distinct,
                                  const std::vector<std::string>& keys, std::vector<Evaluation>& results,
                                  Clock::time_point compile_start) {
   const bool ticks = config_.timing.clock_ticks;
-  const bool several = workers_.size() > 1;
-  if (several && !distinct.empty()) time_seed_on_every_worker();
+  const bool several = workers_.size() > 1 && !distinct.empty() && time_seed_on_every_worker();
   // Different sources often give the same binary (most edits do not change
   // the optimised code): on the same data it is the same experiment, so it
   // is measured once per generation and the others share that measurement.
@@ -474,7 +472,7 @@ void GpuEvaluator::measure_batch(const std::vector<std::size_t>& distinct,
   const auto measure_one = [&](std::size_t k, std::size_t w) {
     const auto gpu_start = Clock::now();
     Evaluation e = measure(built[k], ticks ? &built_clock[k] : nullptr, launches[distinct[k]], w);
-    if (several) scale(e, w);
+    if (workers_.size() > 1) scale(e, w);
     e.key = keys[distinct[k]];
     results[distinct[k]] = e;
     std::lock_guard<std::mutex> lock(stats_mutex_);

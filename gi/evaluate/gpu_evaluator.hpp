@@ -119,10 +119,13 @@ class GpuEvaluator : public StageEvaluator {
                      std::vector<std::future<fitness::CompileResult>>& clocked,
                      const std::vector<grammar::LaunchEffect>& launches, const std::vector<std::string>& keys,
                      std::vector<Evaluation>& results, std::chrono::steady_clock::time_point compile_start);
-  // With several workers: the seed timed on each, for scale(); throws when
-  // the seed fails on one (the search stops on a failing seed too).
-  void time_seed_on_every_worker();
-  // A raw measurement on worker `w` expressed on the first worker's scale.
+  // With several workers: the seed timed on each under this batch's tuning,
+  // for scale(). False when it fails on one: a tuning candidate the seed
+  // cannot launch with (a block too large for its registers) leaves nothing
+  // to compare the GPUs by, and that batch is measured on the first alone.
+  bool time_seed_on_every_worker();
+  // A raw measurement on worker `w` expressed on the first worker's scale
+  // (the first's own measurements keep theirs), naming the GPU it ran on.
   void scale(Evaluation& e, std::size_t w) const;
   // The clock-tick build of a plain request (fitness/instrument/clock_instrument.hpp).
   fitness::CompileRequest clock_request(const fitness::CompileRequest& plain) const;
