@@ -34,28 +34,4 @@ run() {  # name, then the GPU arguments
 run one-gpu env CUDA_VISIBLE_DEVICES=0 "$GI" evolve "$seed_dir"
 run two-gpus "$GI" evolve "$seed_dir" --gpus 0,1
 python3 bench/throughput/summarise.py "$out" --out "$out/table.md"
-python3 - "$out" <<'PY'
-import json, os, sys
-out = sys.argv[1]
-rows = {}
-for name in ("one-gpu", "two-gpus"):
-    run = os.path.join(out, name)
-    stats = json.load(open(os.path.join(run, "evaluator_stats.json")))
-    gens = [json.loads(l) for l in open(os.path.join(run, "generations.jsonl"))]
-    measured = 0
-    with open(os.path.join(run, "evaluations.jsonl")) as f:
-        for line in f:
-            e = json.loads(line)
-            measured += bool(e.get("compiled")) and not e.get("cached") and not e.get("same_binary")
-    seconds = gens[-1]["search_seconds"]
-    rows[name] = {"search_seconds": seconds, "evaluations": gens[-1]["evaluations"], "measured": measured,
-                  "measured_per_second": measured / seconds, "compile_wait_seconds": stats["compile_wait_seconds"],
-                  "gpu_seconds": stats["gpu_seconds"], "total_seconds": stats["total_seconds"]}
-ratio = rows["two-gpus"]["measured_per_second"] / rows["one-gpu"]["measured_per_second"]
-summary = {"runs": rows, "measured_per_second_ratio": ratio}
-json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=2)
-for name, r in rows.items():
-    print(f"{name:9s} {r['measured']:5d} measured in {r['search_seconds']:6.1f} s = {r['measured_per_second']:6.1f}/s; "
-          f"waiting for NVRTC {r['compile_wait_seconds']:6.1f} s, worker time {r['gpu_seconds']:6.1f} s (summed over GPUs)")
-print(f"two GPUs / one GPU: {ratio:.2f}x distinct variants measured per second")
-PY
+python3 bench/multi_gpu/summarise_compare.py "$out"
