@@ -52,9 +52,14 @@ struct GpuEvaluatorConfig {
   std::filesystem::path cache_dir;          // compile cache, reference cache, plan files
   std::string arch;  // NVRTC target; empty: the device's own (device_arch)
   fitness::TimingConfig timing;
-  // A launch longer than this multiple of the seed's time is a time-out.
+  // A launch longer than this multiple of the seed's time is a time-out,
+  // with a floor for launches the seed's time does not cover (the first
+  // one loads the module; a sample also restores buffers and flushes L2).
+  // The floor was 2 s: a variant that hangs holds its whole generation for
+  // it, and 6 hung variants took 65% of a 2,020-evaluation B-spline search
+  // whose seed runs in 0.08 ms (bench/multi_gpu/results_2026-11-26.md).
   double timeout_factor = 50;
-  std::chrono::milliseconds min_kernel_timeout{2000};
+  std::chrono::milliseconds min_kernel_timeout{250};
   // With timing.clock_ticks every variant is also built instrumented and its
   // clock ticks logged; this makes them, not the event time, rank variants.
   bool rank_by_clock_ticks = false;
