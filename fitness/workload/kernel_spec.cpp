@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "fitness/instrument/branch_coverage.hpp"
+#include "fitness/workload/random_workload.hpp"
 #include "fitness/workload/reference_registry.hpp"
 #include "grammar/grammar.hpp"
 #include "grammar/switches.hpp"
@@ -134,7 +136,7 @@ class SpecReader {
     expect_object(spec, "");
     only_keys(spec, "", {"entry", "family", "work_item", "parameters", "launch", "tolerance", "tolerance_note",
                          "min_bytes", "tunables", "switches", "switch_combinations", "workloads",
-                         "coverage_exempt", "include_dirs", "nvrtc_options"});  // the last two: gi/seed/seed_build.hpp
+                         "coverage_exempt", "include_dirs", "nvrtc_options", "reference"});  // include_dirs, nvrtc_options: gi/seed/seed_build.hpp
     k.entry = string_field(required(spec, "", "entry"), "entry");
     k.family = string_field(required(spec, "", "family"), "family");
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");
@@ -149,7 +151,13 @@ class SpecReader {
     check_against_kernel(k, kernel_source, kernel_name);
     read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations,
                        &k.switch_defaults);
-    if (check_.registry && !has_reference(k.entry))
+    if (const auto r = spec.find("reference"); r != spec.end()) {
+      if (!r->is_string() || r->get<std::string>() != "seed")
+        fail("reference", "the only value is \"seed\" (the seed's own GPU outputs are the reference); leave it out "
+                          "for a CPU reference registered with GI_REGISTER_REFERENCE");
+      k.reference_is_seed = true;
+    }
+    if (check_.registry && !k.reference_is_seed && !has_reference(k.entry))
       fail("entry", "no CPU reference is registered for '" + k.entry + "' (known: " + join(reference_names()) +
                         "): add one in the seed's reference.cpp with GI_REGISTER_REFERENCE");
     return k;
@@ -327,7 +335,7 @@ class SpecReader {
     }
     ws.json_path = path;
     ws.generator = string_field(required(w, path, "generator"), child(path, "generator"));
-    if (check_.registry && !has_generator(ws.generator))
+    if (check_.registry && ws.generator != kRandomGenerator && !has_generator(ws.generator))
       fail(child(path, "generator"), "unknown generator '" + ws.generator + "' (known: " + join(generator_names()) + ")");
     if (const auto v = w.find("variables"); v != w.end()) {
       if (!v->is_object()) fail(child(path, "variables"), std::string("expected an object, found ") + json_kind(*v));
@@ -622,6 +630,22 @@ KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& disp
   return SpecReader(display_path, check).read(spec, kernel_source, kernel_name);
 }
 
+std::vector<std::string> fields_to_fill(const json& spec) {
+  std::vector<std::string> found;
+  const std::function<void(const json&, const std::string&)> walk = [&](const json& j, const std::string& path) {
+    if (j.is_string()) {
+      const std::string& text = j.get_ref<const std::string&>();
+      if (text.rfind(kFillMarker, 0) == 0) found.push_back(path + ": " + text);
+    } else if (j.is_object()) {
+      for (const auto& [key, value] : j.items()) walk(value, path.empty() ? key : path + "." + key);
+    } else if (j.is_array()) {
+      for (std::size_t i = 0; i < j.size(); ++i) walk(j[i], path + "[" + std::to_string(i) + "]");
+    }
+  };
+  walk(spec, "");
+  return found;
+}
+
 KernelSpec load_kernel_spec(const fs::path& path, SpecCheck check) {
   const fs::path spec_file = fs::is_directory(path) ? path / "spec.json" : path;
   const std::string shown = display(spec_file);
@@ -632,6 +656,12 @@ KernelSpec load_kernel_spec(const fs::path& path, SpecCheck check) {
     j = json::parse(read_file(spec_file));
   } catch (const json::parse_error& e) {
     throw std::runtime_error(shown + ": malformed JSON: " + e.what());
+  }
+  if (const std::vector<std::string> left = fields_to_fill(j); !left.empty()) {
+    std::string list;
+    for (const std::string& f : left) list += "\n  " + f;
+    throw std::runtime_error(shown + ": " + std::to_string(left.size()) + " field" + (left.size() == 1 ? "" : "s") +
+                             " still to fill (marked " + kFillMarker + " by gi init):" + list);
   }
   const fs::path dir = spec_file.parent_path().empty() ? fs::path(".") : spec_file.parent_path();
   const fs::path kernel = dir / "kernel.cu";

@@ -127,6 +127,9 @@ struct KernelSpec {
   std::vector<WorkloadSpec> train_checks;  // checked with it every generation, never timed
   std::vector<WorkloadSpec> validate;
   std::vector<CoverageExemption> coverage_exempt;
+  // "reference": "seed": no CPU reference; the seed's own GPU outputs are the
+  // expected ones (fitness/workload/reference_registry.hpp, gi/seed/seed_reference.hpp).
+  bool reference_is_seed = false;
 
   std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
   const ParamSpec* find_parameter(std::string_view name) const;
@@ -144,6 +147,12 @@ struct SpecCheck {
   // (needs gi_seeds linked). Off for tools that only read the format.
   bool registry = true;
 };
+
+// What `gi init` writes where the user must decide (a count, a grid, a
+// range): a spec holding a string that starts with it does not load, and the
+// error lists every such field.
+inline constexpr const char* kFillMarker = "FILL";
+std::vector<std::string> fields_to_fill(const nlohmann::json& spec);
 
 // Accepts a seed folder or its spec.json; reads kernel.cu beside it to check
 // the entry and its parameters. Throws std::runtime_error naming the file and

@@ -70,6 +70,28 @@ void register_reference(const std::string& entry, ReferenceFn fn) { add(referenc
 GeneratorFn find_generator(const std::string& name) { return lookup(generators(), name, "generator"); }
 ReferenceFn find_reference(const std::string& entry) { return lookup(references(), entry, "reference"); }
 
+namespace {
+std::map<std::string, SeedReferenceProvider>& seed_references() {
+  static std::map<std::string, SeedReferenceProvider> m;
+  return m;
+}
+}  // namespace
+
+void set_seed_reference(const std::string& entry, SeedReferenceProvider provider) {
+  std::lock_guard lock(registry_mutex());
+  seed_references()[entry] = std::move(provider);
+}
+
+SeedReferenceProvider find_seed_reference(const std::string& entry) {
+  std::lock_guard lock(registry_mutex());
+  const auto it = seed_references().find(entry);
+  if (it == seed_references().end())
+    throw std::runtime_error("the spec makes the seed its own reference (\"reference\": \"seed\"), and this "
+                             "command has no GPU run of the seed for '" + entry + "': it needs a GPU command "
+                             "(gi evolve, gi check, gi verify)");
+  return it->second;
+}
+
 bool has_generator(const std::string& name) {
   std::lock_guard lock(registry_mutex());
   return generators().entries.count(name) != 0;

@@ -9,6 +9,7 @@
 // them links directly.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,24 @@ void register_reference(const std::string& entry, ReferenceFn fn);
 // Throw std::runtime_error naming the unknown name and the known ones.
 GeneratorFn find_generator(const std::string& name);
 ReferenceFn find_reference(const std::string& entry);
+
+// The seed as its own reference (spec "reference": "seed"): for a user's
+// kernel with no CPU reference, the expected outputs of a workload are the
+// seed's own, run on a GPU, with the run-to-run spread of those runs (float
+// atomics may sum in another order each time). The GPU side lives above
+// this layer (gi/seed/seed_reference.hpp) and is installed per entry at run
+// time; `key` names the seed's source and launch for the reference cache.
+struct MeasuredReference {
+  ReferenceOutputs outputs;
+  double spread_abs = 0;  // largest |difference| between the seed's runs
+};
+struct SeedReferenceProvider {
+  std::string key;
+  std::function<MeasuredReference(const Workload&)> run;
+};
+void set_seed_reference(const std::string& entry, SeedReferenceProvider provider);
+// Throws std::runtime_error when none is installed for `entry`.
+SeedReferenceProvider find_seed_reference(const std::string& entry);
 
 bool has_generator(const std::string& name);
 bool has_reference(const std::string& entry);

@@ -3,14 +3,20 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
+#include "fitness/workload/random_workload.hpp"
 #include "fitness/workload/reference_cache.hpp"
 
 namespace gi::fitness {
 
 namespace {
+
+// The key under which a seed reference's spread is cached with its outputs
+// (no parameter can be named so).
+constexpr const char* kSpreadKey = "#run_to_run_spread";
 
 [[noreturn]] void fail(const KernelSpec& spec, const std::string& path, const std::string& what) {
   throw std::runtime_error(spec.display_path + ": " + path + ": " + what);
@@ -143,6 +149,7 @@ std::vector<std::uint32_t> written_indices(const KernelSpec& spec, const ParamSp
 }  // namespace
 
 Workload generate_workload(const KernelSpec& spec, const WorkloadSpec& workload, std::uint64_t seed) {
+  if (workload.generator == kRandomGenerator) return random_workload(spec, workload, seed);
   GeneratorFn generator;
   try {
     generator = find_generator(workload.generator);
@@ -272,21 +279,46 @@ PreparedWorkload prepare_workload(const KernelSpec& spec, const std::string& whi
 
   Workload workload = generate_workload(spec, ws, prepared.seed);
   prepared.variables = workload.variables;
-  ReferenceFn reference;
-  try {
-    reference = find_reference(spec.entry);
-  } catch (const std::runtime_error& e) {
-    fail(spec, "entry", e.what());
+  std::function<ReferenceOutputs()> compute;
+  std::string reference_name = spec.entry;
+  if (spec.reference_is_seed) {
+    SeedReferenceProvider seed_reference;
+    try {
+      seed_reference = find_seed_reference(spec.entry);
+    } catch (const std::runtime_error& e) {
+      fail(spec, "reference", e.what());
+    }
+    reference_name += "@" + seed_reference.key;
+    // The spread travels through the cache as an extra output.
+    compute = [&, run = seed_reference.run] {
+      MeasuredReference m = run(workload);
+      m.outputs[kSpreadKey] = {m.spread_abs};
+      return m.outputs;
+    };
+  } else {
+    ReferenceFn reference;
+    try {
+      reference = find_reference(spec.entry);
+    } catch (const std::runtime_error& e) {
+      fail(spec, "entry", e.what());
+    }
+    compute = [&, reference] { return reference(workload); };
   }
-  const auto compute = [&] { return reference(workload); };
   ReferenceOutputs outputs;
   if (cache_dir) {
     const ReferenceCache cache(*cache_dir);
     const std::string key =
-        ReferenceCache::key(spec.entry, ws.generator, ws.variables, prepared.seed, workload_digest(workload));
+        ReferenceCache::key(reference_name, ws.generator, ws.variables, prepared.seed, workload_digest(workload));
     outputs = cache.get_or_compute(key, compute, &prepared.reference_cache_hit);
   } else {
     outputs = compute();
+  }
+  if (const auto spread = outputs.find(kSpreadKey); spread != outputs.end()) {
+    // The seed's own run-to-run spread widens the float tolerance: a variant
+    // is held to what the seed itself repeats to.
+    prepared.reference_spread_abs = spread->second.at(0);
+    prepared.tolerance.abs += 2 * prepared.reference_spread_abs;
+    outputs.erase(spread);
   }
   prepared.expected = expected_outputs(spec, workload, outputs);
   outputs.clear();

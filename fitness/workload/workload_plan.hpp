@@ -53,6 +53,9 @@ struct PreparedWorkload {
   std::vector<ExpectedOutput> expected;
   Tolerance tolerance;
   bool reference_cache_hit = false;
+  // The seed as its own reference: the largest difference between its runs
+  // (added twice to tolerance.abs).
+  double reference_spread_abs = 0;
   std::size_t checked_values = 0;
 };
 

@@ -14,6 +14,7 @@ void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_carry_over(CLI::App& app);
 void register_list(CLI::App& app);
+void register_init(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_coverage(CLI::App& app);
 void register_nvrtc(CLI::App& app);

@@ -10,6 +10,7 @@
 #include "gi/cli/cli.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 #include "grammar/patch_apply.hpp"
 
 namespace gi::cli {
@@ -48,6 +49,7 @@ void register_check(CLI::App& app) {
 
     fitness::GpuRunner runner(a->device);
     runner.set_kernel_timeout(std::chrono::milliseconds(a->timeout_ms));
+    use_seed_as_reference(seed, spec, a->device, cache);
     BuiltVariant built;
     try {
       built = compile_variant(seed, patch, tuning, runner.arch(), cache);

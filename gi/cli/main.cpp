@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   gi::cli::register_bench(app);
   gi::cli::register_carry_over(app);
   gi::cli::register_list(app);
+  gi::cli::register_init(app);
   gi::cli::register_verify(app);
   gi::cli::register_coverage(app);
   gi::cli::register_nvrtc(app);

@@ -16,6 +16,7 @@
 #include "fitness/workload/plan_io.hpp"
 #include "fitness/compile/thread_pool.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 #include "grammar/patch_apply.hpp"
 #include "grammar/source_hash.hpp"
 
@@ -147,6 +148,7 @@ GpuEvaluator::GpuEvaluator(const Seed& seed, const fitness::KernelSpec& spec, Gp
   scratch_ = config_.cache_dir / ("scratch-" + std::to_string(::getpid()));
   fs::create_directories(scratch_);
   tuning_.block_size = spec.default_block_size;
+  use_seed_as_reference(seed, spec, devices_.front(), config_.cache_dir);
   compiler_.set_two_stage(config_.two_stage_compile);
   if (config_.compile_processes) compiler_.set_compile_servers(config_.worker_executable, config_.jobs);
 }

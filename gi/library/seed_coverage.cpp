@@ -2,6 +2,7 @@
 
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 #include "grammar/patch_apply.hpp"
 
 namespace gi {
@@ -108,6 +109,7 @@ SeedCoverage seed_coverage(const InstrumentedSeed& instrumented, const fitness::
 SeedCoverage measure_seed_coverage(fitness::GpuRunner& runner, const Seed& seed, const fitness::KernelSpec& spec,
                                    const Tuning& tuning, const std::optional<std::filesystem::path>& cache,
                                    std::uint64_t generator_seed) {
+  use_seed_as_reference(seed, spec, runner.device(), cache);
   const std::vector<SwitchSetting> settings = switch_settings(seed);
   std::vector<InstrumentedSeed> builds;
   for (const SwitchSetting& setting : settings)

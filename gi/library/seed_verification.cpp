@@ -12,6 +12,7 @@
 #include "gi/seed/seed.hpp"
 #include "gi/library/seed_coverage.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 
 namespace gi {
 
@@ -188,6 +189,7 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   const Seed seed = load_seed(dir);
   const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
   const Tuning tuning{spec.default_block_size, {}};
+  use_seed_as_reference(seed, spec, runner.device(), o.cache);
   nlohmann::json result = {{"kernel", dir.parent_path().filename().string() + "/" + dir.filename().string()},
                            {"entry", spec.entry},
                            {"tolerance", {{"abs", spec.tolerance.abs}, {"rel", spec.tolerance.rel}}},

@@ -13,6 +13,7 @@
 #include "fitness/gpu/gpu_runner.hpp"
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 
 namespace gi {
 
@@ -165,6 +166,7 @@ std::vector<ComparisonOutcome> compare_many(const Seed& seed, const grammar::Pat
   if (options.rounds < 1) throw std::invalid_argument("comparison: rounds must be at least 1");
   fitness::GpuRunner runner(options.device);
   const auto cache = options.cache_dir;
+  use_seed_as_reference(seed, spec, options.device, cache);
   const BuiltVariant seed_build = compile_variant(seed, baseline, seed_tuning, runner.arch(), cache);
   const fitness::CompileResult& seed_binary = seed_build.binary;
   if (!seed_binary.ok)

@@ -16,6 +16,7 @@
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/evaluate/seed_reference.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -299,6 +300,48 @@ std::string shell_quote(const std::string& text) {
   return q + "'";
 }
 
+SanitizerResult run_sanitizer(const std::string& tool, const Seed& seed, const grammar::Patch& patch,
+                              const Tuning& tuning, const std::string& workload, const ValidationOptions& options,
+                              const fs::path& scratch) {
+  const auto say = [&](const std::string& s) {
+    if (options.log) options.log(s);
+  };
+  SanitizerResult s;
+  s.tool = tool;
+  s.workload = workload;
+  const std::optional<fs::path> sanitizer = find_compute_sanitizer();
+  if (!sanitizer) {
+    s.status = "skipped";
+    s.reason = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return s;
+  }
+  // API calls that fail on purpose (GpuRunner probes the kernel's parameter
+  // count with cuFuncGetParamInfo one past the end) are handled by gi and are
+  // not what is checked here: --report-api-errors no.
+  const fs::path patch_file = scratch / "patch.gi";
+  fitness::write_file_atomically(patch_file, patch_file_for(seed, patch));
+  std::string command = "timeout -k 10 " + std::to_string(options.sanitizer_timeout.count()) + " " +
+                        shell_quote(sanitizer->string()) + " --tool " + tool + " --report-api-errors no --error-exitcode 9 " +
+                        shell_quote(options.gi_binary.string()) + " check " +
+                        shell_quote(fs::absolute(seed.dir).string()) + " --patch " + shell_quote(patch_file.string()) +
+                        " --workload " + workload + " --block " + std::to_string(tuning.block_size) + " --device " +
+                        std::to_string(options.device) + " --data-seed " + std::to_string(options.data_seed) +
+                        // A kernel under racecheck runs many times slower: the launch may take as long as the tool.
+                        " --timeout-ms " + std::to_string(1000 * options.sanitizer_timeout.count());
+  for (const std::string& o : tuning.options) command += " " + shell_quote("--option=" + o);
+  if (options.cache_dir) command += " --cache " + shell_quote(options.cache_dir->string());
+  say("  compute-sanitizer " + tool + " on " + workload + "...");
+  const auto start = Clock::now();
+  std::string output;
+  const int code = run_capturing(command, output);
+  s = judge_sanitizer(tool, code, output);
+  s.workload = workload;
+  s.command = command;
+  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  say("  " + tool + ": " + s.status + (s.summary.empty() ? "" : " (" + s.summary + ")"));
+  return s;
+}
+
 ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, const grammar::Patch& patch,
                           const Tuning& tuning, const ValidationOptions& options) {
   auto say = [&](const std::string& s) {
@@ -339,6 +382,7 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
   if (plain.binary.ok)
     fitness::write_file_atomically(plain_cubin, std::string_view(plain.binary.cubin.data(), plain.binary.cubin.size()));
 
+  use_seed_as_reference(seed, spec, options.device, options.cache_dir);
   fitness::WorkerProcess worker(options.gi_binary.string(), {"worker", "--device", std::to_string(options.device)});
   worker.start();
   for (std::size_t i = 0; i < spec.validate.size(); ++i) {
@@ -397,21 +441,12 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
   summarize_validation(result);
 
   // compute-sanitizer: `gi check` in a process of its own on one workload.
-  // API calls that fail on purpose (GpuRunner probes the kernel's parameter
-  // count with cuFuncGetParamInfo one past the end) are handled by gi and are
-  // not what is checked here: --report-api-errors no.
   std::vector<std::size_t> values;
   for (const WorkloadCheck& w : result.workloads) values.push_back(w.values_checked);
-  const std::optional<fs::path> sanitizer = find_compute_sanitizer();
   for (SanitizerResult* s : {&result.memcheck, &result.racecheck}) {
     if (!options.sanitizers) {
       s->status = "skipped";
       s->reason = "sanitizer runs switched off";
-      continue;
-    }
-    if (!sanitizer) {
-      s->status = "skipped";
-      s->reason = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
       continue;
     }
     if (values.empty()) {
@@ -420,27 +455,7 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
       continue;
     }
     const std::string workload = "validate:" + std::to_string(pick_sanitizer_workload(values, options.sanitizer_min_values));
-    const fs::path patch_file = scratch / "patch.gi";
-    fitness::write_file_atomically(patch_file, patch_file_for(seed, patch));
-    std::string command = "timeout -k 10 " + std::to_string(options.sanitizer_timeout.count()) + " " +
-                          shell_quote(sanitizer->string()) + " --tool " + s->tool + " --report-api-errors no --error-exitcode 9 " +
-                          shell_quote(options.gi_binary.string()) + " check " +
-                          shell_quote(fs::absolute(seed.dir).string()) + " --patch " + shell_quote(patch_file.string()) +
-                          " --workload " + workload + " --block " + std::to_string(tuning.block_size) + " --device " +
-                          std::to_string(options.device) + " --data-seed " + std::to_string(options.data_seed) +
-                          // A kernel under racecheck runs many times slower: the launch may take as long as the tool.
-                          " --timeout-ms " + std::to_string(1000 * options.sanitizer_timeout.count());
-    for (const std::string& o : tuning.options) command += " " + shell_quote("--option=" + o);
-    if (options.cache_dir) command += " --cache " + shell_quote(options.cache_dir->string());
-    say("  compute-sanitizer " + s->tool + " on " + workload + "...");
-    const auto start = Clock::now();
-    std::string output;
-    const int code = run_capturing(command, output);
-    *s = judge_sanitizer(s->tool, code, output);
-    s->workload = workload;
-    s->command = command;
-    s->seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    say("  " + s->tool + ": " + s->status + (s->summary.empty() ? "" : " (" + s->summary + ")"));
+    *s = run_sanitizer(s->tool, seed, patch, tuning, workload, options, scratch);
   }
   return result;
 }

@@ -124,6 +124,13 @@ struct ValidationOptions {
   std::function<void(const std::string&)> log;  // progress lines; none when empty
 };
 
+// compute-sanitizer `tool` (memcheck, racecheck) on `gi check` of the
+// variant on one workload, in a process of its own; scratch holds the patch
+// file. "skipped" when the tool is not installed.
+SanitizerResult run_sanitizer(const std::string& tool, const Seed& seed, const grammar::Patch& patch,
+                              const Tuning& tuning, const std::string& workload, const ValidationOptions& options,
+                              const std::filesystem::path& scratch);
+
 // Never throws for a failure of the variant (it is reported); throws for a
 // patch that does not apply or a gi binary that cannot be started.
 ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, const grammar::Patch& patch,

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "gi/search/minimise.hpp"
 #include "gi/search/mutant_survey.hpp"
 #include "gi/seed/patch_files.hpp"
@@ -14,6 +16,7 @@
 #include "gi/search/switch_baseline.hpp"
 #include "gi/publish/versions.hpp"
 #include "gi/run/winner_retune.hpp"
+#include "gi/publish/validation.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -108,6 +111,32 @@ RunBackend gpu_backend(const EvolveOptions& o) {
     post.train_data_seed = tuning_data_seed(search_config_from_json(run.config().at("search")).seed);
     post.say = say;
     return post_evolve(run, seed, spec, o.evolved_root, post);
+  };
+  b.check_seed = [o](RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
+                     const std::function<void(const std::string&)>& say) {
+    if (!spec.reference_is_seed || run.read_json("seed_reference_sanitizers.json")) return;
+    ValidationOptions v;
+    v.gi_binary = fs::read_symlink("/proc/self/exe");
+    v.device = run.config().at("device").get<int>();
+    v.cache_dir = fs::absolute(o.cache_dir);
+    v.log = say;
+    const fs::path scratch = *v.cache_dir / ("seed-reference-" + std::to_string(::getpid()));
+    fs::create_directories(scratch);
+    say("the seed is its own reference: compute-sanitizer first, on its training workload");
+    nlohmann::json record = nlohmann::json::object();
+    for (const char* tool : {"memcheck", "racecheck"}) {
+      const SanitizerResult r = run_sanitizer(tool, seed, grammar::Patch{}, Tuning{spec.default_block_size, {}},
+                                              "train", v, scratch);
+      record[tool] = r.to_json();
+      if (!r.passed()) {
+        fs::remove_all(scratch);
+        throw std::runtime_error("the seed cannot be its own reference: compute-sanitizer " + std::string(tool) +
+                                 " " + r.status + (r.summary.empty() ? "" : " (" + r.summary + ")") +
+                                 (r.reason.empty() ? "" : ": " + r.reason) + "\n" + r.output_tail);
+      }
+    }
+    fs::remove_all(scratch);
+    run.write_text("seed_reference_sanitizers.json", record.dump(2) + "\n");
   };
   return b;
 }
@@ -210,6 +239,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   const bool search_stages_done = run.read_json("tuning_seed.json") && run.read_json("tuning_best.json") &&
                                   run.read_json("minimised.json") && fs::exists(run.path() / "best.gi");
   if (!search_stages_done) {
+  if (backend.check_seed) backend.check_seed(run, seed, spec, say);
   std::unique_ptr<StageEvaluator> evaluator_owner =
       clock.time("start", [&] { return backend.make_evaluator(seed, spec, config); });
   StageEvaluator& evaluator = *evaluator_owner;

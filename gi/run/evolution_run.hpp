@@ -76,6 +76,12 @@ struct RunBackend {
   std::function<bool(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
                      const std::function<void(const std::string&)>& say)>
       finish;
+  // Before the search's first stage, once per run: on the GPU, a seed that
+  // is its own reference must pass compute-sanitizer first (throws naming
+  // what it found). Empty: nothing to check.
+  std::function<void(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
+                     const std::function<void(const std::string&)>& say)>
+      check_seed;
 };
 RunBackend gpu_backend(const EvolveOptions& options);
 

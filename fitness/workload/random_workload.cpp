@@ -1,0 +1,186 @@
+#include "fitness/workload/random_workload.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "fitness/workload/expression.hpp"
+#include "fitness/workload/launch_plan.hpp"
+
+namespace gi::fitness {
+
+namespace {
+
+using json = nlohmann::json;
+
+// splitmix64: a counter-based draw, so element i of a buffer does not depend
+// on how many draws came before it.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t name_hash(const std::string& name) {
+  std::uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+// In [0, 1): the top 53 bits of a draw.
+double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+struct Distribution {
+  enum class Kind { Uniform, Normal, Constant } kind = Kind::Uniform;
+  double a = 0, b = 0;  // uniform: lo, hi; normal: mean, sd; constant: value
+};
+
+class Reader {
+ public:
+  Reader(const KernelSpec& spec, const WorkloadSpec& workload) : spec_(spec), workload_(workload) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw std::runtime_error(spec_.display_path + ": " + workload_.json_path + ".variables" + path + ": " + what);
+  }
+
+  Variables numbers() const {
+    Variables v;
+    for (const auto& [name, value] : workload_.variables.items()) {
+      if (name == "inputs") continue;
+      if (!value.is_number()) fail("." + name, "expected a number (a size or a scalar's value)");
+      v[name] = value.get<double>();
+    }
+    return v;
+  }
+
+  double bound(const json& j, const Variables& v, const std::string& path) const {
+    if (j.is_number()) return j.get<double>();
+    if (!j.is_string()) fail(path, "expected a number or an expression");
+    try {
+      return evaluate_expression(j.get<std::string>(), v);
+    } catch (const std::runtime_error& e) {
+      fail(path, e.what());
+    }
+  }
+
+  Distribution distribution(const ParamSpec& p, const Variables& v) const {
+    const std::string path = ".inputs." + p.name;
+    const json& inputs = workload_.variables.contains("inputs") ? workload_.variables["inputs"] : json::object();
+    if (!inputs.is_object()) fail(".inputs", "expected an object: input parameter -> distribution");
+    const auto it = inputs.find(p.name);
+    if (it == inputs.end())
+      fail(".inputs", "no distribution for input '" + p.name +
+                          "': give {\"uniform\": [lo, hi]}, {\"normal\": [mean, sd]} or {\"constant\": v}");
+    if (!it->is_object() || it->size() != 1) fail(path, "expected one of uniform, normal, constant");
+    const std::string kind = it->begin().key();
+    const json& args = it->begin().value();
+    Distribution d;
+    if (kind == "constant") {
+      d.kind = Distribution::Kind::Constant;
+      d.a = bound(args, v, path + ".constant");
+      return d;
+    }
+    if (kind != "uniform" && kind != "normal") fail(path, "unknown distribution '" + kind + "' (uniform, normal, constant)");
+    if (!args.is_array() || args.size() != 2) fail(path + "." + kind, "expected two values");
+    d.kind = kind == "uniform" ? Distribution::Kind::Uniform : Distribution::Kind::Normal;
+    d.a = bound(args[0], v, path + "." + kind + "[0]");
+    d.b = bound(args[1], v, path + "." + kind + "[1]");
+    if (d.kind == Distribution::Kind::Uniform && d.b < d.a) fail(path + ".uniform", "the upper bound is below the lower");
+    if (d.kind == Distribution::Kind::Normal && (!element_is_float(p.type) || d.b < 0))
+      fail(path + ".normal", "a normal distribution needs a float buffer and sd >= 0");
+    return d;
+  }
+
+  void no_unknown_inputs() const {
+    if (!workload_.variables.contains("inputs")) return;
+    for (const auto& [name, value] : workload_.variables["inputs"].items()) {
+      const ParamSpec* p = spec_.find_parameter(name);
+      if (p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut))
+        fail(".inputs." + name, "'" + name + "' is no in/inout parameter of the kernel");
+    }
+  }
+
+ private:
+  const KernelSpec& spec_;
+  const WorkloadSpec& workload_;
+};
+
+double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint64_t i) {
+  switch (d.kind) {
+    case Distribution::Kind::Constant:
+      return d.a;
+    case Distribution::Kind::Uniform:
+      if (integer) {
+        const double lo = std::ceil(d.a), hi = std::floor(d.b);
+        return lo + std::floor(unit(mix(stream + i)) * (hi - lo + 1));
+      }
+      return d.a + (d.b - d.a) * unit(mix(stream + i));
+    case Distribution::Kind::Normal: {
+      // Box-Muller from two counter-based draws.
+      const double u1 = 1.0 - unit(mix(stream + 2 * i)), u2 = unit(mix(stream + 2 * i + 1));
+      return d.a + d.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    }
+  }
+  return 0;
+}
+
+void store(ElementType type, std::byte* element, std::size_t component, double value) {
+  switch (type) {
+    case ElementType::F64: {
+      std::memcpy(element, &value, 8);
+      break;
+    }
+    case ElementType::I32:
+    case ElementType::I32x4: {
+      const auto v = static_cast<std::int32_t>(value);
+      std::memcpy(element + 4 * component, &v, 4);
+      break;
+    }
+    case ElementType::U32: {
+      const auto v = static_cast<std::uint32_t>(value);
+      std::memcpy(element, &v, 4);
+      break;
+    }
+    default: {
+      const auto v = static_cast<float>(value);
+      std::memcpy(element + 4 * component, &v, 4);
+    }
+  }
+}
+
+}  // namespace
+
+Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, std::uint64_t seed) {
+  const Reader reader(spec, workload);
+  reader.no_unknown_inputs();
+  Workload w;
+  w.variables = reader.numbers();
+  for (const ParamSpec& p : spec.parameters) {
+    if (p.role != ParamRole::In && p.role != ParamRole::InOut) continue;
+    const Distribution d = reader.distribution(p, w.variables);
+    double count_value;
+    try {
+      count_value = p.count.evaluate(w.variables);
+    } catch (const std::runtime_error& e) {
+      reader.fail("", p.json_path + ".count: " + e.what());
+    }
+    if (count_value < 0 || count_value != std::floor(count_value) || count_value > 17179869184.0)
+      reader.fail("", p.json_path + ".count '" + p.count.text() + "' gave " + std::to_string(count_value) +
+                          ": expected an element count");
+    const auto count = static_cast<std::size_t>(count_value);
+    const std::size_t eb = element_bytes(p.type), components = element_components(p.type);
+    const bool integer = !element_is_float(p.type);
+    if (integer && p.type == ElementType::U32 && d.kind != Distribution::Kind::Normal && d.a < 0)
+      reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
+    std::vector<std::byte> bytes(count * eb);
+    const std::uint64_t stream = mix(seed ^ name_hash(p.name));
+    for (std::size_t e = 0; e < count; ++e)
+      for (std::size_t c = 0; c < components; ++c)
+        store(p.type, bytes.data() + e * eb, c, draw(d, integer, stream, e * components + c));
+    w.inputs[p.name] = std::move(bytes);
+  }
+  return w;
+}
+
+}  // namespace gi::fitness

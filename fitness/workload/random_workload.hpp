@@ -1,0 +1,30 @@
+#pragma once
+// The generator a user's kernel gets when it has none of its own
+// (generator "random" in spec.json, what `gi init` writes): sizes and scalar
+// values are the workload's numeric variables, and every input buffer is
+// drawn from the distribution the workload names for it:
+//
+//   "variables": {"n": 100000,
+//                 "inputs": {"a":   {"uniform": [-1, 1]},
+//                            "idx": {"uniform": [0, "n - 1"]},   // ints: whole numbers, both ends included
+//                            "w":   {"normal": [0, 0.5]},
+//                            "k":   {"constant": 3}}}
+//
+// Bounds may be expressions over the numeric variables. The draws depend
+// only on the seed, the parameter's name and its element index, so a
+// workload is the same on every machine.
+#include <cstdint>
+#include <string>
+
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/reference_registry.hpp"
+
+namespace gi::fitness {
+
+inline constexpr const char* kRandomGenerator = "random";
+
+// Throws std::runtime_error naming the spec, the workload's JSON path and
+// the parameter or distribution at fault.
+Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, std::uint64_t seed);
+
+}  // namespace gi::fitness

@@ -1,0 +1,64 @@
+// `gi init KERNEL.cu [--entry NAME] [--out DIR]`: a seed folder for a user's
+// own kernel: kernel.cu (the file as it is) and a spec.json drafted from the
+// kernel's signature, every field the user must decide marked FILL
+// (gi/seed/spec_scaffold.hpp).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "fitness/process/atomic_file.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/cli/cli.hpp"
+#include "gi/seed/spec_scaffold.hpp"
+
+namespace gi::cli {
+
+namespace fs = std::filesystem;
+
+void register_init(CLI::App& app) {
+  auto* cmd = app.add_subcommand("init", "Make a seed folder for your own kernel: kernel.cu and a spec.json drafted "
+                                         "from its signature, with every field you must fill marked FILL");
+  struct Args {
+    std::string kernel, entry, out;
+    std::vector<std::string> include_dirs;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("KERNEL", a->kernel, "the CUDA file holding the kernel")->required();
+  cmd->add_option("--entry", a->entry, "the kernel to evolve, when the file has several");
+  cmd->add_option("--out", a->out, "the seed folder to make (default: user/<entry>; its parent names the family)");
+  cmd->add_option("--include-dir", a->include_dirs, "a folder the kernel's #includes need; repeat for more");
+  cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
+  cmd->callback([a] {
+    const fs::path kernel(a->kernel);
+    std::ifstream in(kernel, std::ios::binary);
+    if (!in) throw std::runtime_error(a->kernel + ": cannot read the file");
+    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::optional<std::string> entry;
+    if (!a->entry.empty()) entry = a->entry;
+    // The family is the seed folder's parent: learn the entry first for the default folder.
+    const std::string first_family = a->out.empty() ? "user" : fs::absolute(a->out).lexically_normal().parent_path().filename().string();
+    SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family);
+    const fs::path dir = a->out.empty() ? fs::path("user") / s.entry : fs::path(a->out);
+    if (!a->force && (fs::exists(dir / "spec.json") || fs::exists(dir / "kernel.cu")))
+      throw std::runtime_error(dir.string() + " already holds a seed (--force replaces it)");
+    fs::create_directories(dir);
+    // Includes keep resolving as they did beside the original file.
+    nlohmann::ordered_json include_dirs = nlohmann::ordered_json::array();
+    if (source.find("#include \"") != std::string::npos)
+      include_dirs.push_back(fs::relative(fs::absolute(kernel).parent_path(), fs::absolute(dir)).string());
+    for (const auto& d : a->include_dirs) include_dirs.push_back(fs::relative(fs::absolute(d), fs::absolute(dir)).string());
+    if (!include_dirs.empty()) s.spec["include_dirs"] = include_dirs;
+    fitness::write_file_atomically(dir / "kernel.cu", source);
+    fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
+    const std::vector<std::string> left = fitness::fields_to_fill(nlohmann::json::parse(s.spec.dump()));
+    std::cout << "made " << (dir / "spec.json").string() << " for kernel '" << s.entry << "' (" << left.size()
+              << " fields to fill):\n";
+    for (const auto& f : left) std::cout << "  " << f << "\n";
+    for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+    std::cout << "then: gi check " << dir.string() << "   (runs the seed once on the GPU)\n"
+              << "      gi evolve " << dir.string() << "\n";
+  });
+}
+
+}  // namespace gi::cli
