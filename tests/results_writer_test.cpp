@@ -101,6 +101,17 @@ TEST_F(ResultsWriter, DiffAppliesWithPatchP1FromTheRepositoryRoot) {
   EXPECT_EQ(gi::read_text_file(root_ / "seeds/demo/scale/kernel.cu"), kEvolvedSource);
 }
 
+// A user's seed (gi init) lives outside seeds/: the diff names its
+// kernel.cu as it was given, so patch -p1 applies it where the user stands.
+TEST_F(ResultsWriter, AUsersSeedIsNamedWhereItIs) {
+  gi::ResultRecord r = record("user", "scale", 0.2, 0.1);
+  r.seed_path = "user/scale/kernel.cu";
+  const fs::path dir = gi::write_result(root_ / "evolved", r);
+  const std::string diff = gi::read_text_file(dir / "kernel.diff");
+  EXPECT_EQ(diff.rfind("--- a/user/scale/kernel.cu\n+++ b/user/scale/kernel.cu\n", 0), 0u) << diff;
+  EXPECT_EQ(nlohmann::json::parse(gi::read_text_file(dir / "result.json"))["seed"], "user/scale/kernel.cu");
+}
+
 TEST_F(ResultsWriter, ResultJsonHasEveryRequiredField) {
   const fs::path dir = gi::write_result(root_ / "evolved", record("demo", "scale", 0.2, 0.1));
   const auto j = nlohmann::json::parse(gi::read_text_file(dir / "result.json"));

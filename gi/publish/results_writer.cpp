@@ -76,7 +76,7 @@ nlohmann::json result_json(const ResultRecord& r) {
   };
   return {{"kernel", r.family + "/" + r.kernel},
           {"folder", result_folder_name(r.family, r.kernel)},
-          {"seed", seed_source_path(r.family, r.kernel)},
+          {"seed", r.seed_path.empty() ? seed_source_path(r.family, r.kernel) : r.seed_path},
           {"gpu", c.gpu.empty() ? version("gpu") : nlohmann::json(c.gpu)},
           {"gpu_slug", result_gpu_slug(r)},
           {"driver", version("driver")},
@@ -131,7 +131,8 @@ fs::path write_result(const fs::path& evolved_root, const ResultRecord& r) {
   fs::create_directories(dir);
   // Without switches the diff applies to the seed from the repository root;
   // with them, to the plain path written beside it.
-  const std::string path = r.seed_has_switches ? "plain.cu" : seed_source_path(r.family, r.kernel);
+  const std::string path =
+      r.seed_has_switches ? "plain.cu" : (r.seed_path.empty() ? seed_source_path(r.family, r.kernel) : r.seed_path);
   if (r.seed_has_switches) fitness::write_file_atomically(dir / "plain.cu", r.seed_source);
   fitness::write_file_atomically(dir / "kernel.cu", r.evolved_source);
   fitness::write_file_atomically(dir / "patch.gi", grammar::patch_file_text(r.patch_text, r.seed_sha256));

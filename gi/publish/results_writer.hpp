@@ -40,6 +40,9 @@ struct ResultRecord {
   bool seed_has_switches = false;    // the diff is then against plain.cu
   std::string patch_text;            // the minimised patch's edits
   std::string seed_sha256;           // of the seed's kernel.cu: patch.gi is pinned to it
+  // The seed's kernel.cu as the diff names it, from where gi ran (a user's
+  // seed lives outside seeds/); empty: seeds/<family>/<kernel>/kernel.cu.
+  std::string seed_path;
   ComparisonResult comparison;
   // The evolved kernel against the best switch setting without line edits
   // (seeds with switches): what GI's edits added beyond choosing a path.

@@ -269,6 +269,9 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   ResultRecord r;
   r.family = spec.family;
   r.kernel = seed.dir.filename().string();
+  // A library seed keeps the repository's name for it wherever gi ran.
+  if (fs::absolute(seed.dir).lexically_normal().parent_path().parent_path().filename() != "seeds")
+    r.seed_path = seed.display_path;
   r.run_id = run.path().filename().string();
   r.date = comparison_json->value("date", utc_now_iso8601());
   r.versions = run.read_json("versions.json").value_or(versions_json(options.device));

@@ -100,7 +100,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   for (int i = 1; i <= 5; ++i)
     validate.push_back({{"generator", "random"}, {"seed", 1000 + i},
                         {"variables", workload(("on held-out workload " + std::to_string(i) +
-                                                " (never seen by the search; vary the sizes)").c_str())}});
+                                                " (never seen by the search; vary the sizes; the five together "
+                                                "need 16 M output or input values)").c_str())}});
   s.spec = {
       {"entry", s.entry},
       {"family", family},
