@@ -385,6 +385,7 @@ def main():
     count = collections.Counter(r["result"] for r in rows)
     compiling = [r for r in rows if r["result"] == "compiles"]
     own_only = [r for r in rows if r["result"] not in ("outside-library", "missing", "sha256-mismatch")]
+    texture_refs = [r for r in own_only if r["result"] == "fails" and "texture is not a template" in r["errors"][0]]
     families = collections.OrderedDict()
     for r in compiling:
         for fam, v in r["per_type"].items():
@@ -458,6 +459,10 @@ def main():
         "sha256_mismatch": count["sha256-mismatch"],
         "files_needing_only_own_headers": len(own_only),
         "compile_rate_own_headers_only": round(len(compiling) / len(own_only), 4) if own_only else None,
+        # Texture references were removed in CUDA 12: no CUDA 13 compiler (nvcc neither) builds these.
+        "fails_texture_references": len(texture_refs),
+        "compile_rate_without_texture_references":
+            round(len(compiling) / (len(own_only) - len(texture_refs)), 4) if len(own_only) > len(texture_refs) else None,
         "mutants_compiled": mutants_compiled,
         "mutants_total": mutants_total,
         "mutants_unique_sources": mutants_unique,
@@ -469,6 +474,10 @@ def main():
         "what_if_empty_cuda_h": what_if,
     }
 
+    summary_line_texture = (f"- {len(texture_refs)} of the failures use texture references, which CUDA 12 removed (no "
+                            f"CUDA 13 compiler builds them): without those files, **{len(compiling)} of "
+                            f"{len(own_only) - len(texture_refs)} compile "
+                            f"({pct(len(compiling), len(own_only) - len(texture_refs))})**")
     out_md = at_root(args.out)
     out_json = os.path.splitext(out_md)[0] + ".json"
     os.makedirs(os.path.dirname(out_md), exist_ok=True)
@@ -491,6 +500,7 @@ def main():
           f"another reason, {count['timeout']} time out"
           + (f", {count['missing']} missing, {count['sha256-mismatch']} with another sha256"
              if count["missing"] or count["sha256-mismatch"] else ""),
+          summary_line_texture,
           f"- mutants of the compiling files: {mutants_compiled} of {mutants_total} compile "
           f"({pct(mutants_compiled, mutants_total)}); {mutants_unique} of the {mutants_total} are distinct sources",
           "", "A file is classified by the first thing NVRTC stops at: an outside-library file may fail "

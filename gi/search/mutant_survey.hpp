@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gi/evaluate/variant_build.hpp"
 #include "gi/search/edit_operators.hpp"
 #include "gi/seed/seed.hpp"
 
@@ -18,7 +19,7 @@ struct SurveyConfig {
   std::uint64_t seed = 1;
   int jobs = 1;
   std::string arch = "sm_90";
-  std::vector<std::string> options{"--std=c++17"};
+  std::vector<std::string> options = base_compile_options();
   std::optional<std::string> cache_dir;  // none: every variant really compiles
   bool two_stage = true;                 // PTX first, ptxas once per distinct PTX (fitness::Compiler)
   std::optional<std::string> compile_servers;  // the gi binary, to compile on `jobs` compile servers

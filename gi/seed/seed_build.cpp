@@ -2,6 +2,7 @@
 
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "gi/seed/seed.hpp"
+#include "gi/seed/system_header_stand_ins.hpp"
 
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 namespace gi {
 namespace fs = std::filesystem;
 
+// The stand-in of a header with nothing device code needs (gi/seed/system_header_stand_ins.hpp).
 const char* const kSetAsideHeader = "// set aside by gi: a system header NVRTC does not have\n";
 
 namespace {
@@ -48,7 +50,7 @@ bool is_system_header(const std::string& name) {
       "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "limits.h", "locale.h",
       "math.h", "setjmp.h", "signal.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
       "string.h", "time.h", "wchar.h", "wctype.h", "malloc.h", "memory.h", "omp.h", "pthread.h", "unistd.h",
-      "fcntl.h", "dirent.h", "getopt.h", "strings.h", "values.h",
+      "fcntl.h", "dirent.h", "getopt.h", "strings.h", "values.h", "error.h",
       // C++
       "algorithm", "array", "atomic", "bitset", "cassert", "cfloat", "chrono", "climits", "cmath", "complex",
       "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "deque", "exception", "fstream", "functional",
@@ -57,6 +59,26 @@ bool is_system_header(const std::string& name) {
       "string_view", "thread", "tuple", "type_traits", "typeinfo", "unordered_map", "unordered_set", "utility",
       "valarray", "variant", "vector", "filesystem", "cerrno", "cctype", "cinttypes", "cstdarg"};
   return names.count(name) > 0 || name.rfind("sys/", 0) == 0;
+}
+
+// NVRTC opens a toolkit header itself, but the standard headers whose types
+// it uses (cuda.h: <stdlib.h>, <stdint.h>) need stand-ins; the toolkit's own
+// headers are followed, never handed over (NVRTC has its own view of some).
+void stand_ins_for_toolkit_header(const fs::path& file, const fs::path& toolkit, int depth,
+                                  std::set<std::string>& seen, std::vector<std::pair<std::string, std::string>>& out) {
+  if (depth >= 64) return;
+  for (const Include& inc : includes_of(read_text_file(file))) {
+    if (seen.count(inc.name)) continue;
+    const fs::path own = inc.quoted && fs::is_regular_file(file.parent_path() / inc.name) ? file.parent_path() / inc.name
+                                                                                          : toolkit / inc.name;
+    if (fs::is_regular_file(own)) {
+      seen.insert(inc.name);
+      stand_ins_for_toolkit_header(own, toolkit, depth + 1, seen, out);
+    } else if (stand_in_has_content(inc.name)) {  // only the types: a toolkit header's other host needs stay NVRTC's business
+      seen.insert(inc.name);
+      out.emplace_back(inc.name, system_header_stand_in(inc.name));
+    }
+  }
 }
 
 void collect(const std::string& text, const fs::path& dir, const std::vector<fs::path>& include_dirs, int depth,
@@ -82,10 +104,14 @@ void collect(const std::string& text, const fs::path& dir, const std::vector<fs:
     // host parts): the host code that needed it is set aside, and device
     // code does without (printf and the math functions are NVRTC's own).
     const fs::path& toolkit = fitness::toolkit_include_dir();
-    if (!found && !inc.quoted && is_system_header(inc.name) &&
-        (toolkit.empty() || !fs::is_regular_file(toolkit / inc.name))) {
+    const bool in_toolkit = !toolkit.empty() && fs::is_regular_file(toolkit / inc.name);
+    // `#include "math.h"` too: a compiler falls back to the system's folders.
+    if (!found && is_system_header(inc.name) && !in_toolkit) {
       seen.insert(inc.name);
-      out.emplace_back(inc.name, std::string(kSetAsideHeader));
+      out.emplace_back(inc.name, system_header_stand_in(inc.name));
+    } else if (!found && in_toolkit) {
+      seen.insert(inc.name);
+      stand_ins_for_toolkit_header(toolkit / inc.name, toolkit, depth + 1, seen, out);
     }
   }
 }

@@ -1,0 +1,93 @@
+#include "gi/seed/system_header_stand_ins.hpp"
+
+#include <map>
+
+namespace gi {
+
+namespace {
+
+const char* const kSetAside = "// set aside by gi: a system header NVRTC does not have\n";
+
+// Each group guards itself: several stand-ins may hold it.
+const char* const kSizes =
+    "#ifndef GI_STAND_IN_SIZES\n#define GI_STAND_IN_SIZES\n"
+    "typedef decltype(sizeof(0)) size_t;\n"
+    "typedef decltype((int*)0 - (int*)0) ptrdiff_t;\n"
+    "#ifndef NULL\n#define NULL 0\n#endif\n"
+    "#define offsetof(type, member) __builtin_offsetof(type, member)\n"
+    "#endif\n";
+
+const char* const kIntegers =
+    "#ifndef GI_STAND_IN_INTEGERS\n#define GI_STAND_IN_INTEGERS\n"
+    "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\n"
+    "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
+    "typedef unsigned long uint64_t;\ntypedef long intptr_t;\ntypedef unsigned long uintptr_t;\n"
+    "typedef long intmax_t;\ntypedef unsigned long uintmax_t;\n"
+    "#define INT8_MIN (-128)\n#define INT8_MAX 127\n#define UINT8_MAX 255\n"
+    "#define INT16_MIN (-32768)\n#define INT16_MAX 32767\n#define UINT16_MAX 65535\n"
+    "#define INT32_MIN (-2147483647 - 1)\n#define INT32_MAX 2147483647\n#define UINT32_MAX 4294967295U\n"
+    "#define INT64_MIN (-9223372036854775807L - 1)\n#define INT64_MAX 9223372036854775807L\n"
+    "#define UINT64_MAX 18446744073709551615UL\n#define SIZE_MAX UINT64_MAX\n"
+    "#endif\n";
+
+const char* const kLimits =
+    "#ifndef GI_STAND_IN_LIMITS\n#define GI_STAND_IN_LIMITS\n"
+    "#define CHAR_BIT 8\n#define SCHAR_MIN (-128)\n#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n"
+    "#define CHAR_MIN SCHAR_MIN\n#define CHAR_MAX SCHAR_MAX\n"
+    "#define SHRT_MIN (-32768)\n#define SHRT_MAX 32767\n#define USHRT_MAX 65535\n"
+    "#define INT_MIN (-2147483647 - 1)\n#define INT_MAX 2147483647\n#define UINT_MAX 4294967295U\n"
+    "#define LONG_MIN (-9223372036854775807L - 1)\n#define LONG_MAX 9223372036854775807L\n"
+    "#define ULONG_MAX 18446744073709551615UL\n"
+    "#define LLONG_MIN (-9223372036854775807LL - 1)\n#define LLONG_MAX 9223372036854775807LL\n"
+    "#define ULLONG_MAX 18446744073709551615ULL\n"
+    "#endif\n";
+
+const char* const kFloats =
+    "#ifndef GI_STAND_IN_FLOATS\n#define GI_STAND_IN_FLOATS\n"
+    "#define FLT_RADIX 2\n#define FLT_MANT_DIG 24\n#define DBL_MANT_DIG 53\n"
+    "#define FLT_DIG 6\n#define DBL_DIG 15\n"
+    "#define FLT_EPSILON 1.19209290e-7F\n#define DBL_EPSILON 2.2204460492503131e-16\n"
+    "#define FLT_MIN 1.17549435e-38F\n#define DBL_MIN 2.2250738585072014e-308\n"
+    "#define FLT_MAX 3.40282347e+38F\n#define DBL_MAX 1.7976931348623157e+308\n"
+    "#endif\n";
+
+// In namespace std too, for the <c...> forms.
+const char* const kStdIntegers =
+    "namespace std { using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t; using ::uint8_t;\n"
+    "using ::uint16_t; using ::uint32_t; using ::uint64_t; using ::intptr_t; using ::uintptr_t; }\n";
+const char* const kStdSizes = "namespace std { using ::size_t; using ::ptrdiff_t; }\n";
+
+const std::map<std::string, std::string>& contents() {
+  static const std::map<std::string, std::string> contents = {
+      {"stddef.h", kSizes},
+      {"cstddef", std::string(kSizes) + kStdSizes},
+      {"stdlib.h", kSizes},
+      {"cstdlib", std::string(kSizes) + kStdSizes},
+      {"malloc.h", kSizes},
+      {"string.h", kSizes},
+      {"cstring", std::string(kSizes) + kStdSizes},
+      {"stdint.h", kIntegers},
+      {"inttypes.h", kIntegers},
+      {"cstdint", std::string(kIntegers) + kStdIntegers},
+      {"cinttypes", std::string(kIntegers) + kStdIntegers},
+      {"limits.h", kLimits},
+      {"climits", kLimits},
+      {"float.h", kFloats},
+      {"cfloat", kFloats},
+      // Host code names FILE in declarations gi cannot blank (prototypes, globals).
+      {"stdio.h", std::string(kSizes) + "typedef struct gi_stand_in_file FILE;\n"},
+      {"cstdio", std::string(kSizes) + kStdSizes + "typedef struct gi_stand_in_file FILE;\nnamespace std { using ::FILE; }\n"},
+  };
+  return contents;
+}
+
+}  // namespace
+
+std::string system_header_stand_in(const std::string& name) {
+  const auto it = contents().find(name);
+  return std::string(kSetAside) + (it == contents().end() ? "" : it->second);
+}
+
+bool stand_in_has_content(const std::string& name) { return contents().count(name) != 0; }
+
+}  // namespace gi
