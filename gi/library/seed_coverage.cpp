@@ -18,8 +18,9 @@ InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed&
   InstrumentedSeed result;
   const std::string file = seed.grammar.file_name();
   try {
-    // Unresolved: the preprocessor drops the dead paths, whose counters stay 0.
-    const std::string source = grammar::apply_patch(seed.grammar, setting.patch, seed.context);
+    // Unresolved: the preprocessor drops the dead paths, whose counters stay
+    // 0. The device source: host code is set aside as in every compile.
+    const std::string source = grammar::patch_kernel(seed.grammar, setting.patch, seed.context).device_source;
     result.instrumentation = fitness::instrument_branches(source, file);
   } catch (const std::exception& e) {
     result.error = "cannot instrument the seed for coverage: " + std::string(e.what());
@@ -28,8 +29,12 @@ InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed&
   fitness::CompileRequest request;
   request.source = result.instrumentation.source;
   request.file_name = file;
+  // As variant_request builds it: the seed's headers, its NVRTC options, its name expressions.
   request.options = base_compile_options();
+  request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
+  request.headers = seed.build.headers;
+  request.name_expressions = seed_name_expressions(seed);
   request.arch = runner.arch();
   fitness::Compiler compiler(cache ? std::optional<std::filesystem::path>(*cache / "compile") : std::nullopt);
   const fitness::CompileResult binary = compiler.compile(request);
