@@ -9,7 +9,8 @@
 // tolerance (fitness/workload/workload_plan.hpp). A seed that faults, times
 // out or writes out of bounds is no reference: that is an error naming the
 // workload. Before a run relies on it, `gi evolve` also has compute-sanitizer
-// check the seed (gi/publish/validation.hpp).
+// check the seed and measures its training set's branch coverage
+// (gi/run/evolution_run.hpp, RunBackend::check_seed).
 #include <filesystem>
 #include <optional>
 

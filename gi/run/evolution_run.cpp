@@ -16,6 +16,7 @@
 #include "gi/search/switch_baseline.hpp"
 #include "gi/publish/versions.hpp"
 #include "gi/run/winner_retune.hpp"
+#include "gi/library/seed_coverage.hpp"
 #include "gi/publish/validation.hpp"
 
 namespace gi {
@@ -114,7 +115,7 @@ RunBackend gpu_backend(const EvolveOptions& o) {
   };
   b.check_seed = [o](RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
                      const std::function<void(const std::string&)>& say) {
-    if (!spec.reference_is_seed || run.read_json("seed_reference_sanitizers.json")) return;
+    if (!spec.reference_is_seed || run.read_json("seed_reference_checks.json")) return;
     ValidationOptions v;
     v.gi_binary = fs::read_symlink("/proc/self/exe");
     v.device = run.config().at("device").get<int>();
@@ -136,7 +137,19 @@ RunBackend gpu_backend(const EvolveOptions& o) {
       }
     }
     fs::remove_all(scratch);
-    run.write_text("seed_reference_sanitizers.json", record.dump(2) + "\n");
+    // The seed's branches the training set never takes could be deleted by
+    // an edit that still matches the seed on training data: a user's seed
+    // must pass coverage like the library's (gi verify) before its search.
+    say("the seed is its own reference: branch coverage of its training set");
+    fitness::GpuRunner runner(v.device);
+    const SeedCoverage coverage = measure_seed_coverage(runner, seed, spec, Tuning{spec.default_block_size, {}},
+                                                        v.cache_dir, tuning_data_seed(search_config_from_json(run.config().at("search")).seed));
+    record["coverage"] = coverage.passed() ? nlohmann::json("passed") : nlohmann::json(coverage.failure());
+    if (!coverage.passed())
+      throw std::runtime_error("the seed's training set leaves branches untaken (add a workload that takes them, "
+                               "or exempt them in spec.json's coverage_exempt with a reason; gi coverage " +
+                               seed.dir.string() + " shows them): " + coverage.failure());
+    run.write_text("seed_reference_checks.json", record.dump(2) + "\n");
   };
   return b;
 }

@@ -77,8 +77,9 @@ struct RunBackend {
                      const std::function<void(const std::string&)>& say)>
       finish;
   // Before the search's first stage, once per run: on the GPU, a seed that
-  // is its own reference must pass compute-sanitizer first (throws naming
-  // what it found). Empty: nothing to check.
+  // is its own reference must pass compute-sanitizer memcheck and racecheck
+  // and the branch coverage of its training set first (throws naming what
+  // failed; seed_reference_checks.json in the run). Empty: nothing to check.
   std::function<void(RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
                      const std::function<void(const std::string&)>& say)>
       check_seed;
