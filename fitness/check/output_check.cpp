@@ -59,6 +59,26 @@ double component_value(ElementType type, const std::byte* element, std::size_t c
   return 0;
 }
 
+double max_difference(const BufferArg& buffer, const std::vector<std::byte>& a, const std::vector<std::byte>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  const std::size_t eb = element_bytes(buffer.type), components = element_components(buffer.type);
+  const bool is_float = element_is_float(buffer.type);
+  double worst = 0;
+  for (std::size_t e = 0; e * eb < a.size(); ++e) {
+    const std::byte* x = a.data() + e * eb;
+    const std::byte* y = b.data() + e * eb;
+    if (std::memcmp(x, y, eb) == 0) continue;
+    if (!is_float) return INFINITY;
+    const std::size_t cb = eb / components;
+    for (std::size_t c = 0; c < components; ++c) {
+      if (std::memcmp(x + c * cb, y + c * cb, cb) == 0) continue;  // bit-identical (NaN included)
+      const double d = component_value(buffer.type, x, c) - component_value(buffer.type, y, c);
+      worst = std::max(worst, std::isfinite(d) ? std::abs(d) : INFINITY);
+    }
+  }
+  return worst;
+}
+
 std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected) {
   const std::size_t components = element_components(buffer.type);
   const std::string where = "buffer '" + buffer.name + "'";

@@ -31,6 +31,11 @@ struct BufferCheck {
 // Component `c` of the element at `element` as a double.
 double component_value(ElementType type, const std::byte* element, std::size_t c);
 
+// Largest |a - b| over the components of two downloads of one buffer (run
+// to run spread), over components whose bytes differ: infinity when the
+// sizes differ, an integer output differs, or a difference is not finite.
+double max_difference(const BufferArg& buffer, const std::vector<std::byte>& a, const std::vector<std::byte>& b);
+
 // The components of each element to compare, after checking that the
 // reference fits the buffer; throws std::invalid_argument naming the buffer
 // (wrong value count, component or written element out of range).

@@ -55,12 +55,16 @@ bool is_performance_option(const std::string& o) {
   return false;
 }
 
+}  // namespace
+
 bool type_matches(const std::string& spec_type, const std::string& base) {
   if (spec_type == base) return true;
   if (spec_type == "int") return base == "signed" || base == "signed int" || base == "int32_t";
   if (spec_type == "unsigned") return base == "unsigned int" || base == "uint" || base == "uint32_t";
   return false;
 }
+
+namespace {
 
 class SpecReader {
  public:

@@ -172,6 +172,9 @@ grammar::EditContext read_switches(const nlohmann::json& spec, const std::string
                                    std::string_view kernel_source, const std::string& kernel_name);
 
 std::optional<ElementType> element_type_from_name(std::string_view name);
+// Whether spec.json's type name `spec_type` ("int", "float4") is the
+// kernel's parameter type `base` as the grammar reads it ("int32_t").
+bool type_matches(const std::string& spec_type, const std::string& base);
 std::string to_string(ParamRole role);
 
 }  // namespace gi::fitness

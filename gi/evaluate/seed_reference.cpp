@@ -79,26 +79,17 @@ class SeedOnGpu {
     return v;
   }
 
-  // Largest |difference| between two runs' values of one buffer; integer
-  // outputs must repeat exactly.
-  static double difference(const fitness::BufferArg& b, const std::vector<std::byte>& a,
-                           const std::vector<std::byte>& c) {
-    if (std::memcmp(a.data(), c.data(), a.size()) == 0) return 0;
-    if (!fitness::element_is_float(b.type))
-      throw std::runtime_error("the seed, run as its own reference, wrote different integers to '" + b.name +
-                               "' in two runs on the same data: a reference must repeat");
-    const std::vector<double> x = values_of(b, a), y = values_of(b, c);
-    double worst = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (std::isnan(x[i]) && std::isnan(y[i])) continue;
-      const double d = std::abs(x[i] - y[i]);
-      if (!std::isfinite(d))
-        throw std::runtime_error("the seed, run as its own reference, wrote " + std::to_string(x[i]) + " and then " +
-                                 std::to_string(y[i]) + " to '" + b.name + "' element " + std::to_string(i) +
-                                 " on the same data");
-      worst = std::max(worst, d);
-    }
-    return worst;
+  // Largest |difference| between two runs' values of one buffer: integer
+  // outputs must repeat exactly, float ones stay finite.
+  static double difference(const fitness::BufferArg& b, const std::vector<std::byte>& x,
+                           const std::vector<std::byte>& y) {
+    const double d = fitness::max_difference(b, x, y);
+    if (std::isfinite(d)) return d;
+    throw std::runtime_error(
+        "the seed, run as its own reference, wrote " +
+        std::string(fitness::element_is_float(b.type) ? "a non-finite value in one run and another value in the other"
+                                                      : "different integers") +
+        " to '" + b.name + "' in two runs on the same data: a reference must repeat");
   }
 
   const Seed seed_;

@@ -18,29 +18,6 @@ namespace gi {
 
 namespace {
 
-// Largest |a - b| over the components of two downloads of one buffer, over
-// elements whose bytes differ (ints: infinity: integer outputs must not vary).
-double max_difference(const fitness::BufferArg& buffer, const std::vector<std::byte>& a,
-                      const std::vector<std::byte>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  const std::size_t eb = fitness::element_bytes(buffer.type), components = fitness::element_components(buffer.type);
-  const bool is_float = fitness::element_is_float(buffer.type);
-  double worst = 0;
-  for (std::size_t e = 0; e * eb < a.size(); ++e) {
-    const std::byte* x = a.data() + e * eb;
-    const std::byte* y = b.data() + e * eb;
-    if (std::memcmp(x, y, eb) == 0) continue;
-    if (!is_float) return INFINITY;
-    const std::size_t cb = eb / components;
-    for (std::size_t c = 0; c < components; ++c) {
-      if (std::memcmp(x + c * cb, y + c * cb, cb) == 0) continue;  // bit-identical (NaN included)
-      const double d = fitness::component_value(buffer.type, x, c) - fitness::component_value(buffer.type, y, c);
-      worst = std::max(worst, std::isfinite(d) ? std::abs(d) : INFINITY);
-    }
-  }
-  return worst;
-}
-
 // The worst |got - ref| / (abs + rel |ref|) over the checked values of one
 // output: 1 is the edge of the tolerance, so 1 / worst is the margin left.
 double worst_tolerance_ratio(const fitness::BufferArg& buffer, const std::vector<std::byte>& got,
@@ -175,7 +152,7 @@ nlohmann::json run_to_run(fitness::GpuRunner& runner, const fitness::LoadedKerne
     std::size_t k = 0;
     for (const auto& b : work.plan.buffers)
       if (b.role == fitness::ParamRole::Out || b.role == fitness::ParamRole::InOut) {
-        spread = std::max(spread, max_difference(b, reference[k], now[k]));
+        spread = std::max(spread, fitness::max_difference(b, reference[k], now[k]));
         ++k;
       }
   }

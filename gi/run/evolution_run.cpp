@@ -125,18 +125,21 @@ RunBackend gpu_backend(const EvolveOptions& o) {
     fs::create_directories(scratch);
     say("the seed is its own reference: compute-sanitizer first, on its training workload");
     nlohmann::json record = nlohmann::json::object();
+    std::optional<SanitizerResult> failed;
     for (const char* tool : {"memcheck", "racecheck"}) {
       const SanitizerResult r = run_sanitizer(tool, seed, grammar::Patch{}, Tuning{spec.default_block_size, {}},
                                               "train", v, scratch);
       record[tool] = r.to_json();
       if (!r.passed()) {
-        fs::remove_all(scratch);
-        throw std::runtime_error("the seed cannot be its own reference: compute-sanitizer " + std::string(tool) +
-                                 " " + r.status + (r.summary.empty() ? "" : " (" + r.summary + ")") +
-                                 (r.reason.empty() ? "" : ": " + r.reason) + "\n" + r.output_tail);
+        failed = r;
+        break;
       }
     }
     fs::remove_all(scratch);
+    if (failed)
+      throw std::runtime_error("the seed cannot be its own reference: compute-sanitizer " + failed->tool + " " +
+                               failed->status + (failed->summary.empty() ? "" : " (" + failed->summary + ")") +
+                               (failed->reason.empty() ? "" : ": " + failed->reason) + "\n" + failed->output_tail);
     // The seed's branches the training set never takes could be deleted by
     // an edit that still matches the seed on training data: a user's seed
     // must pass coverage like the library's (gi verify) before its search.

@@ -25,11 +25,14 @@ struct SeedBuild {
 
 // The #include lines of `source` that name a file under its own folder
 // (quoted includes) or under `include_dirs` (either form), and those of the
-// headers found, transitively. A system include (<...>) found neither there
-// nor in the toolkit's include folder gets an empty header with the comment
-// kSetAsideHeader (<stdio.h>, <iostream>: host code's, set aside); a quoted
-// include found nowhere is left to NVRTC, whose error names it. Throws std::runtime_error naming the file
-// when one cannot be read, or an include chain deeper than 64.
+// headers found, transitively. A standard header (either form) found
+// neither there nor in the toolkit's include folder gets a stand-in that
+// starts with the comment kSetAsideHeader (<stdio.h>, <iostream>: host
+// code's, set aside; <stdint.h> and the like keep their types:
+// gi/seed/system_header_stand_ins.hpp), and so do those the toolkit's own
+// headers name (cuda.h: <stdlib.h>, <stdint.h>); any other include found
+// nowhere is left to NVRTC, whose error names it. Throws std::runtime_error
+// naming the file when one cannot be read, or an include chain deeper than 64.
 extern const char* const kSetAsideHeader;
 
 std::vector<std::pair<std::string, std::string>> find_headers(const std::string& source,

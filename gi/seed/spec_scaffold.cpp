@@ -17,9 +17,7 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // generate or check it.
 std::string spec_type(const std::string& base) {
   for (const char* t : {"float", "double", "int", "unsigned", "float2", "float4", "int4"})
-    if (base == t) return t;
-  if (base == "signed" || base == "signed int" || base == "int32_t") return "int";
-  if (base == "unsigned int" || base == "uint" || base == "uint32_t") return "unsigned";
+    if (fitness::type_matches(t, base)) return t;
   return "";
 }
 

@@ -2,11 +2,11 @@
 
 #include <map>
 
+#include "gi/seed/seed_build.hpp"
+
 namespace gi {
 
 namespace {
-
-const char* const kSetAside = "// set aside by gi: a system header NVRTC does not have\n";
 
 // Each group guards itself: several stand-ins may hold it.
 const char* const kSizes =
@@ -85,7 +85,7 @@ const std::map<std::string, std::string>& contents() {
 
 std::string system_header_stand_in(const std::string& name) {
   const auto it = contents().find(name);
-  return std::string(kSetAside) + (it == contents().end() ? "" : it->second);
+  return std::string(kSetAsideHeader) + (it == contents().end() ? "" : it->second);
 }
 
 bool stand_in_has_content(const std::string& name) { return contents().count(name) != 0; }
