@@ -6,6 +6,7 @@
 // structure, so scopes stay balanced and every loop still terminates.
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "grammar/kernel_structure.hpp"
@@ -70,7 +71,9 @@ struct RuleContext {
 class Grammar {
  public:
   // Builds the grammar of `source`; throws SourceError on malformed input.
-  static Grammar from_source(std::string_view source, const std::string& file_name);
+  // `known_types`: type names its headers make (parse_kernel).
+  static Grammar from_source(std::string_view source, const std::string& file_name,
+                             const std::unordered_set<std::string>& known_types = {});
 
   const std::string& file_name() const { return file_name_; }
   const std::vector<Rule>& rules() const { return rules_; }

@@ -33,9 +33,10 @@ std::string sub_prefix(SubKind kind) {
 
 class GrammarBuilder {
  public:
-  GrammarBuilder(std::string_view source, const std::string& file) : source_(source) {
+  GrammarBuilder(std::string_view source, const std::string& file, const std::unordered_set<std::string>& known_types)
+      : source_(source) {
     g_.file_name_ = file;
-    g_.parsed_ = parse_kernel(source, file);
+    g_.parsed_ = parse_kernel(source, file, known_types);
     g_.assignments_ = local_assignments(g_.parsed_);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < source.size(); ++i)
@@ -230,8 +231,9 @@ class GrammarBuilder {
   Grammar g_;
 };
 
-Grammar Grammar::from_source(std::string_view source, const std::string& file_name) {
-  return GrammarBuilder(without_utf8_bom(source), file_name).build();
+Grammar Grammar::from_source(std::string_view source, const std::string& file_name,
+                             const std::unordered_set<std::string>& known_types) {
+  return GrammarBuilder(without_utf8_bom(source), file_name, known_types).build();
 }
 
 std::string Grammar::rule_name(std::size_t i) const {

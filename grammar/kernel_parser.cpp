@@ -34,9 +34,43 @@ const std::unordered_set<std::string> kAssignOps = {"=", "+=", "-=", "*=", "/=",
 
 class Parser {
  public:
-  Parser(std::string_view source, const std::string& file) : file_(file) {
+  Parser(std::string_view source, const std::string& file, const std::unordered_set<std::string>& known_types = {})
+      : file_(file), user_types_(known_types) {
     k_.tokens = tokenize(source, file);
     k_.blocks.push_back(Block{});  // file scope
+  }
+
+  // The type names a header makes, read without parsing it as a kernel file
+  // (headers hold what gi's parser never needs to: host classes, prototypes):
+  // `#define fp float`, `typedef ... NAME;`, `using NAME = ...;`, and
+  // `struct`/`class`/`union`/`enum NAME` at file scope.
+  std::unordered_set<std::string> header_type_names() {
+    int depth = 0;  // braces: only file-scope typedefs count
+    for (std::size_t t = 0; t < k_.tokens.size(); ++t) {
+      const Token& x = tok(t);
+      if (x.kind == TokenKind::Preprocessor) declare_macro(x.text, 0);
+      if (x.is("{")) ++depth;
+      if (x.is("}") && depth > 0) --depth;
+      const std::size_t next = next_code(t + 1);
+      const bool named = next < k_.tokens.size() && tok(next).kind == TokenKind::Identifier;
+      if ((x.is("struct") || x.is("class") || x.is("union") || x.is("enum")) && named) user_types_.insert(tok(next).text);
+      if (x.is("using") && named && is(next_code(next + 1), "=")) user_types_.insert(tok(next).text);
+      if (!x.is("typedef") || depth > 0) continue;
+      // The names before the ';' and before each ',' after the last '}' (`typedef struct {...} A, *PA;`).
+      int inner = 0;
+      std::size_t u = t + 1, last_close = t;
+      for (; u < k_.tokens.size() && !(inner == 0 && tok(u).is(";")); ++u) {
+        if (tok(u).is("{") || tok(u).is("(") || tok(u).is("[")) ++inner;
+        if (tok(u).is("}") || tok(u).is(")") || tok(u).is("]")) --inner;
+        if (tok(u).is("}") && inner == 0) last_close = u;
+      }
+      for (std::size_t v = std::max(last_close, t) + 1; v <= u && v < k_.tokens.size(); ++v) {
+        if (!(tok(v).is(";") || tok(v).is(","))) continue;
+        const std::size_t before = prev_code(v);
+        if (before != std::string::npos && tok(before).kind == TokenKind::Identifier) user_types_.insert(tok(before).text);
+      }
+    }
+    return user_types_;
   }
 
   ParsedKernel run() {
@@ -44,6 +78,17 @@ class Parser {
     parse_file();
     bool any_function = !k_.functions.empty();
     if (!any_function) throw SourceError(file_, 1, 0, "no function definition found: expected a __global__ kernel");
+    return finish();
+  }
+
+  // A header: any file-level items, no function needed.
+  ParsedKernel run_header() {
+    parse_file();
+    return finish();
+  }
+
+ private:
+  ParsedKernel finish() {
     mark_written_params();
     k_.block_declarations.assign(k_.blocks.size(), {});
     for (int d = 0; d < static_cast<int>(k_.declarations.size()); ++d)
@@ -51,7 +96,6 @@ class Parser {
     return std::move(k_);
   }
 
- private:
   // ---------------------------------------------------------------- helpers
   const Token& tok(std::size_t i) const { return k_.tokens[i]; }
   bool at_end() const { return i_ >= k_.tokens.size(); }
@@ -438,6 +482,15 @@ class Parser {
       i_ = j + 1;
       return;
     }
+    // A goto target `NAME:` is a line of its own, as a case label is: the
+    // statement after it may stand beyond an #else or #endif (Rodinia's
+    // mummergpu), and a label is never deleted or copied.
+    if (t.kind == TokenKind::Identifier && !is_cpp_keyword(t.text) && is(next_code(i_ + 1), ":")) {
+      const std::size_t colon = next_code(i_ + 1);
+      add(ElementKind::CaseLabel, start, colon, block);
+      i_ = colon + 1;
+      return;
+    }
     if (t.is("else")) fail(i_, "'else' without a matching 'if'");
     const std::size_t semi = scan_to_semicolon(i_);
     if (semi > i_) {
@@ -609,6 +662,50 @@ class Parser {
     return false;
   }
 
+  // A host function's declaration (`int load(std::vector<Record>&);`, or a
+  // host template's explicit instantiation `template void f<float>(float*);`):
+  // a return type before the name, no '=' (a variable's initialiser calls
+  // functions), and nothing that puts it on the device (__device__,
+  // __global__, __constant__, __shared__, __managed__, or a macro holding
+  // one). Device code never calls such a function, and its types are
+  // host-only (std::vector), so it is set aside like a host definition.
+  // `MACRO(args);` names nothing before its '(' and stays: it may expand to
+  // device code.
+  bool host_prototype(std::size_t start, std::size_t after_template, std::size_t lp, std::size_t semi) const {
+    if (lp == std::string::npos || tok(start).is("typedef") || tok(start).is("using")) return false;
+    const std::size_t name = function_name_token(lp, start);
+    if (name == std::string::npos || name <= after_template) return false;
+    static const std::unordered_set<std::string> device_side = {"__device__", "__global__", "__constant__", "__shared__",
+                                                                "__managed__", "=", "static_assert", "__launch_bounds__"};
+    for (std::size_t t = start; t < semi; ++t) {
+      const Token& tk = tok(t);
+      if (device_side.count(tk.text)) return false;
+      if (tk.kind == TokenKind::Identifier && (kernel_macros_.count(tk.text) || device_macros_.count(tk.text))) return false;
+    }
+    return true;
+  }
+
+  // A class or struct for the host only: it defines member functions and
+  // none of it is device code (no __device__, __global__, __host__ __device__
+  // or a macro holding them), as a header's timing helper holding a
+  // std::vector (Rodinia's dwt2d). Device code cannot call its members; a
+  // plain data struct (no member function) stays, device code may use it.
+  bool host_only_class(std::size_t start, std::size_t open, std::size_t close) const {
+    bool member_function = false;
+    for (std::size_t t = start; t <= close; ++t) {
+      const Token& tk = tok(t);
+      if (tk.is("__device__") || tk.is("__global__") || tk.is("__constant__") || tk.is("__shared__")) return false;
+      if (tk.kind == TokenKind::Identifier && (kernel_macros_.count(tk.text) || device_macros_.count(tk.text))) return false;
+      if (t > open && tk.is(")")) {
+        // `) {`, `) const {`, `) : init(x) {`: a member function's body or a constructor's list.
+        std::size_t n = next_code(t + 1);
+        while (n < close && (tok(n).is("const") || tok(n).is("noexcept") || tok(n).is("override"))) n = next_code(n + 1);
+        if (n < close && (tok(n).is("{") || tok(n).is(":"))) member_function = true;
+      }
+    }
+    return member_function;
+  }
+
   // The token that names the function whose parameter list opens at `lp`:
   // the identifier before it, or before its template arguments (`f<uchar>(`).
   std::size_t function_name_token(std::size_t lp, std::size_t start) const {
@@ -698,6 +795,7 @@ class Parser {
       const std::size_t close = match(j);
       const std::size_t semi = semicolon_after_definition(close + 1, after_template);
       const int e = add(ElementKind::TopLevel, start, semi, 0);
+      k_.elements[e].host_code = aggregate && host_only_class(start, j, close);
       for (std::size_t t = after_template; t < j; ++t)
         if ((tok(t).is("struct") || tok(t).is("class") || tok(t).is("union") || tok(t).is("enum")) &&
             t + 1 < j && tok(t + 1).kind == TokenKind::Identifier)
@@ -712,6 +810,7 @@ class Parser {
     }
     if (tok(j).is(";")) {
       const int e = add(ElementKind::TopLevel, start, j, 0);
+      k_.elements[e].host_code = host_prototype(start, after_template, last_call_paren, j);
       if (j > start) {
         if (auto d = declaration(start, j - 1))
           for (const auto& n : d->names) declare(n, 0, k_.elements[e].pos);
@@ -888,8 +987,82 @@ class Parser {
 
 }  // namespace
 
-ParsedKernel parse_kernel(std::string_view source, const std::string& file_name) {
-  return Parser(source, file_name).run();
+ParsedKernel parse_kernel(std::string_view source, const std::string& file_name,
+                          const std::unordered_set<std::string>& known_types) {
+  return Parser(source, file_name, known_types).run();
+}
+
+std::string header_device_view(std::string_view text, const std::string& file_name,
+                               const std::unordered_set<std::string>& known_types) {
+  ParsedKernel k;
+  try {
+    k = Parser(text, file_name, known_types).run_header();
+  } catch (const SourceError&) {
+    return std::string(text);  // what gi cannot parse goes to NVRTC as it is
+  }
+  // A line is blanked when host code covers it and nothing else on it is code.
+  std::vector<char> host, other;
+  const auto mark = [&](std::vector<char>& lines, const Token& t) {
+    if (lines.size() <= static_cast<std::size_t>(t.end_line)) lines.resize(t.end_line + 1, 0);
+    for (int l = t.line; l <= t.end_line; ++l) lines[l] = 1;
+  };
+  for (const Element& e : k.elements) {
+    if (e.kind == ElementKind::Comment) continue;
+    for (std::size_t t = e.tokens.first; t <= e.tokens.last && t < k.tokens.size(); ++t)
+      if (k.tokens[t].kind != TokenKind::Comment) mark(e.host_code ? host : other, k.tokens[t]);
+  }
+  // `const float b = -a;` at file scope: nvcc folds it into device code as a
+  // constant; under NVRTC's -default-device it is a __device__ variable with
+  // a dynamic initialiser, an error. constexpr says what nvcc does (the
+  // constants of Rodinia's dwt2d). Only scalars of builtin arithmetic types
+  // with an initialiser; the line count stays.
+  static const std::unordered_set<std::string> arithmetic = {"float", "double", "int", "unsigned", "signed", "long",
+                                                              "short", "char", "bool"};
+  std::vector<std::size_t> to_constexpr;  // offsets of `const` tokens
+  for (const Element& e : k.elements) {
+    if (e.kind != ElementKind::TopLevel || e.host_code || e.function >= 0) continue;
+    std::vector<const Token*> code;
+    for (std::size_t t = e.tokens.first; t <= e.tokens.last && t < k.tokens.size(); ++t)
+      if (k.tokens[t].kind != TokenKind::Comment) code.push_back(&k.tokens[t]);
+    std::size_t c = 0;
+    if (c < code.size() && code[c]->is("static")) ++c;
+    if (c + 1 >= code.size() || !code[c]->is("const") || !arithmetic.count(code[c + 1]->text)) continue;
+    bool initialised = false, excluded = false;
+    for (const Token* t : code) {
+      initialised = initialised || t->is("=");
+      excluded = excluded || t->is("extern") || t->is("constexpr") || t->is("(") || t->is("__device__") ||
+                 t->is("__constant__");
+    }
+    if (initialised && !excluded) to_constexpr.push_back(code[c]->offset);
+  }
+  std::string source(text);
+  for (auto it = to_constexpr.rbegin(); it != to_constexpr.rend(); ++it) source.replace(*it, 5, "constexpr");
+  text = source;
+
+  std::string out;
+  out.reserve(text.size());
+  int line = 1;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    const bool last = end == std::string_view::npos;
+    if (last) end = text.size();
+    const bool blank = static_cast<std::size_t>(line) < host.size() && host[line] &&
+                       !(static_cast<std::size_t>(line) < other.size() && other[line]);
+    if (!blank) out.append(text.substr(at, end - at));
+    if (!last) out.push_back('\n');
+    at = end + 1;
+    ++line;
+  }
+  return out;
+}
+
+std::unordered_set<std::string> header_type_names(std::string_view text, const std::string& file_name) {
+  try {
+    return Parser(text, file_name).header_type_names();
+  } catch (const SourceError&) {
+    return {};  // a header gi cannot even tokenize names no types for it; NVRTC judges it
+  }
 }
 
 int resolve(const ParsedKernel& k, const std::string& name, int block, int pos) {

@@ -6,6 +6,7 @@
 // line may be copied.
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <unordered_map>
 #include <vector>
 
@@ -20,7 +21,7 @@ enum class ElementKind {
   ElseHeader,      // `else`
   LoopHeader,      // `for (...)`, `while (...)`, `do`, do's `while (...);`
   SwitchHeader,    // `switch (...)`
-  CaseLabel,       // `case X:` / `default:`
+  CaseLabel,       // `case X:` / `default:`, and a goto target `NAME:`
   BlockOpen,       // `{`
   BlockClose,      // `}`
   Pragma,          // `#pragma unroll [N]` inside a function
@@ -103,8 +104,24 @@ struct ParsedKernel {
   std::vector<std::vector<int>> block_declarations;
 };
 
-// Throws SourceError naming file, line and what was expected.
-ParsedKernel parse_kernel(std::string_view source, const std::string& file_name);
+// Throws SourceError naming file, line and what was expected. `known_types`:
+// type names the file uses but does not make (its headers'), so that
+// `fp x = 0;` is a declaration when a header says `#define fp float`.
+ParsedKernel parse_kernel(std::string_view source, const std::string& file_name,
+                          const std::unordered_set<std::string>& known_types = {});
+
+// What NVRTC gets of a project header: the lines of its host code (host
+// function definitions and declarations, host-only classes) blank, so host
+// helpers that need host-only headers (std::vector, pthread, fopen) do not
+// stop the kernel's compile, and every other line as it is. A header gi
+// cannot parse is returned unchanged: NVRTC's error then names what it lacks.
+std::string header_device_view(std::string_view text, const std::string& file_name,
+                               const std::unordered_set<std::string>& known_types);
+
+// The type names a header (or pre-included file) makes: object-like macros
+// whose body is a type, typedefs, `using X =`, and struct/class/union/enum
+// names. Never throws: a header gi cannot read names none.
+std::unordered_set<std::string> header_type_names(std::string_view text, const std::string& file_name);
 
 // The declaration `name` refers to at (block, pos), or -1 for a name declared
 // nowhere in the file (a builtin such as threadIdx or expf).

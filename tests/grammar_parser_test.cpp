@@ -168,6 +168,90 @@ TEST(GrammarParser, TypesMadeWithDefineDeclare) {
   EXPECT_EQ(kind_at(8), RuleKind::Statement);
 }
 
+// A header's type names (a pre-included define.c, a project header): macros
+// whose body is a type, typedefs (several names after one struct), `using`,
+// struct/class/union/enum names; not a function-like macro, an expression
+// macro, or a name typedef'd inside a struct. With them the kernel's
+// `fp x = ...` is a declaration; without, a statement.
+TEST(GrammarParser, HeadersNameTheirTypes) {
+  const auto names = header_type_names(
+      "#define fp float\n#define N 16\n#define SQ(x) ((x)*(x))\n"
+      "typedef struct { int a; } pair_t, *pair_p;\n"
+      "typedef unsigned int uint_t;\n"
+      "struct knode { int keys[4]; struct inner { int z; } in; };\n"
+      "using real = double;\n"
+      "int load(char* name);\n",
+      "define.c");
+  for (const char* t : {"fp", "pair_t", "pair_p", "uint_t", "knode", "real"}) EXPECT_TRUE(names.count(t)) << t;
+  for (const char* t : {"N", "SQ", "load", "name", "keys"}) EXPECT_FALSE(names.count(t)) << t;
+  EXPECT_TRUE(header_type_names("\"never closed", "bad.h").empty());
+
+  const std::string kernel = "__global__ void k(fp* o) {\n  fp x = o[0];\n  o[0] = x;\n}\n";
+  const Grammar with = Grammar::from_source(kernel, "k.cu", names);
+  const Grammar without = Grammar::from_source(kernel, "k.cu");
+  EXPECT_EQ(rule_at_line(with, 2).kind, RuleKind::Declaration);
+  EXPECT_NE(rule_at_line(without, 2).kind, RuleKind::Declaration);
+}
+
+// What NVRTC gets of a project header: host functions, host declarations
+// and host-only classes blank (line count kept); device code, plain data
+// structs, macros and device classes as they are; file-scope constants
+// folded as nvcc folds them (constexpr). A header gi cannot parse goes as it is.
+TEST(GrammarParser, HeaderDeviceViewSetsHostCodeAside) {
+  const std::string header =
+      "#include <vector>\n"                                                     // 1
+      "#define CTMIN(a, b) ((a) < (b) ? (a) : (b))\n"                           // 2
+      "namespace dw {\n"                                                        // 3
+      "const float a = 1.5f;\n"                                                 // 4
+      "const float b = -a; // undo\n"                                           // 5
+      "extern const float e;\n"                                                 // 6
+      "struct Pair { float x, y; };\n"                                          // 7
+      "struct Add {\n  float s;\n  __device__ Add(float s) : s(s) {}\n};\n"  // 8-11
+      "class Timer {\n  std::vector<float> times;\n public:\n"                // 12-14
+      "  void add(float t) { times.push_back(t); }\n};\n"                      // 15-16
+      "template <typename T> void copy(T* d, const T* s) { d[0] = s[0]; }\n"    // 17
+      "int load(const char* name, std::vector<Pair>& out);\n"                   // 18
+      "__device__ inline float twice(float x) { return 2.f * x; }\n"            // 19
+      "}\n";                                                                    // 20
+  const std::string view = header_device_view(header, "common.h", {});
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at < view.size(); at = end + 1) {
+    end = view.find('\n', at);
+    lines.push_back(view.substr(at, end - at));
+  }
+  ASSERT_EQ(lines.size(), 20u);
+  EXPECT_EQ(lines[1], "#define CTMIN(a, b) ((a) < (b) ? (a) : (b))");
+  EXPECT_EQ(lines[3], "constexpr float a = 1.5f;");
+  EXPECT_EQ(lines[4], "constexpr float b = -a; // undo");
+  EXPECT_EQ(lines[5], "extern const float e;");
+  EXPECT_EQ(lines[6], "struct Pair { float x, y; };");
+  EXPECT_EQ(lines[9], "  __device__ Add(float s) : s(s) {}");
+  for (int l = 12; l <= 18; ++l) EXPECT_EQ(lines[l - 1], "") << "line " << l;
+  EXPECT_EQ(lines[18], "__device__ inline float twice(float x) { return 2.f * x; }");
+  EXPECT_EQ(lines[19], "}");
+  const std::string broken = "struct S {\n  int a;\n";
+  EXPECT_EQ(header_device_view(broken, "broken.h", {}), broken);
+}
+
+// A goto target is a line of its own: the statement after it may stand past
+// an #endif (Rodinia's mummergpu), and the label is never edited.
+TEST(GrammarParser, GotoLabelsStandAlone) {
+  const Grammar g = Grammar::from_source(
+      "__global__ void k(int* o) {\n"  // 1
+      "  int x = o[0];\n"              // 2
+      "#if !REORDER\n"                 // 3
+      "  goto DONE;\n"                 // 4
+      "  x *= 2;\n"                    // 5
+      "  DONE:\n"                      // 6
+      "#endif\n"                       // 7
+      "  o[0] = x;\n"                  // 8
+      "}\n",
+      "label.cu");
+  EXPECT_EQ(rule_at_line(g, 6).kind, RuleKind::Fixed);
+  EXPECT_EQ(rule_at_line(g, 6).last_line, 6);
+  EXPECT_EQ(rule_at_line(g, 8).kind, RuleKind::Statement);
+}
+
 // Modern CUDA C++ from public code: templates (class or typename,
 // specialisations, explicit instantiations), nested and anonymous
 // namespaces, if constexpr, operator overloads. Each parses, the kernel's

@@ -155,11 +155,98 @@ TEST_F(SeedBuildTest, HostCodeIsSetAsideForNvrtcAndKeptWhenPublished) {
   EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
 }
 
+// A kernel file that its project's host file #includes after its own
+// definitions (Rodinia's `#include "define.c"` then `#include "kernel.cu"`):
+// the spec's pre_includes (or --pre-include) hand those to NVRTC first, and
+// the grammar learns their types, so `fp d = 0;` is a declaration that an
+// insert cannot copy above.
+TEST_F(SeedBuildTest, PreIncludesGiveTheNamesAnIncludingHostFileWould) {
+  write("seed/define.c", "#define fp float\n#define THREADS 64\n");
+  write("seed/kernel.cu",
+        "__global__ void k(fp* o, int n) {\n  int i = blockIdx.x * THREADS + threadIdx.x;\n  fp d;\n"
+        "  d = 2;\n  if (i < n) o[i] = o[i] * d;\n}\n");
+  write("seed/spec.json", R"({"pre_includes": ["define.c"]})");
+  const Seed seed = load_seed(dir / "seed");
+  EXPECT_EQ(seed.build.pre_includes, std::vector<std::string>({"define.c"}));
+  EXPECT_EQ(seed.build.compile_options(), std::vector<std::string>({"--pre-include=define.c"}));
+  ASSERT_EQ(project_headers(seed).size(), 1u);
+  EXPECT_EQ(project_headers(seed)[0].first, "define.c");
+  const fitness::CompileResult c = compile(seed);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+  // Line 3 declares d: a declaration, and line 4's use of it cannot be copied above it.
+  for (std::size_t r = 0; r < seed.grammar.rules().size(); ++r) {
+    if (seed.grammar.rule(r).first_line == 3) {
+      EXPECT_EQ(seed.grammar.rule(r).kind, grammar::RuleKind::Declaration);
+    }
+  }
+
+  // Without the pre-include the seed does not compile: the test above is not vacuous.
+  write("seed/spec.json", "{}");
+  const Seed bare = load_seed(dir / "seed");
+  EXPECT_FALSE(compile(bare).ok);
+  // The command line's --pre-include does the same.
+  Seed added = load_seed(dir / "seed");
+  add_to_build(added, {}, {}, {"define.c"});
+  EXPECT_TRUE(compile(added).ok);
+  // One found nowhere is named.
+  try {
+    add_to_build(added, {}, {}, {"nowhere.h"});
+    ADD_FAILURE() << "a missing pre-include was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("pre-include 'nowhere.h': not found"), std::string::npos) << e.what();
+  }
+}
+
+// `gi mutants k.cu` from the kernel's own folder: a bare file name is a seed
+// whose folder is the working directory (it failed with "cannot make
+// absolute path").
+TEST_F(SeedBuildTest, ABareFileNameIsASeedInTheWorkingDirectory) {
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir / "seed");
+  try {
+    const Seed seed = load_seed("kernel.cu");
+    fs::current_path(cwd);
+    EXPECT_EQ(seed.display_path, "kernel.cu");
+    // As from its folder's path: scale.h beside it, the spec's ../include for the others.
+    const auto headers = project_headers(seed);
+    ASSERT_EQ(headers.size(), 3u);
+    EXPECT_EQ(headers[0].first, "scale.h");
+  } catch (...) {
+    fs::current_path(cwd);
+    throw;
+  }
+}
+
+// Host function declarations are host code too: set aside for NVRTC, which
+// lacks their types (std::vector), and kept when published. A declaration on
+// the device, or a macro call that may expand to device code, stays.
+TEST_F(SeedBuildTest, HostDeclarationsAreSetAside) {
+  write("seed/spec.json", "{}");
+  write("seed/kernel.cu",
+        "#include <vector>\n"
+        "struct Rec { float d; };\n"
+        "int load(char* name, std::vector<Rec>& records);\n"
+        "template <class T> void fill(T* p, int n) { std::vector<T> v(n); }\n"
+        "template void fill<float>(float* p, int n);\n"
+        "__device__ float twice(float x);\n"
+        "__global__ void k(Rec* o) { o[0].d = twice(o[0].d); }\n"
+        "__device__ float twice(float x) { return 2.f * x; }\n");
+  const Seed seed = load_seed(dir / "seed");
+  const VariantSource v = variant_source(seed, grammar::Patch{});
+  EXPECT_NE(v.source.find("int load("), std::string::npos);
+  EXPECT_EQ(v.compile_source.find("int load("), std::string::npos);
+  EXPECT_EQ(v.compile_source.find("template void fill<float>"), std::string::npos);
+  EXPECT_NE(v.compile_source.find("__device__ float twice(float x);"), std::string::npos);
+  const fitness::CompileResult c = compile(seed);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
 TEST_F(SeedBuildTest, AMalformedBuildInTheSpecIsNamed) {
   for (const auto& [spec, what] : std::vector<std::pair<std::string, std::string>>{
            {R"({"include_dirs": "../include"})", "include_dirs: expected an array"},
            {R"({"include_dirs": ["../nowhere"]})", "include_dirs: '../nowhere' is not a folder"},
-           {R"({"nvrtc_options": [3]})", "nvrtc_options[0]: expected a non-empty string"}}) {
+           {R"({"nvrtc_options": [3]})", "nvrtc_options[0]: expected a non-empty string"},
+           {R"({"pre_includes": [""]})", "pre_includes[0]: expected a non-empty string"}}) {
     write("seed/spec.json", spec);
     try {
       load_seed(dir / "seed");

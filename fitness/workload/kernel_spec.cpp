@@ -140,7 +140,7 @@ class SpecReader {
     expect_object(spec, "");
     only_keys(spec, "", {"entry", "family", "work_item", "parameters", "launch", "tolerance", "tolerance_note",
                          "min_bytes", "tunables", "switches", "switch_combinations", "workloads",
-                         "coverage_exempt", "include_dirs", "nvrtc_options", "reference"});  // include_dirs, nvrtc_options: gi/seed/seed_build.hpp
+                         "coverage_exempt", "include_dirs", "nvrtc_options", "pre_includes", "reference"});  // include_dirs, nvrtc_options, pre_includes: gi/seed/seed_build.hpp
     k.entry = string_field(required(spec, "", "entry"), "entry");
     k.family = string_field(required(spec, "", "family"), "family");
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");

@@ -21,6 +21,7 @@ void register_init(CLI::App& app) {
   struct Args {
     std::string kernel, entry, out;
     std::vector<std::string> include_dirs;
+    std::vector<std::string> pre_includes;
     bool force = false;
   };
   auto a = std::make_shared<Args>();
@@ -28,6 +29,9 @@ void register_init(CLI::App& app) {
   cmd->add_option("--entry", a->entry, "the kernel to evolve, when the file has several");
   cmd->add_option("--out", a->out, "the seed folder to make (default: user/<entry>; its parent names the family)");
   cmd->add_option("--include-dir", a->include_dirs, "a folder the kernel's #includes need; repeat for more");
+  cmd->add_option("--pre-include", a->pre_includes,
+                  "a file your build includes before the kernel file (e.g. the header that defines its types); "
+                  "repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
   cmd->callback([a] {
     const fs::path kernel(a->kernel);
@@ -45,10 +49,11 @@ void register_init(CLI::App& app) {
     fs::create_directories(dir);
     // Includes keep resolving as they did beside the original file.
     nlohmann::ordered_json include_dirs = nlohmann::ordered_json::array();
-    if (source.find("#include \"") != std::string::npos)
+    if (source.find("#include \"") != std::string::npos || !a->pre_includes.empty())
       include_dirs.push_back(fs::relative(fs::absolute(kernel).parent_path(), fs::absolute(dir)).string());
     for (const auto& d : a->include_dirs) include_dirs.push_back(fs::relative(fs::absolute(d), fs::absolute(dir)).string());
     if (!include_dirs.empty()) s.spec["include_dirs"] = include_dirs;
+    if (!a->pre_includes.empty()) s.spec["pre_includes"] = a->pre_includes;
     fitness::write_file_atomically(dir / "kernel.cu", source);
     fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
     const std::vector<std::string> left = fitness::fields_to_fill(nlohmann::json::parse(s.spec.dump()));

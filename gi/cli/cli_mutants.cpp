@@ -17,6 +17,7 @@ void register_mutants(CLI::App& app) {
     std::vector<std::string> constants;
     std::vector<std::filesystem::path> include_dirs;
     std::vector<std::string> nvrtc_options;
+    std::vector<std::string> pre_includes;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file")->required();
@@ -39,10 +40,13 @@ void register_mutants(CLI::App& app) {
                   "an NVRTC option as the user's build gives it, e.g. -DUSE_DOUBLE=0 (repeatable; after spec.json's "
                   "nvrtc_options)")
       ->allow_extra_args(false);
+  cmd->add_option("--pre-include", args->pre_includes,
+                  "a file the user's build includes before the kernel file (its folder or an include folder; "
+                  "repeatable; after spec.json's pre_includes)");
   cmd->add_option("--const", args->constants, "NAME=VALUE for constant specialisation (default: the spec's training workload)");
   cmd->callback([args] {
     Seed seed = load_seed(args->seed);
-    add_to_build(seed, args->include_dirs, args->nvrtc_options);
+    add_to_build(seed, args->include_dirs, args->nvrtc_options, args->pre_includes);
     SurveyConfig config = args->config;
     config.operators.enabled = parse_families(args->families);
     config.operators.context = seed.context;

@@ -42,7 +42,8 @@ fitness::CompileRequest variant_request(const VariantSource& variant, const Seed
   request.source = variant.compile_source;
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
-  request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());
+  const std::vector<std::string> build_options = seed.build.compile_options();
+  request.options.insert(request.options.end(), build_options.begin(), build_options.end());
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
   request.headers = seed.build.headers;
   request.name_expressions = seed_name_expressions(seed);

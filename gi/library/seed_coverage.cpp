@@ -31,7 +31,8 @@ InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed&
   request.file_name = file;
   // As variant_request builds it: the seed's headers, its NVRTC options, its name expressions.
   request.options = base_compile_options();
-  request.options.insert(request.options.end(), seed.build.nvrtc_options.begin(), seed.build.nvrtc_options.end());
+  const std::vector<std::string> build_options = seed.build.compile_options();
+  request.options.insert(request.options.end(), build_options.begin(), build_options.end());
   request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
   request.headers = seed.build.headers;
   request.name_expressions = seed_name_expressions(seed);

@@ -46,7 +46,7 @@ SurveyResult survey_mutants(const Seed& seed, const SurveyConfig& config) {
   std::vector<fitness::CompileRequest> requests;
   fitness::CompileRequest base;
   base.file_name = seed.grammar.file_name();
-  base.options = seed.build.nvrtc_options;
+  base.options = seed.build.compile_options();
   base.options.insert(base.options.end(), config.options.begin(), config.options.end());
   base.headers = seed.build.headers;
   base.name_expressions = seed_name_expressions(seed);

@@ -23,7 +23,9 @@ Seed load_seed(const std::filesystem::path& path) {
   if (fs::is_directory(path) || path.extension() != ".cu") kernel = path / "kernel.cu";
   if (!fs::is_regular_file(kernel))
     throw std::runtime_error(kernel.string() + ": no such file: expected a seed folder holding kernel.cu");
-  Seed seed{kernel.parent_path(), "", read_text_file(kernel), {}, std::nullopt, {}, "", {}};
+  // `gi mutants k.cu` names no folder: the kernel's is the working directory.
+  const fs::path dir = kernel.parent_path().empty() ? fs::path(".") : kernel.parent_path();
+  Seed seed{dir, "", read_text_file(kernel), {}, std::nullopt, {}, "", {}};
   seed.sha256 = grammar::sha256_hex(seed.source);
   // The diff names the file relative to where the user stands, so that
   // `patch -p1` applies it from there.
@@ -33,7 +35,6 @@ Seed load_seed(const std::filesystem::path& path) {
     if (!rel.empty() && *rel.begin() != "..") shown = rel;
   }
   seed.display_path = shown.generic_string();
-  seed.grammar = grammar::Grammar::from_source(seed.source, kernel.filename().string());
   const fs::path spec = seed.dir / "spec.json";
   if (fs::is_regular_file(spec)) {
     try {
@@ -46,19 +47,23 @@ Seed load_seed(const std::filesystem::path& path) {
   } else {
     seed.build.include_dirs.push_back(fs::absolute(seed.dir).lexically_normal());
   }
-  seed.build.headers = find_headers(seed.source, seed.dir, seed.build.include_dirs);
+  find_build_headers(seed.build, seed.source, seed.dir);
+  seed.grammar = grammar::Grammar::from_source(seed.source, kernel.filename().string(), header_types(seed.build));
   return seed;
 }
 
 void add_to_build(Seed& seed, const std::vector<std::filesystem::path>& include_dirs,
-                  const std::vector<std::string>& nvrtc_options) {
+                  const std::vector<std::string>& nvrtc_options, const std::vector<std::string>& pre_includes) {
   namespace fs = std::filesystem;
   for (const fs::path& d : include_dirs) {
     if (!fs::is_directory(d)) throw std::runtime_error("--include-dir " + d.string() + ": not a folder");
     seed.build.include_dirs.push_back(fs::absolute(d).lexically_normal());
   }
   seed.build.nvrtc_options.insert(seed.build.nvrtc_options.end(), nvrtc_options.begin(), nvrtc_options.end());
-  seed.build.headers = find_headers(seed.source, seed.dir, seed.build.include_dirs);
+  seed.build.pre_includes.insert(seed.build.pre_includes.end(), pre_includes.begin(), pre_includes.end());
+  find_build_headers(seed.build, seed.source, seed.dir);
+  // Headers found now may make types the kernel uses.
+  seed.grammar = grammar::Grammar::from_source(seed.source, seed.grammar.file_name(), header_types(seed.build));
 }
 
 }  // namespace gi

@@ -30,11 +30,11 @@ struct Seed {
 // path and what was expected, or SourceError for a malformed kernel.
 Seed load_seed(const std::filesystem::path& path);
 
-// More include folders and NVRTC options than the spec gives (the command
-// line's); the headers are looked for again. Throws std::runtime_error
-// naming a folder that is not there.
+// More include folders, NVRTC options and pre-includes than the spec gives
+// (the command line's); the headers are looked for again. Throws
+// std::runtime_error naming a folder or pre-include that is not there.
 void add_to_build(Seed& seed, const std::vector<std::filesystem::path>& include_dirs,
-                  const std::vector<std::string>& nvrtc_options);
+                  const std::vector<std::string>& nvrtc_options, const std::vector<std::string>& pre_includes = {});
 
 std::string read_text_file(const std::filesystem::path& path);
 

@@ -3,6 +3,7 @@
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "gi/seed/seed.hpp"
 #include "gi/seed/system_header_stand_ins.hpp"
+#include "grammar/kernel_structure.hpp"
 
 #include <set>
 #include <sstream>
@@ -126,6 +127,40 @@ std::vector<std::pair<std::string, std::string>> find_headers(const std::string&
   return out;
 }
 
+std::vector<std::string> SeedBuild::compile_options() const {
+  std::vector<std::string> out = nvrtc_options;
+  for (const std::string& name : pre_includes) out.push_back("--pre-include=" + name);
+  return out;
+}
+
+void find_build_headers(SeedBuild& build, const std::string& source, const fs::path& source_dir) {
+  // A pre-include is read as if the file began with `#include "NAME"`.
+  std::string text;
+  for (const std::string& name : build.pre_includes) {
+    bool found = false;
+    for (const fs::path& d : build.include_dirs) found = found || fs::is_regular_file(d / name);
+    if (!found && !fs::is_regular_file(source_dir / name))
+      throw std::runtime_error("pre-include '" + name + "': not found in " + source_dir.string() +
+                               " nor in the include folders");
+    text += "#include \"" + name + "\"\n";
+  }
+  build.headers = find_headers(text + source, source_dir, build.include_dirs);
+  // NVRTC gets the project headers' device side (grammar::header_device_view).
+  const std::unordered_set<std::string> types = header_types(build);
+  for (auto& [name, header] : build.headers)
+    if (header.rfind(kSetAsideHeader, 0) != 0) header = grammar::header_device_view(header, name, types);
+}
+
+std::unordered_set<std::string> header_types(const SeedBuild& build) {
+  std::unordered_set<std::string> out;
+  for (const auto& [name, text] : build.headers) {
+    if (text.rfind(kSetAsideHeader, 0) == 0) continue;  // a stand-in: its types are C's, known already
+    const auto names = grammar::header_type_names(text, name);
+    out.insert(names.begin(), names.end());
+  }
+  return out;
+}
+
 SeedBuild read_seed_build(const nlohmann::json& spec, const std::string& spec_name, const fs::path& seed_dir) {
   SeedBuild b;
   b.include_dirs.push_back(fs::absolute(seed_dir).lexically_normal());
@@ -148,6 +183,7 @@ SeedBuild read_seed_build(const nlohmann::json& spec, const std::string& spec_na
     b.include_dirs.push_back(dir);
   }
   b.nvrtc_options = strings("nvrtc_options");
+  b.pre_includes = strings("pre_includes");
   return b;
 }
 

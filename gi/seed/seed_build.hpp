@@ -9,6 +9,7 @@
 // looked for (found trying gi on real code).
 #include <filesystem>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,8 +20,18 @@ namespace gi {
 struct SeedBuild {
   std::vector<std::filesystem::path> include_dirs;  // absolute; the kernel's own folder first
   std::vector<std::string> nvrtc_options;           // after gi's base options, before a tuning's
+  // Files the user's build includes before the kernel file (spec.json's
+  // "pre_includes", `--pre-include`): a kernel file that a host file
+  // #includes after its own headers (`#include "define.c"` then
+  // `#include "kernel.cu"`, as in Rodinia) needs their names. Looked for
+  // like a quoted include: the seed's folder, then include_dirs.
+  std::vector<std::string> pre_includes;
   // (name as an #include writes it, text), for every header found.
   std::vector<std::pair<std::string, std::string>> headers;
+
+  // What every compile passes after gi's base options: nvrtc_options, then
+  // NVRTC's --pre-include=NAME for each pre-include.
+  std::vector<std::string> compile_options() const;
 };
 
 // The #include lines of `source` that name a file under its own folder
@@ -39,8 +50,19 @@ std::vector<std::pair<std::string, std::string>> find_headers(const std::string&
                                                               const std::filesystem::path& source_dir,
                                                               const std::vector<std::filesystem::path>& include_dirs);
 
-// spec.json's "include_dirs" (relative to the seed folder) and
-// "nvrtc_options"; throws std::runtime_error naming `spec_name` and the field.
+// find_headers for `source` and the build's pre-includes, into build.headers,
+// each project header as NVRTC should see it: its host code set aside
+// (grammar::header_device_view). Throws std::runtime_error naming a
+// pre-include found nowhere.
+void find_build_headers(SeedBuild& build, const std::string& source, const std::filesystem::path& source_dir);
+
+// The type names the build's headers make (grammar::header_type_names of
+// each), for the kernel's grammar: `fp x = 0;` is a declaration when a
+// pre-include says `#define fp float`.
+std::unordered_set<std::string> header_types(const SeedBuild& build);
+
+// spec.json's "include_dirs" (relative to the seed folder), "nvrtc_options"
+// and "pre_includes"; throws std::runtime_error naming `spec_name` and the field.
 SeedBuild read_seed_build(const nlohmann::json& spec, const std::string& spec_name, const std::filesystem::path& seed_dir);
 
 }  // namespace gi

@@ -77,6 +77,12 @@ const std::map<std::string, std::string>& contents() {
       // Host code names FILE in declarations gi cannot blank (prototypes, globals).
       {"stdio.h", std::string(kSizes) + "typedef struct gi_stand_in_file FILE;\n"},
       {"cstdio", std::string(kSizes) + kStdSizes + "typedef struct gi_stand_in_file FILE;\nnamespace std { using ::FILE; }\n"},
+      // Host code's structs shared with device code hold pointers to these
+      // (Rodinia's streamcluster): incomplete types are enough for a pointer.
+      {"pthread.h", "typedef unsigned long pthread_t;\ntypedef struct gi_stand_in_pthread_mutex pthread_mutex_t;\n"
+                    "typedef struct gi_stand_in_pthread_cond pthread_cond_t;\n"
+                    "typedef struct gi_stand_in_pthread_barrier pthread_barrier_t;\n"
+                    "typedef struct gi_stand_in_pthread_attr pthread_attr_t;\n"},
   };
   return contents;
 }
