@@ -78,27 +78,34 @@ const EditFamily& edit_family(std::string_view name) {
 }
 
 std::vector<std::string> parse_family_list(const std::string& list) {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& name) {
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  std::vector<std::string> out, removed;
+  auto add = [&](std::vector<std::string>& to, const std::string& name) {
+    if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
   };
   std::size_t start = 0;
   while (start <= list.size()) {
     std::size_t comma = list.find(',', start);
     if (comma == std::string::npos) comma = list.size();
-    const std::string name = list.substr(start, comma - start);
+    std::string name = list.substr(start, comma - start);
     start = comma + 1;
     if (name.empty()) continue;
+    // "-name" leaves a family or group out ("all,-delete": an ablation's cell).
+    const bool remove = name[0] == '-';
+    if (remove) name.erase(0, 1);
     bool found = false;
     for (const EditFamily* f : edit_families())
       if (name == "all" || f->name() == name || to_string(f->group()) == name) {
-        add(f->name());
+        add(remove ? removed : out, f->name());
         found = true;
       }
     if (!found)
       throw std::runtime_error("unknown edit family '" + name + "': expected one of " + known_names() +
-                               ", a group (line, cuda, structural, switch) or all");
+                               ", a group (line, cuda, structural, switch) or all, each may start with '-' to leave it out");
   }
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const std::string& n) { return std::find(removed.begin(), removed.end(), n) != removed.end(); }),
+            out.end());
+  if (out.empty() && !removed.empty()) throw std::runtime_error("edit family list '" + list + "' leaves no family");
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -81,8 +81,9 @@ const EditFamily* find_edit_family(std::string_view name);
 const EditFamily& edit_family(std::string_view name);
 
 // Family names from a list such as "delete,replace,cuda" (a group name
-// stands for its families, "all" for every family); throws naming an
-// unknown entry and listing what is known.
+// stands for its families, "all" for every family, "-name" leaves a family
+// or group out: "all,-define"); throws naming an unknown entry and listing
+// what is known, or a list whose removals leave nothing.
 std::vector<std::string> parse_family_list(const std::string& list);
 
 }  // namespace gi::grammar

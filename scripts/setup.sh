@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make patch libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev python3-matplotlib openmpi-bin)
+packages=(cmake g++ make patch libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev python3-matplotlib python3-scipy openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -23,4 +23,5 @@ void register_emulate(CLI::App& app);
 void register_switches(CLI::App& app);
 void register_evolve_all(CLI::App& app);
 void register_report(CLI::App& app);
+void register_ablate(CLI::App& app);
 }  // namespace gi::cli

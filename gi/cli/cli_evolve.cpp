@@ -28,6 +28,10 @@ void register_evolve(CLI::App& app) {
       ->transform([](std::string s) { return std::to_string(60 * std::stod(s)); });
   cmd->add_option("--seed", o->search.seed, "random seed (same seed and measurements: same run)")->capture_default_str();
   cmd->add_option("--families", o->families, "edit families (ablation), comma-separated, or 'all'")->capture_default_str();
+  cmd->add_flag("--no-launch-tuning", [o](std::int64_t n) { o->launch_tuning = n == 0; },
+                "keep the spec's default block size and no compile options (ablation: the edits' effect alone)");
+  cmd->add_flag("--no-search", [o](std::int64_t n) { o->search_stage = n == 0; },
+                "skip the search (ablation: launch tuning alone)");
   cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles")->capture_default_str();
   cmd->add_option("--device", o->device, "CUDA device")->capture_default_str();
   auto gpus = std::make_shared<std::string>();

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   gi::cli::register_switches(app);
   gi::cli::register_evolve_all(app);
   gi::cli::register_report(app);
+  gi::cli::register_ablate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,6 +18,8 @@
 #include "gi/run/winner_retune.hpp"
 #include "gi/library/seed_coverage.hpp"
 #include "gi/publish/validation.hpp"
+#include "fitness/process/atomic_file.hpp"
+#include "grammar/source_hash.hpp"
 
 namespace gi {
 namespace fs = std::filesystem;
@@ -41,8 +43,12 @@ std::string progress_line(const nlohmann::json& g, int generations) {
 
 namespace {
 
-TuningSpace tuning_space(const fitness::KernelSpec& spec) {
+TuningSpace tuning_space(const fitness::KernelSpec& spec, bool launch_tuning) {
   TuningSpace space;
+  if (!launch_tuning) {  // the launch the user has: the spec's default block size, no extra options
+    space.block_sizes = {spec.default_block_size};
+    return space;
+  }
   if (!spec.block_sizes.empty()) space.block_sizes = spec.block_sizes;
   if (!spec.option_sets.empty()) space.option_sets = spec.option_sets;
   return space;
@@ -110,12 +116,22 @@ RunBackend gpu_backend(const EvolveOptions& o) {
     post.device = run.config().at("device").get<int>();
     post.cache_dir = fs::absolute(o.cache_dir);
     post.train_data_seed = tuning_data_seed(search_config_from_json(run.config().at("search")).seed);
+    post.sanitizers = run.config().value("sanitizers", true);
     post.say = say;
     return post_evolve(run, seed, spec, o.evolved_root, post);
   };
   b.check_seed = [o](RunDirectory& run, const Seed& seed, const fitness::KernelSpec& spec,
                      const std::function<void(const std::string&)>& say) {
     if (!spec.reference_is_seed || run.read_json("seed_reference_checks.json")) return;
+    // The checks depend on the seed and its spec only: a study's many runs of
+    // one seed check it once (kept in the cache under both hashes).
+    const fs::path cached = fs::absolute(o.cache_dir) / "seed_reference_checks" /
+                            (seed.sha256 + "-" + grammar::sha256_hex(read_text_file(seed.dir / "spec.json")) + ".json");
+    if (fs::is_regular_file(cached)) {
+      say("the seed is its own reference: its checks passed before (" + cached.string() + ")");
+      run.write_text("seed_reference_checks.json", read_text_file(cached));
+      return;
+    }
     ValidationOptions v;
     v.gi_binary = fs::read_symlink("/proc/self/exe");
     v.device = run.config().at("device").get<int>();
@@ -153,6 +169,8 @@ RunBackend gpu_backend(const EvolveOptions& o) {
                                "or exempt them in spec.json's coverage_exempt with a reason; gi coverage " +
                                seed.dir.string() + " shows them): " + coverage.failure());
     run.write_text("seed_reference_checks.json", record.dump(2) + "\n");
+    fs::create_directories(cached.parent_path());
+    fitness::write_file_atomically(cached, record.dump(2) + "\n");
   };
   return b;
 }
@@ -218,7 +236,9 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
                                    {"device", o.device}, {"timing_budget_seconds", o.timing_budget_seconds},
                                    {"clock_ticks", o.clock_ticks || o.rank_by == "clock_ticks"}, {"rank_by", o.rank_by},
                                    {"two_stage_compile", !o.one_stage_compile},
-                                   {"compile_processes", !o.compile_threads}};
+                                   {"compile_processes", !o.compile_threads},
+                                   {"launch_tuning", o.launch_tuning}, {"search_stage", o.search_stage},
+                                   {"sanitizers", o.sanitizers}};
     nlohmann::json with_devices = config;
     if (!o.devices.empty()) {
       with_devices["devices"] = o.devices;
@@ -236,6 +256,9 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
                              ", but " + seed.display_path + " now has " + seed.sha256 +
                              ": its patches would mean other edits; start a new run");
   const fitness::KernelSpec spec = fitness::load_kernel_spec(seed.dir);
+  // Runs made before these switches existed tuned and searched.
+  const bool launch_tuning = config.value("launch_tuning", true);
+  const bool search_stage = config.value("search_stage", true);
 
   OperatorConfig operators;
   operators.enabled = parse_families(config.at("families").get<std::string>());
@@ -278,7 +301,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
     say("tuning the seed (block size x compile options)...");
     seed_tuning = clock.time("tuning", [&] {
       evaluator.use_workload("train", tuning_data_seed(search.seed));
-      return tune(evaluator, grammar::Patch{}, tuning_space(spec)).to_json();
+      return tune(evaluator, grammar::Patch{}, tuning_space(spec, launch_tuning)).to_json();
     });
     run.write_text("tuning_seed.json", seed_tuning->dump(2) + "\n");
   }
@@ -291,11 +314,14 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   std::optional<SwitchBaseline> baseline;
   if (const auto baseline_json = run.read_json("switch_baseline.json")) {
     baseline = SwitchBaseline::from_json(*baseline_json);
-  } else if (!seed.context.switches.empty()) {
+  } else if (!seed.context.switches.empty() && operators.enabled.count("define") && search_stage) {
+    // (Without the define family, or without a search, the run is an
+    // ablation's cell of edits without switches or of launch tuning alone:
+    // its result must not be a switch setting.)
     say("measuring every switch setting without line edits...");
     baseline = clock.time("switch_baseline", [&] {
       evaluator.use_workload("train", tuning_data_seed(search.seed));
-      return measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec));
+      return measure_switch_baseline(evaluator, seed, tuning_from_json(seed_tuning->at("best")), tuning_space(spec, launch_tuning));
     });
     run.write_text("switch_baseline.json", baseline->to_json().dump(2) + "\n");
     say("best switch setting: " + (baseline->best_setting.empty() ? std::string("the seed's own") : baseline->best_setting) +
@@ -315,7 +341,8 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
 
   // Stage 2: the search.
   SearchState state = resume_state(run);
-  if (!search_finished(search, state)) {
+  if (!search_stage) say("no search in this run (launch tuning alone)");
+  if (search_stage && !search_finished(search, state)) {
     clock.time("search", [&] {
       search.data_every = resolve_data_every(run, search, evaluator, say);
       DriverOptions d;
@@ -341,7 +368,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
     say("tuning the best variant...");
     best_tuning = clock.time("retune", [&] {
       evaluator.use_workload("train", tuning_data_seed(search.seed));
-      return retune_winner(evaluator, state, tuning_space(spec), baseline, say);
+      return retune_winner(evaluator, state, tuning_space(spec, launch_tuning), baseline, say);
     });
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }

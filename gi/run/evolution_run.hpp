@@ -37,6 +37,15 @@ struct EvolveOptions {
   bool compile_threads = false;        // NVRTC in threads of this process, not compile servers; for comparison
   bool one_stage_compile = false;      // NVRTC straight to cubin per variant (no PTX-level reuse); for comparison
   std::filesystem::path evolved_root = "evolved";  // relative to where gi runs (the repo root)
+  // Ablation (gi ablate): false keeps the spec's default block size and no
+  // compile options wherever the run would tune the launch, so the result
+  // is the edits' alone.
+  bool launch_tuning = true;
+  // Ablation: false skips the search stage (no edits; launch tuning alone).
+  bool search_stage = true;
+  // False skips compute-sanitizer in the winner's validation (held-out
+  // workloads still checked): a study that cannot afford it says so.
+  bool sanitizers = true;
   // Asked after every generation: true stops the run there, resumably.
   std::function<bool()> stop_requested;
   // Progress lines; empty: standard error unless quiet.

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """gi report: one self-contained HTML page (plots embedded as data: URIs) of
-an evolution run or of a library of evolved kernels.
+an evolution run, of a library of evolved kernels, or of an ablation study.
 
-    /usr/bin/python3 scripts/report/gi_report.py RUN_DIR|evolved/<gpu> [--out FILE] [--dpi N]
+    /usr/bin/python3 scripts/report/gi_report.py RUN_DIR|evolved/<gpu>|STUDY_DIR [--out FILE] [--dpi N]
 
 RUN_DIR holds config.json and generations.jsonl (a run of `gi evolve`);
-evolved/<gpu>/ holds <family>-<kernel>/result.json folders and runs/<run_id>/.
+evolved/<gpu>/ holds <family>-<kernel>/result.json folders and runs/<run_id>/;
+STUDY_DIR holds study.json and study_results.json (gi ablate): its statistics
+(scripts/report/study_stats.py, scipy) go to STUDY_DIR/study_summary.json.
 Exit 0 on success, 1 on bad input (the message names file and line), 2 on
 usage errors, 3 when matplotlib is missing.
 """
@@ -48,7 +50,18 @@ def main(argv=None):
     try:
         if not os.path.isdir(path):
             raise ReportError(f"{path}: no such directory")
-        if is_run_dir(path):
+        if os.path.isfile(os.path.join(path, "study.json")):
+            try:
+                import scipy.stats  # noqa: F401
+            except ImportError:
+                print("gi report needs scipy for a study: apt-get install python3-scipy", file=sys.stderr)
+                return MATPLOTLIB_MISSING
+            import study_stats
+            from study_page import study_html
+            summary = study_stats.summarise(study_stats.load_results(path))
+            study_stats.write_summary(summary, os.path.join(path, "study_summary.json"))
+            html = page(f"gi ablation study: {os.path.basename(os.path.normpath(path))}", study_html(summary))
+        elif is_run_dir(path):
             run = load_run(path)
             title = f"gi evolution run {run['name']}" + (f": {run['kernel']}" if run.get("kernel") else "")
             html = page(title, run_section(run, level=2, title="Summary", legend=True))

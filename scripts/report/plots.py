@@ -215,3 +215,24 @@ def floor_fractions(kernels):
               loc="lower right", fontsize=8, framealpha=0.95)
     ax.grid(axis="y", visible=False)
     return data_uri(fig)
+
+
+def study_boxes(kernel, cells):
+    """One kernel of an ablation study: the final speed-ups of each cell's
+    runs (a box per cell, every run a dot), on a log axis when they span
+    more than 10x."""
+    names = [n for n, c in cells.items() if c["speedups"]]
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(names) + 1.2))
+    data = [cells[n]["speedups"] for n in names]
+    ax.boxplot(data, vert=False, labels=names, widths=0.6, showfliers=False)
+    for i, values in enumerate(data, start=1):
+        ax.plot(values, [i] * len(values), "o", color="#1f77b4", alpha=0.6, markersize=4)
+    ax.axvline(1.0, color="#969696", linewidth=1, linestyle="--")
+    lo = min(min(v) for v in data)
+    hi = max(max(v) for v in data)
+    if hi / max(lo, 1e-9) > 10:
+        ax.set_xscale("log")
+    ax.invert_yaxis()
+    ax.set_xlabel("final speed-up over the seed at its default launch (interleaved, per run)")
+    ax.set_title(kernel)
+    return data_uri(fig)

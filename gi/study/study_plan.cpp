@@ -1,0 +1,229 @@
+#include "gi/study/study_plan.hpp"
+
+#include <set>
+#include <stdexcept>
+
+#include "gi/search/edit_operators.hpp"
+
+namespace gi {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& file, const std::string& field, const std::string& what) {
+  throw std::runtime_error(file + ": " + field + ": " + what);
+}
+
+void only_fields(const nlohmann::json& j, const std::set<std::string>& allowed, const std::string& file,
+                 const std::string& where) {
+  if (!j.is_object()) bad(file, where, "expected an object");
+  for (const auto& [key, value] : j.items())
+    if (!allowed.count(key)) bad(file, where.empty() ? key : where + "." + key, "unknown field");
+}
+
+int positive_int(const nlohmann::json& j, const std::string& file, const std::string& field) {
+  if (!j.is_number_integer() || j.get<long long>() < 1) bad(file, field, "expected a whole number of at least 1");
+  return j.get<int>();
+}
+
+std::string text(const nlohmann::json& j, const std::string& file, const std::string& field) {
+  if (!j.is_string() || j.get<std::string>().empty()) bad(file, field, "expected a non-empty string");
+  return j.get<std::string>();
+}
+
+std::vector<std::string> texts(const nlohmann::json& j, const std::string& file, const std::string& field) {
+  if (!j.is_array()) bad(file, field, "expected an array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(text(j[i], file, field + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+void check_families(const std::string& families, const std::string& file, const std::string& field) {
+  try {
+    parse_families(families);
+  } catch (const std::exception& e) {
+    bad(file, field, e.what());
+  }
+}
+
+void check_algorithm(const std::string& a, const std::string& file, const std::string& field) {
+  if (a != "gp" && a != "random" && a != "local") bad(file, field, "'" + a + "': expected gp, random or local");
+}
+
+}  // namespace
+
+nlohmann::json StudyCell::to_json() const {
+  return {{"name", name}, {"families", families}, {"algorithm", algorithm}, {"launch_tuning", launch_tuning},
+          {"search", search}, {"population", population}, {"generations", generations}, {"varies", varies}};
+}
+
+nlohmann::json StudyPlan::to_json() const {
+  nlohmann::json c = nlohmann::json::array();
+  for (const auto& cell : cells) c.push_back(cell.to_json());
+  return {{"kernels", kernels}, {"repeats", repeats}, {"first_seed", first_seed}, {"population", population},
+          {"generations", generations}, {"timing_budget_seconds", timing_budget_seconds}, {"sanitizers", sanitizers},
+          {"baseline", baseline},
+          {"cells", c}};
+}
+
+StudyPlan parse_study(const std::string& source, const std::string& file) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(source);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(file + ": malformed JSON: " + e.what());
+  }
+  only_fields(j, {"kernels", "repeats", "first_seed", "budget", "algorithm", "baseline", "vary", "cells",
+                  "timing_budget_seconds", "sanitizers", "comment"},
+              file, "");
+  StudyPlan plan;
+  if (!j.contains("kernels")) bad(file, "kernels", "missing: the seed folders to study");
+  plan.kernels = texts(j.at("kernels"), file, "kernels");
+  if (plan.kernels.empty()) bad(file, "kernels", "expected at least one seed folder");
+  if (j.contains("repeats")) plan.repeats = positive_int(j.at("repeats"), file, "repeats");
+  if (j.contains("first_seed")) plan.first_seed = static_cast<std::uint64_t>(positive_int(j.at("first_seed"), file, "first_seed"));
+  if (j.contains("timing_budget_seconds")) {
+    if (!j.at("timing_budget_seconds").is_number() || !(j.at("timing_budget_seconds").get<double>() > 0))
+      bad(file, "timing_budget_seconds", "expected a positive number");
+    plan.timing_budget_seconds = j.at("timing_budget_seconds").get<double>();
+  }
+  if (j.contains("sanitizers")) {
+    if (!j.at("sanitizers").is_boolean()) bad(file, "sanitizers", "expected true or false");
+    plan.sanitizers = j.at("sanitizers").get<bool>();
+  }
+  if (j.contains("budget")) {
+    const auto& b = j.at("budget");
+    only_fields(b, {"population", "generations"}, file, "budget");
+    if (b.contains("population")) plan.population = positive_int(b.at("population"), file, "budget.population");
+    if (b.contains("generations")) plan.generations = positive_int(b.at("generations"), file, "budget.generations");
+  }
+  const std::string algorithm = j.contains("algorithm") ? text(j.at("algorithm"), file, "algorithm") : "gp";
+  check_algorithm(algorithm, file, "algorithm");
+
+  // The four cells every study has.
+  StudyCell everything{"everything", "all", algorithm, true, true, 0, 0, "baseline: every family, launch tuning, " + algorithm};
+  plan.cells.push_back(everything);
+  plan.cells.push_back({"line_and_cuda_edits", "line,cuda", algorithm, false, true, 0, 0,
+                        "line and CUDA-aware edits only: no switches, no coarsening, no launch tuning"});
+  plan.cells.push_back({"switches_only", "define", algorithm, false, true, 0, 0,
+                        "switch paths only: no edits, no launch tuning"});
+  plan.cells.push_back({"launch_tuning_only", "all", algorithm, true, false, 0, 0, "launch tuning only: no search"});
+
+  if (j.contains("vary")) {
+    const auto& v = j.at("vary");
+    only_fields(v, {"leave_out", "alone", "algorithms", "budgets"}, file, "vary");
+    // "everything" with one factor changed.
+    const auto vary_one = [&](const std::string& name, const std::string& families, const std::string& search,
+                              const std::string& varies) {
+      StudyCell c = everything;
+      c.name = name;
+      c.families = families;
+      c.algorithm = search;
+      c.varies = varies;
+      plan.cells.push_back(c);
+    };
+    if (v.contains("leave_out"))
+      for (const std::string& f : texts(v.at("leave_out"), file, "vary.leave_out")) {
+        check_families(f, file, "vary.leave_out");
+        vary_one("without_" + f, "all,-" + f, algorithm, "every family but " + f);
+      }
+    if (v.contains("alone"))
+      for (const std::string& f : texts(v.at("alone"), file, "vary.alone")) {
+        check_families(f, file, "vary.alone");
+        vary_one("only_" + f, f, algorithm, f + " alone (with launch tuning)");
+      }
+    if (v.contains("algorithms"))
+      for (const std::string& a : texts(v.at("algorithms"), file, "vary.algorithms")) {
+        check_algorithm(a, file, "vary.algorithms");
+        vary_one("search_" + a, "all", a, a + " search instead of " + algorithm);
+      }
+    if (v.contains("budgets")) {
+      const auto& budgets = v.at("budgets");
+      if (!budgets.is_array()) bad(file, "vary.budgets", "expected an array of objects");
+      for (std::size_t i = 0; i < budgets.size(); ++i) {
+        const std::string where = "vary.budgets[" + std::to_string(i) + "]";
+        only_fields(budgets[i], {"name", "population", "generations"}, file, where);
+        StudyCell c = everything;
+        c.name = "budget_" + text(budgets[i].value("name", nlohmann::json()), file, where + ".name");
+        if (budgets[i].contains("population")) c.population = positive_int(budgets[i].at("population"), file, where + ".population");
+        if (budgets[i].contains("generations")) c.generations = positive_int(budgets[i].at("generations"), file, where + ".generations");
+        c.varies = "budget: population " + std::to_string(c.population ? c.population : plan.population) +
+                   ", generations " + std::to_string(c.generations ? c.generations : plan.generations);
+        plan.cells.push_back(c);
+      }
+    }
+  }
+  if (j.contains("cells")) {
+    const auto& cells = j.at("cells");
+    if (!cells.is_array()) bad(file, "cells", "expected an array of objects");
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string where = "cells[" + std::to_string(i) + "]";
+      const auto& cj = cells[i];
+      only_fields(cj, {"name", "families", "algorithm", "launch_tuning", "search", "population", "generations"}, file, where);
+      StudyCell c = everything;
+      c.name = text(cj.value("name", nlohmann::json()), file, where + ".name");
+      if (cj.contains("families")) c.families = text(cj.at("families"), file, where + ".families");
+      check_families(c.families, file, where + ".families");
+      if (cj.contains("algorithm")) c.algorithm = text(cj.at("algorithm"), file, where + ".algorithm");
+      check_algorithm(c.algorithm, file, where + ".algorithm");
+      for (const char* flag : {"launch_tuning", "search"}) {
+        if (!cj.contains(flag)) continue;
+        if (!cj.at(flag).is_boolean()) bad(file, where + "." + flag, "expected true or false");
+        (std::string(flag) == "search" ? c.search : c.launch_tuning) = cj.at(flag).get<bool>();
+      }
+      if (cj.contains("population")) c.population = positive_int(cj.at("population"), file, where + ".population");
+      if (cj.contains("generations")) c.generations = positive_int(cj.at("generations"), file, where + ".generations");
+      c.varies = "the study's own cell";
+      plan.cells.push_back(c);
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& c : plan.cells)
+    if (!names.insert(c.name).second) bad(file, "cells", "the cell name '" + c.name + "' is used twice");
+  plan.baseline = j.contains("baseline") ? text(j.at("baseline"), file, "baseline") : "everything";
+  if (!names.count(plan.baseline)) bad(file, "baseline", "'" + plan.baseline + "' is no cell of the study");
+  return plan;
+}
+
+std::string kernel_slug(const std::string& seed_dir) {
+  std::filesystem::path p = std::filesystem::path(seed_dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  const std::string family = p.parent_path().filename().string();
+  return (family.empty() ? std::string() : family + "-") + p.filename().string();
+}
+
+nlohmann::json StudyRun::to_json() const {
+  nlohmann::json j = {{"kernel", kernel}, {"cell", cell},     {"repeat", repeat},
+                      {"seed", seed},     {"run_dir", run_dir}, {"status", status}};
+  if (!error.empty()) j["error"] = error;
+  return j;
+}
+
+StudyRun StudyRun::from_json(const nlohmann::json& j) {
+  StudyRun r;
+  r.kernel = j.at("kernel").get<std::string>();
+  r.cell = j.at("cell").get<std::string>();
+  r.repeat = j.at("repeat").get<int>();
+  r.seed = j.at("seed").get<std::uint64_t>();
+  r.run_dir = j.at("run_dir").get<std::string>();
+  r.status = j.at("status").get<std::string>();
+  r.error = j.value("error", std::string());
+  return r;
+}
+
+std::vector<StudyRun> expand_runs(const StudyPlan& plan) {
+  std::vector<StudyRun> runs;
+  for (int r = 0; r < plan.repeats; ++r)
+    for (const std::string& kernel : plan.kernels)
+      for (const StudyCell& cell : plan.cells) {
+        StudyRun run;
+        run.kernel = kernel;
+        run.cell = cell.name;
+        run.repeat = r;
+        run.seed = plan.first_seed + static_cast<std::uint64_t>(r);
+        run.run_dir = "runs/" + kernel_slug(kernel) + "/" + cell.name + "/seed-" + std::to_string(run.seed);
+        runs.push_back(run);
+      }
+  return runs;
+}
+
+}  // namespace gi
