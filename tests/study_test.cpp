@@ -273,5 +273,21 @@ TEST_F(Study, RunsEveryCellAndResumesToTheSameResults) {
   }
 }
 
+// Runs sharded over processes that share the study folder (mpirun ranks,
+// Slurm tasks; here two shards one after the other): each takes runs i mod 2,
+// and the folder ends with the results one process would have written.
+TEST_F(Study, ShardsShareOneFolderAndGatherOneResult) {
+  run_study(options("one"), backend());
+  for (int index = 0; index < 2; ++index) {
+    AblateOptions shard = options("sharded");
+    shard.shard = Shard{index, 2, "test"};
+    const StudySummary s = run_study(shard, backend());
+    EXPECT_EQ(s.finished(), index == 1) << "the first shard leaves the second's runs";
+  }
+  const nlohmann::json one = nlohmann::json::parse(read_text_file(root / "one" / "study_results.json"));
+  const nlohmann::json sharded = nlohmann::json::parse(read_text_file(root / "sharded" / "study_results.json"));
+  EXPECT_EQ(comparable(sharded), comparable(one));
+}
+
 }  // namespace
 }  // namespace gi
