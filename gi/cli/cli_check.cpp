@@ -7,6 +7,7 @@
 #include "fitness/gpu/gpu_runner.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
+#include "gi/cli/check_report_json.hpp"
 #include "gi/cli/cli.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/evaluate/variant_build.hpp"
@@ -70,20 +71,12 @@ void register_check(CLI::App& app) {
     } else {
       report = runner.run_checked(*loaded.kernel, work.plan, work.expected, work.tolerance);
     }
-    auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    const nlohmann::json out = {{"seed", seed.dir.string()},
-                                {"patch", grammar::to_string(patch)},
-                                {"workload", a->workload},
-                                {"tuning", to_json(tuning)},
-                                {"device", runner.device_name()},
-                                {"ok", report.ok()},
-                                {"status", fitness::to_string(report.status)},
-                                {"message", report.message},
-                                {"max_abs_error", finite(report.max_abs_error)},
-                                {"max_rel_error", finite(report.max_rel_error)},
-                                {"rms_error", finite(report.rms_error)},
-                                {"values_checked", report.values_checked},
-                                {"output_digest", report.output_digest}};
+    nlohmann::json out = {{"seed", seed.dir.string()},
+                          {"patch", grammar::to_string(patch)},
+                          {"workload", a->workload},
+                          {"tuning", to_json(tuning)},
+                          {"device", runner.device_name()}};
+    out.update(check_report_fields(report));
     std::cout << out.dump(2) << std::endl;
     // After a lost context the runner cannot be torn down cleanly: leave now.
     if (!runner.usable()) std::_Exit(1);

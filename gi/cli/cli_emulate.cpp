@@ -12,6 +12,7 @@
 #include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
+#include "gi/cli/check_report_json.hpp"
 #include "gi/cli/cli.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/library/seed_coverage.hpp"
@@ -98,7 +99,6 @@ void register_emulate(CLI::App& app) {
     const std::optional<std::filesystem::path> refs =
         cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt;
 
-    auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     bool all_ok = true;
     std::vector<std::string> names;
     std::vector<std::vector<std::uint64_t>> counts;
@@ -119,15 +119,8 @@ void register_emulate(CLI::App& app) {
                               {"workload", workloads[w]},
                               {"tuning", {{"block_size", block}}},
                               {"device", fitness::kEmulatorDeviceName},
-                              {"ok", report.ok()},
-                              {"status", fitness::to_string(report.status)},
-                              {"message", report.message},
-                              {"max_abs_error", finite(report.max_abs_error)},
-                              {"max_rel_error", finite(report.max_rel_error)},
-                              {"rms_error", finite(report.rms_error)},
-                              {"values_checked", report.values_checked},
-                              {"output_digest", report.output_digest},
                               {"seconds", seconds}};
+        out.update(check_report_fields(report));
         if (!setting.name.empty()) out["setting"] = setting.name;
         if (a->coverage) out["instrumented"] = true;
         std::cout << out.dump(2) << std::endl;
