@@ -38,8 +38,13 @@ std::vector<std::string> seed_name_expressions(const Seed& seed) {
 
 fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch) {
+  return variant_request(variant.compile_source, seed, tuning, arch);
+}
+
+fitness::CompileRequest variant_request(const std::string& compile_source, const Seed& seed, const Tuning& tuning,
+                                        const std::string& arch) {
   fitness::CompileRequest request;
-  request.source = variant.compile_source;
+  request.source = compile_source;
   request.file_name = seed.grammar.file_name();
   request.options = base_compile_options();
   const std::vector<std::string> build_options = seed.build.compile_options();

@@ -51,6 +51,10 @@ std::vector<std::string> seed_name_expressions(const Seed& seed);
 // seed's headers.
 fitness::CompileRequest variant_request(const VariantSource& variant, const Seed& seed, const Tuning& tuning,
                                         const std::string& arch);
+// The same for any text NVRTC is to compile as the seed's file (e.g. the
+// seed instrumented for coverage).
+fitness::CompileRequest variant_request(const std::string& compile_source, const Seed& seed, const Tuning& tuning,
+                                        const std::string& arch);
 
 struct BuiltVariant {
   fitness::CompileResult binary;  // ok=false with the error when it does not compile

@@ -26,17 +26,8 @@ InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed&
     result.error = "cannot instrument the seed for coverage: " + std::string(e.what());
     return result;
   }
-  fitness::CompileRequest request;
-  request.source = result.instrumentation.source;
-  request.file_name = file;
-  // As variant_request builds it: the seed's headers, its NVRTC options, its name expressions.
-  request.options = base_compile_options();
-  const std::vector<std::string> build_options = seed.build.compile_options();
-  request.options.insert(request.options.end(), build_options.begin(), build_options.end());
-  request.options.insert(request.options.end(), tuning.options.begin(), tuning.options.end());
-  request.headers = seed.build.headers;
-  request.name_expressions = seed_name_expressions(seed);
-  request.arch = runner.arch();
+  // As every variant compiles: the seed's headers, its NVRTC options, its name expressions.
+  const fitness::CompileRequest request = variant_request(result.instrumentation.source, seed, tuning, runner.arch());
   fitness::Compiler compiler(cache ? std::optional<std::filesystem::path>(*cache / "compile") : std::nullopt);
   const fitness::CompileResult binary = compiler.compile(request);
   if (!binary.ok) {

@@ -47,8 +47,8 @@ Seed load_seed(const std::filesystem::path& path) {
   } else {
     seed.build.include_dirs.push_back(fs::absolute(seed.dir).lexically_normal());
   }
-  find_build_headers(seed.build, seed.source, seed.dir);
-  seed.grammar = grammar::Grammar::from_source(seed.source, kernel.filename().string(), header_types(seed.build));
+  const auto types = find_build_headers(seed.build, seed.source, seed.dir);
+  seed.grammar = grammar::Grammar::from_source(seed.source, kernel.filename().string(), types);
   return seed;
 }
 
@@ -61,9 +61,9 @@ void add_to_build(Seed& seed, const std::vector<std::filesystem::path>& include_
   }
   seed.build.nvrtc_options.insert(seed.build.nvrtc_options.end(), nvrtc_options.begin(), nvrtc_options.end());
   seed.build.pre_includes.insert(seed.build.pre_includes.end(), pre_includes.begin(), pre_includes.end());
-  find_build_headers(seed.build, seed.source, seed.dir);
   // Headers found now may make types the kernel uses.
-  seed.grammar = grammar::Grammar::from_source(seed.source, seed.grammar.file_name(), header_types(seed.build));
+  const auto types = find_build_headers(seed.build, seed.source, seed.dir);
+  seed.grammar = grammar::Grammar::from_source(seed.source, seed.grammar.file_name(), types);
 }
 
 }  // namespace gi

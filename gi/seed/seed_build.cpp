@@ -5,6 +5,7 @@
 #include "gi/seed/system_header_stand_ins.hpp"
 #include "grammar/kernel_structure.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -133,32 +134,31 @@ std::vector<std::string> SeedBuild::compile_options() const {
   return out;
 }
 
-void find_build_headers(SeedBuild& build, const std::string& source, const fs::path& source_dir) {
-  // A pre-include is read as if the file began with `#include "NAME"`.
+std::unordered_set<std::string> find_build_headers(SeedBuild& build, const std::string& source,
+                                                   const fs::path& source_dir) {
+  // A pre-include is read as if the file began with `#include "NAME"`, and
+  // found by the same look-up; one found nowhere (or only stood in for) is named.
   std::string text;
-  for (const std::string& name : build.pre_includes) {
-    bool found = false;
-    for (const fs::path& d : build.include_dirs) found = found || fs::is_regular_file(d / name);
-    if (!found && !fs::is_regular_file(source_dir / name))
+  for (const std::string& name : build.pre_includes) text += "#include \"" + name + "\"\n";
+  build.headers = find_headers(text + source, source_dir, build.include_dirs);
+  for (const std::string& name : build.pre_includes)
+    if (std::none_of(build.headers.begin(), build.headers.end(), [&](const auto& h) {
+          return h.first == name && h.second.rfind(kSetAsideHeader, 0) != 0;
+        }))
       throw std::runtime_error("pre-include '" + name + "': not found in " + source_dir.string() +
                                " nor in the include folders");
-    text += "#include \"" + name + "\"\n";
+  // The type names of the headers as written, then NVRTC's view of each:
+  // its device side (grammar::header_device_view). Stand-ins name C's types,
+  // known already.
+  std::unordered_set<std::string> types;
+  for (const auto& [name, header] : build.headers) {
+    if (header.rfind(kSetAsideHeader, 0) == 0) continue;
+    const auto names = grammar::header_type_names(header, name);
+    types.insert(names.begin(), names.end());
   }
-  build.headers = find_headers(text + source, source_dir, build.include_dirs);
-  // NVRTC gets the project headers' device side (grammar::header_device_view).
-  const std::unordered_set<std::string> types = header_types(build);
   for (auto& [name, header] : build.headers)
     if (header.rfind(kSetAsideHeader, 0) != 0) header = grammar::header_device_view(header, name, types);
-}
-
-std::unordered_set<std::string> header_types(const SeedBuild& build) {
-  std::unordered_set<std::string> out;
-  for (const auto& [name, text] : build.headers) {
-    if (text.rfind(kSetAsideHeader, 0) == 0) continue;  // a stand-in: its types are C's, known already
-    const auto names = grammar::header_type_names(text, name);
-    out.insert(names.begin(), names.end());
-  }
-  return out;
+  return types;
 }
 
 SeedBuild read_seed_build(const nlohmann::json& spec, const std::string& spec_name, const fs::path& seed_dir) {

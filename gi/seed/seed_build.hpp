@@ -52,14 +52,12 @@ std::vector<std::pair<std::string, std::string>> find_headers(const std::string&
 
 // find_headers for `source` and the build's pre-includes, into build.headers,
 // each project header as NVRTC should see it: its host code set aside
-// (grammar::header_device_view). Throws std::runtime_error naming a
-// pre-include found nowhere.
-void find_build_headers(SeedBuild& build, const std::string& source, const std::filesystem::path& source_dir);
-
-// The type names the build's headers make (grammar::header_type_names of
-// each), for the kernel's grammar: `fp x = 0;` is a declaration when a
-// pre-include says `#define fp float`.
-std::unordered_set<std::string> header_types(const SeedBuild& build);
+// (grammar::header_device_view). Returns the type names those headers make
+// (grammar::header_type_names), for the kernel's grammar: `fp x = 0;` is a
+// declaration when a pre-include says `#define fp float`. Throws
+// std::runtime_error naming a pre-include found nowhere.
+std::unordered_set<std::string> find_build_headers(SeedBuild& build, const std::string& source,
+                                                   const std::filesystem::path& source_dir);
 
 // spec.json's "include_dirs" (relative to the seed folder), "nvrtc_options"
 // and "pre_includes"; throws std::runtime_error naming `spec_name` and the field.

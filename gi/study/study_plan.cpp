@@ -56,6 +56,33 @@ nlohmann::json StudyCell::to_json() const {
           {"search", search}, {"population", population}, {"generations", generations}, {"varies", varies}};
 }
 
+StudyCell StudyCell::from_json(const nlohmann::json& c) {
+  StudyCell cell;
+  cell.name = c.at("name").get<std::string>();
+  cell.families = c.at("families").get<std::string>();
+  cell.algorithm = c.at("algorithm").get<std::string>();
+  cell.launch_tuning = c.at("launch_tuning").get<bool>();
+  cell.search = c.at("search").get<bool>();
+  cell.population = c.at("population").get<int>();
+  cell.generations = c.at("generations").get<int>();
+  cell.varies = c.value("varies", std::string());
+  return cell;
+}
+
+StudyPlan StudyPlan::from_json(const nlohmann::json& j) {
+  StudyPlan p;
+  p.kernels = j.at("kernels").get<std::vector<std::string>>();
+  p.repeats = j.at("repeats").get<int>();
+  p.first_seed = j.at("first_seed").get<std::uint64_t>();
+  p.population = j.at("population").get<int>();
+  p.generations = j.at("generations").get<int>();
+  p.timing_budget_seconds = j.at("timing_budget_seconds").get<double>();
+  p.sanitizers = j.at("sanitizers").get<bool>();
+  p.baseline = j.at("baseline").get<std::string>();
+  for (const auto& c : j.at("cells")) p.cells.push_back(StudyCell::from_json(c));
+  return p;
+}
+
 nlohmann::json StudyPlan::to_json() const {
   nlohmann::json c = nlohmann::json::array();
   for (const auto& cell : cells) c.push_back(cell.to_json());

@@ -51,6 +51,7 @@ struct StudyCell {
   std::string varies;   // what it changes relative to "everything", for the report
 
   nlohmann::json to_json() const;
+  static StudyCell from_json(const nlohmann::json& j);
 };
 
 struct StudyPlan {
@@ -65,6 +66,9 @@ struct StudyPlan {
   std::vector<StudyCell> cells;  // named cells first, then the study's
 
   nlohmann::json to_json() const;
+  // The plan as to_json wrote it (study.json keeps it with its cells
+  // expanded); throws nlohmann::json::exception for a missing field.
+  static StudyPlan from_json(const nlohmann::json& j);
 };
 
 // Reads STUDY.json's text; throws std::runtime_error naming `file` and the

@@ -65,33 +65,6 @@ const StudyCell& cell_of(const StudyPlan& plan, const std::string& name) {
   throw std::runtime_error("study.json: no cell named '" + name + "'");
 }
 
-StudyPlan plan_from_state(const nlohmann::json& plan_json) {
-  // The plan as study.json keeps it, read back through the same parser's
-  // rules: its cells are stored expanded, so they are taken as they are.
-  StudyPlan p;
-  p.kernels = plan_json.at("kernels").get<std::vector<std::string>>();
-  p.repeats = plan_json.at("repeats").get<int>();
-  p.first_seed = plan_json.at("first_seed").get<std::uint64_t>();
-  p.population = plan_json.at("population").get<int>();
-  p.generations = plan_json.at("generations").get<int>();
-  p.timing_budget_seconds = plan_json.at("timing_budget_seconds").get<double>();
-  p.sanitizers = plan_json.at("sanitizers").get<bool>();
-  p.baseline = plan_json.at("baseline").get<std::string>();
-  for (const auto& c : plan_json.at("cells")) {
-    StudyCell cell;
-    cell.name = c.at("name").get<std::string>();
-    cell.families = c.at("families").get<std::string>();
-    cell.algorithm = c.at("algorithm").get<std::string>();
-    cell.launch_tuning = c.at("launch_tuning").get<bool>();
-    cell.search = c.at("search").get<bool>();
-    cell.population = c.at("population").get<int>();
-    cell.generations = c.at("generations").get<int>();
-    cell.varies = c.value("varies", std::string());
-    p.cells.push_back(cell);
-  }
-  return p;
-}
-
 // Whether the cell can search this seed: some family of it has an edit here.
 // (switches_only on a seed without switches has nothing to search: its
 // result is the seed's by definition, and running it would only fail.)
@@ -167,7 +140,7 @@ StudySummary run_study(const AblateOptions& o, const StudyBackend& backend) {
       write_state(o.out_dir, state);
     }
   }
-  const StudyPlan plan = plan_from_state(state.plan);
+  const StudyPlan plan = StudyPlan::from_json(state.plan);
   for (const std::string& name : o.redo_cells) {
     cell_of(plan, name);  // names a cell of the study, or throws
     FolderLock lock(o.out_dir / kLockFile);
