@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make patch libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev python3-matplotlib python3-scipy openmpi-bin)
+packages=(cmake g++ make patch libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev python3-matplotlib python3-scipy openmpi-bin
+          # gi register: nifticlib (linked statically), the Colin27 brains (mricron-data), elastix to compare with
+          libnifti2-dev libniftiio-dev libznz-dev zlib1g-dev mricron-data elastix)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

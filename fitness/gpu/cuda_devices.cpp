@@ -4,7 +4,28 @@
 
 #include <array>
 
+#include "fitness/gpu/cuda_driver.hpp"
+#include "fitness/gpu/cuda_error.hpp"
+
 namespace gi::fitness {
+
+OpenedDevice open_device(int device) {
+  int count = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&count);
+  if (probe != cudaSuccess || device < 0 || device >= count) {
+    cudaGetLastError();
+    const std::string why = probe != cudaSuccess ? describe_runtime_error("cudaGetDeviceCount", probe)
+                                                 : "device " + std::to_string(device) + " requested, " +
+                                                       std::to_string(count) + " present";
+    throw CudaError("cudaGetDeviceCount", probe, "no CUDA device: " + why);
+  }
+  check_runtime(cudaSetDevice(device), "cudaSetDevice");
+  check_runtime(cudaFree(nullptr), "cudaFree(0) (context creation)");
+  cudaDeviceProp prop{};
+  check_runtime(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  driver_api();  // fail here, not in the middle of a run, when the driver lacks a symbol
+  return OpenedDevice{prop.name, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor)};
+}
 
 std::string cuda_version_string(int version) {
   if (version <= 0) return "none";

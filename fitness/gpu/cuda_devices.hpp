@@ -32,6 +32,17 @@ struct CudaEnvironment {
 
 CudaEnvironment probe_cuda();
 
+// A device made current for this thread, its primary context created and
+// the driver functions gi needs resolved: what every GPU user of gi (the
+// runner, gi register's device) starts from.
+struct OpenedDevice {
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  std::string arch;  // the NVRTC target, "sm_90"
+};
+// Throws CudaError with a message starting "no CUDA device" when `device`
+// cannot be used.
+OpenedDevice open_device(int device);
+
 // 13000 -> "13.0"; 0 -> "none".
 std::string cuda_version_string(int version);
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fitness/instrument/clock_instrument.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/gpu/cuda_driver.hpp"
 #include "fitness/gpu/entry_symbol.hpp"
 #include "fitness/gpu/cuda_error.hpp"
@@ -148,23 +149,9 @@ LoadedKernel::~LoadedKernel() {
 // ---- GpuRunner ------------------------------------------------------------
 
 GpuRunner::GpuRunner(int device) : device_(device) {
-  int count = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&count);
-  if (probe != cudaSuccess || device < 0 || device >= count) {
-    cudaGetLastError();
-    const std::string why = probe != cudaSuccess
-                                ? describe_runtime_error("cudaGetDeviceCount", probe)
-                                : "device " + std::to_string(device) + " requested, " +
-                                      std::to_string(count) + " present";
-    throw CudaError("cudaGetDeviceCount", probe, "no CUDA device: " + why);
-  }
-  check_runtime(cudaSetDevice(device), "cudaSetDevice");
-  check_runtime(cudaFree(nullptr), "cudaFree(0) (context creation)");
-  cudaDeviceProp prop{};
-  check_runtime(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
-  device_name_ = prop.name;
-  arch_ = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  driver_api();  // fail here, not in the middle of a run, when the driver lacks a symbol
+  const OpenedDevice opened = open_device(device);
+  device_name_ = opened.name;
+  arch_ = opened.arch;
   check_runtime(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
   timer_ = std::make_unique<CudaTimer>();
 }

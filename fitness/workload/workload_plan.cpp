@@ -163,6 +163,23 @@ Workload generate_workload(const KernelSpec& spec, const WorkloadSpec& workload,
   }
 }
 
+LaunchPlan launch_plan_shape(const KernelSpec& spec, const Variables& variables, unsigned block_size,
+                             const grammar::LaunchEffect& effect) {
+  LaunchPlan plan;
+  plan.entry = spec.entry;
+  for (const ParamSpec& p : spec.parameters) {
+    if (p.role == ParamRole::Scalar) {
+      plan.params.emplace_back(false, plan.scalars.size());
+      plan.scalars.push_back(ScalarArg{p.name, scalar_bytes(spec, p, variables)});
+      continue;
+    }
+    plan.params.emplace_back(true, plan.buffers.size());
+    plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}});
+  }
+  set_launch_geometry(plan, spec, variables, block_size, effect);
+  return plan;
+}
+
 LaunchPlan build_launch_plan(const KernelSpec& spec, const Workload& workload, unsigned block_size) {
   return build(spec, nullptr, workload, block_size);
 }

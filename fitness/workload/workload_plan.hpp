@@ -32,6 +32,12 @@ LaunchPlan build_launch_plan(const KernelSpec& spec, Workload&& workload, unsign
 void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::map<std::string, double>& variables,
                          unsigned block_size, const grammar::LaunchEffect& effect = {});
 
+// The plan of a launch on memory the caller owns (gi register's arrays):
+// parameter order, scalar bytes, buffer counts and geometry, all from
+// `variables`; no input bytes.
+LaunchPlan launch_plan_shape(const KernelSpec& spec, const std::map<std::string, double>& variables,
+                             unsigned block_size, const grammar::LaunchEffect& effect = {});
+
 // Values for unwritten elements are NaN in `reference` and in the result.
 std::vector<ExpectedOutput> expected_outputs(const KernelSpec& spec, const Workload& workload,
                                              const ReferenceOutputs& reference);

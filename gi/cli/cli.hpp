@@ -24,4 +24,7 @@ void register_switches(CLI::App& app);
 void register_evolve_all(CLI::App& app);
 void register_report(CLI::App& app);
 void register_ablate(CLI::App& app);
+void register_make_pair(CLI::App& app);  // gi/cli/cli_register_data.cpp
+void register_accuracy(CLI::App& app);   // gi/cli/cli_register_data.cpp
+void register_register(CLI::App& app);
 }  // namespace gi::cli

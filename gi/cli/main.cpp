@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   gi::cli::register_evolve_all(app);
   gi::cli::register_report(app);
   gi::cli::register_ablate(app);
+  gi::cli::register_make_pair(app);
+  gi::cli::register_accuracy(app);
+  gi::cli::register_register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,197 @@
+// The objective and its gradient at one pyramid level; see level_solver.hpp.
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "gi/register/level_solver.hpp"
+
+namespace gi::reg {
+
+void KernelRunner::run(const std::string& name, const std::map<std::string, const Buffer*>& buffers,
+                       const fitness::Variables& variables) const {
+  KernelArgs args;
+  args.variables = variables;
+  for (const auto& [param, buffer] : buffers) args.buffers[param] = buffer->array();
+  device_.launch(kernels_.get(name), args);
+}
+
+LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level,
+                         std::array<int, 3> dim, const Buffer& reference, const Buffer& floating)
+    : runner_(runner), options_(options), level_(level), dim_(dim), reference_(reference), floating_(floating) {
+  ComputeDevice& d = runner.device();
+  for (int a = 0; a < 3; ++a) grid_dim_[a] = static_cast<int>(std::ceil(dim[a] / options.spacing)) + 3;
+  voxels_ = product(dim_);
+  nodes_ = product(grid_dim_);
+  jacobian_nodes_ = std::size_t(grid_dim_[0] - 2) * (grid_dim_[1] - 2) * (grid_dim_[2] - 2);
+  const double n = static_cast<double>(voxels_);
+  const double bins = options.bins;
+  vars_ = {{"imageDimX", dim[0]}, {"imageDimY", dim[1]}, {"imageDimZ", dim[2]},
+           {"floatingDimX", dim[0]}, {"floatingDimY", dim[1]}, {"floatingDimZ", dim[2]},
+           {"voxelNumber", n}, {"activeVoxelNumber", n}, {"referenceVoxelNumber", n}, {"floatingVoxelNumber", n},
+           {"controlPointDimX", grid_dim_[0]}, {"controlPointDimY", grid_dim_[1]}, {"controlPointDimZ", grid_dim_[2]},
+           {"controlPointNumber", static_cast<double>(nodes_)},
+           {"jacobianNodeNumber", static_cast<double>(jacobian_nodes_)},
+           {"spacingX", options.spacing}, {"spacingY", options.spacing}, {"spacingZ", options.spacing},
+           {"referenceBinNumber", bins}, {"warpedBinNumber", bins}, {"jointBinNumber", bins * bins},
+           // Intensities in [0, 1] land on bin positions 1 .. bins - 3, so each
+           // cubic Parzen window (bins floor(p) - 1 .. floor(p) + 2) stays inside.
+           {"referenceScale", bins - 4}, {"referenceOffset", 1}, {"warpedScale", bins - 4}, {"warpedOffset", 1},
+           {"paddingValue", 0}};
+  const std::size_t f4 = 16;
+  std::vector<int> active(voxels_);
+  std::iota(active.begin(), active.end(), 0);  // every voxel takes part: no mask
+  active_ = Buffer(d, voxels_ * 4);
+  active_.upload(active);
+  deformation_ = Buffer(d, voxels_ * f4);
+  warped_ = Buffer(d, voxels_ * 4);
+  warped_gradient_ = Buffer(d, voxels_ * f4);
+  voxel_gradient_ = Buffer(d, voxels_ * f4);
+  voxel_values_ = Buffer(d, voxels_ * 4);
+  histogram_ = Buffer(d, std::size_t(options.bins) * options.bins * 4);
+  log_joint_ = Buffer(d, histogram_.bytes());
+  log_warped_ = Buffer(d, std::size_t(options.bins) * 4);
+  for (Buffer* b : {&best_grid_, &trial_grid_, &gradient_, &node_term_, &conjugate_g_, &conjugate_h_})
+    *b = Buffer(d, nodes_ * f4);
+  best_grid_.zero();
+  second_derivatives_ = Buffer(d, 6 * nodes_ * f4);
+  jacobian_matrices_ = Buffer(d, 9 * jacobian_nodes_ * 4);
+  jacobian_determinants_ = Buffer(d, jacobian_nodes_ * 4);
+  node_values_ = Buffer(d, std::max(nodes_, jacobian_nodes_) * 4);
+  scalars_ = Buffer(d, 8 * 4);
+}
+
+double LevelSolver::sum(const Buffer& values, std::size_t count) {
+  scalars_.zero();
+  runner_.run("tools/sum_reduction", {{"values", &values}, {"sum", &scalars_}},
+              with(vars_, {{"valueNumber", static_cast<double>(count)}}));
+  return scalars_.download<float>()[0];
+}
+
+double LevelSolver::entropies_and_log_probabilities() {
+  const std::vector<float> h = histogram_.download<float>();
+  const int bins = options_.bins;
+  const double total = std::accumulate(h.begin(), h.end(), 0.0);
+  if (!(total > 0)) throw std::runtime_error("the joint histogram is empty: no voxel overlaps the floating image");
+  std::vector<double> pr(bins, 0.0), pw(bins, 0.0);
+  std::vector<float> log_joint(h.size(), 0.f), log_warped(bins, 0.f);
+  double hrw = 0;
+  for (int r = 0; r < bins; ++r)
+    for (int w = 0; w < bins; ++w) {
+      const double p = h[r * bins + w] / total;
+      pr[r] += p;
+      pw[w] += p;
+      if (p > 0) {
+        log_joint[r * bins + w] = static_cast<float>(std::log(p));
+        hrw -= p * std::log(p);
+      }
+    }
+  double hr = 0, hw = 0;
+  for (int b = 0; b < bins; ++b) {
+    if (pr[b] > 0) hr -= pr[b] * std::log(pr[b]);
+    if (pw[b] > 0) {
+      hw -= pw[b] * std::log(pw[b]);
+      log_warped[b] = static_cast<float>(std::log(pw[b]));
+    }
+  }
+  log_joint_.upload(log_joint);
+  log_warped_.upload(log_warped);
+  joint_entropy_ = hrw;
+  nmi_ = (hr + hw) / hrw;
+  return nmi_;
+}
+
+Objective LevelSolver::evaluate(const Buffer& grid) {
+  ++evaluations_;
+  runner_.run("bspline/deformation_field",
+              {{"controlPointGrid", &grid}, {"activeVoxels", &active_}, {"deformationField", &deformation_}}, vars_);
+  runner_.run("resampling/trilinear",
+              {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
+               {"warpedImage", &warped_}},
+              vars_);
+  Objective o;
+  if (options_.similarity == Similarity::Nmi) {
+    histogram_.zero();
+    runner_.run("similarity/nmi_joint_histogram",
+                {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
+                 {"jointHistogram", &histogram_}},
+                vars_);
+    o.similarity = entropies_and_log_probabilities();
+  } else {
+    runner_.run("similarity/ssd_values",
+                {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
+                 {"ssdValues", &voxel_values_}},
+                vars_);
+    o.similarity = -sum(voxel_values_, voxels_) / static_cast<double>(voxels_);
+  }
+  // The penalties use NiftyReg's normalised grid units (derivatives per
+  // control-point spacing), so their weights mean the same as f3d's -be and -jl.
+  const fitness::Variables unit = with(vars_, {{"spacingX", 1}, {"spacingY", 1}, {"spacingZ", 1}});
+  if (options_.bending_weight > 0) {
+    runner_.run("bspline/bending_energy", {{"controlPointGrid", &grid}, {"bendingEnergy", &node_values_}}, unit);
+    o.bending = sum(node_values_, nodes_) / static_cast<double>(nodes_);
+  }
+  if (options_.jacobian_weight > 0) {
+    runner_.run("bspline/log_jacobian_penalty", {{"controlPointGrid", &grid}, {"penalty", &node_values_}}, vars_);
+    o.jacobian = sum(node_values_, jacobian_nodes_) / static_cast<double>(jacobian_nodes_);
+  }
+  const double w = options_.bending_weight + options_.jacobian_weight;
+  o.value = (1 - w) * o.similarity - options_.bending_weight * o.bending - options_.jacobian_weight * o.jacobian;
+  return o;
+}
+
+void LevelSolver::gradient(const Buffer& grid) {
+  runner_.run("resampling/warped_gradient",
+              {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
+               {"warpedGradient", &warped_gradient_}},
+              vars_);
+  const bool nmi = options_.similarity == Similarity::Nmi;
+  if (nmi) {
+    runner_.run("similarity/nmi_gradient",
+                {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"warpedGradient", &warped_gradient_},
+                 {"activeVoxels", &active_}, {"logJointProbability", &log_joint_},
+                 {"logWarpedProbability", &log_warped_}, {"nmiGradient", &voxel_gradient_}},
+                with(vars_, {{"nmiValue", nmi_}, {"jointEntropy", joint_entropy_}}));
+  } else {
+    runner_.run("similarity/ssd_gradient",
+                {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"warpedGradient", &warped_gradient_},
+                 {"activeVoxels", &active_}, {"ssdGradient", &voxel_gradient_}},
+                vars_);
+  }
+  runner_.run("tools/voxel_to_node_gradient", {{"voxelGradient", &voxel_gradient_}, {"nodeGradient", &gradient_}},
+              vars_);
+  // gradient_ is now N times the similarity's gradient for NMI (to be
+  // raised) and N times the SSD's gradient for SSD (to be lowered). The
+  // penalties are added with the factor that keeps their weights relative to
+  // the similarity's: in units of that factor, and with the similarity's
+  // direction. The optimiser normalises the result's length.
+  const double sign = nmi ? 1.0 : -1.0;
+  const double n = static_cast<double>(voxels_);
+  const double w = options_.bending_weight + options_.jacobian_weight;
+  if (options_.bending_weight > 0) {
+    const fitness::Variables unit = with(vars_, {{"spacingX", 1}, {"spacingY", 1}, {"spacingZ", 1}});
+    runner_.run("bspline/second_derivatives", {{"controlPointGrid", &grid}, {"secondDerivatives", &second_derivatives_}},
+                unit);
+    runner_.run("bspline/bending_energy_gradient", {{"secondDerivatives", &second_derivatives_}, {"gradient", &node_term_}},
+                unit);
+    const double alpha = -sign * n * options_.bending_weight / ((1 - w) * static_cast<double>(nodes_));
+    runner_.run("optimiser/control_point_update",
+                {{"bestControlPointGrid", &gradient_}, {"searchDirection", &node_term_}, {"controlPointGrid", &trial_grid_}},
+                with(vars_, {{"alpha", alpha}}));
+    gradient_.copy_from(trial_grid_);
+  }
+  if (options_.jacobian_weight > 0) {
+    runner_.run("bspline/jacobian_nodes",
+                {{"controlPointGrid", &grid}, {"jacobianMatrices", &jacobian_matrices_},
+                 {"jacobianDeterminants", &jacobian_determinants_}},
+                vars_);
+    runner_.run("bspline/log_jacobian_gradient_approx",
+                {{"jacobianMatrices", &jacobian_matrices_}, {"gradient", &node_term_}}, vars_);
+    const double alpha = -sign * n * options_.jacobian_weight / ((1 - w) * static_cast<double>(jacobian_nodes_));
+    runner_.run("optimiser/control_point_update",
+                {{"bestControlPointGrid", &gradient_}, {"searchDirection", &node_term_}, {"controlPointGrid", &trial_grid_}},
+                with(vars_, {{"alpha", alpha}}));
+    gradient_.copy_from(trial_grid_);
+  }
+}
+
+}  // namespace gi::reg

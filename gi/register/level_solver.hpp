@@ -1,0 +1,96 @@
+#pragma once
+// One pyramid level of the registration (gi/register/registration.hpp): the
+// level's images and control-point grid on the device, the objective and its
+// gradient (level_objective.cpp), and the conjugate-gradient optimiser with
+// its line search and folding correction (level_optimiser.cpp).
+#include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "gi/register/compute_device.hpp"
+#include "gi/register/kernel_set.hpp"
+#include "gi/register/registration.hpp"
+
+namespace gi::reg {
+
+inline std::size_t product(const std::array<int, 3>& d) { return std::size_t(d[0]) * d[1] * d[2]; }
+
+// `v` with some variables added or replaced (a launch's own scalars).
+inline fitness::Variables with(fitness::Variables v, std::initializer_list<std::pair<const char*, double>> more) {
+  for (const auto& [name, value] : more) v[name] = value;
+  return v;
+}
+
+// Launches library kernels by name on one device.
+class KernelRunner {
+ public:
+  KernelRunner(const KernelSet& kernels, ComputeDevice& device) : kernels_(kernels), device_(device) {}
+  void run(const std::string& name, const std::map<std::string, const Buffer*>& buffers,
+           const fitness::Variables& variables) const;
+  ComputeDevice& device() const { return device_; }
+
+ private:
+  const KernelSet& kernels_;
+  ComputeDevice& device_;
+};
+
+// The objective's parts at one control-point grid.
+struct Objective {
+  double value = 0;       // (1 - wB - wJ) * similarity - wB * bending - wJ * log-Jacobian; higher is better
+  double similarity = 0;  // NMI, or -SSD / voxels
+  double bending = 0;     // mean bending energy per control point
+  double jacobian = 0;    // mean log-Jacobian penalty per node
+};
+
+class LevelSolver {
+ public:
+  // `reference` and `floating`: the level's images, intensities in [0, 1].
+  LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level, std::array<int, 3> dim,
+              const Buffer& reference, const Buffer& floating);
+
+  std::array<int, 3> grid_dim() const { return grid_dim_; }
+  // The grid's displacements (float4 per control point), read and written by the level.
+  Buffer& grid() { return best_grid_; }
+  // Optimises the grid in place; returns the level's report.
+  LevelReport optimise();
+  // The deformation of the current grid (float4 per voxel: the floating
+  // voxel position each reference voxel maps to) and `image` resampled
+  // through it: the level's results.
+  const Buffer& deformation();
+  const Buffer& warp(const Buffer& image);
+  // Launch variables of this level (image and grid sizes, spacing).
+  const fitness::Variables& variables() const { return vars_; }
+
+ private:
+  // level_objective.cpp
+  Objective evaluate(const Buffer& grid);  // leaves the deformation, warped image and histogram of `grid`
+  void gradient(const Buffer& grid);       // into gradient_, from evaluate(grid)'s state
+  double sum(const Buffer& values, std::size_t count);
+  double entropies_and_log_probabilities();  // NMI from the downloaded histogram; fills the log tables
+  // level_optimiser.cpp
+  double max_length(const Buffer& field);
+  void move_along(const Buffer& from, double alpha, Buffer& to);  // to = from + alpha * conjugate_h_
+  double step_niftyreg(double first, double length, double sign, double min_step, double max_step, Objective& best,
+                       bool& state_is_best);
+  double step_bracketing(double first, double length, double sign, double min_step, double max_step, Objective& best,
+                         bool& state_is_best);
+  int correct_folding();
+  std::string progress_line(int iteration, const Objective& o, double step, double seconds) const;
+
+  const KernelRunner& runner_;
+  const RegistrationOptions& options_;
+  int level_;
+  std::array<int, 3> dim_, grid_dim_;
+  std::size_t voxels_, nodes_, jacobian_nodes_;
+  fitness::Variables vars_;
+  const Buffer& reference_;
+  const Buffer& floating_;
+  Buffer active_, deformation_, warped_, warped_gradient_, voxel_gradient_, histogram_, log_joint_, log_warped_;
+  Buffer best_grid_, trial_grid_, gradient_, node_term_, second_derivatives_, conjugate_g_, conjugate_h_;
+  Buffer jacobian_matrices_, jacobian_determinants_, node_values_, scalars_, voxel_values_;
+  double nmi_ = 0, joint_entropy_ = 0;
+  int evaluations_ = 0;
+};
+
+}  // namespace gi::reg

@@ -1,0 +1,185 @@
+#include "gi/register/registration.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "gi/register/level_solver.hpp"
+
+namespace gi::reg {
+
+std::vector<std::string> registration_kernel_names(const RegistrationOptions& options) {
+  std::vector<std::string> names = {
+      "tools/intensity_minmax",       "tools/intensity_rescale",      "tools/pyramid_level",
+      "bspline/deformation_field",    "resampling/trilinear",         "resampling/warped_gradient",
+      "tools/voxel_to_node_gradient", "tools/sum_reduction",          "tools/max_vector_length",
+      "optimiser/cg_init",            "optimiser/cg_dot_products",    "optimiser/cg_direction_update",
+      "optimiser/control_point_update", "bspline/jacobian_nodes",     "bspline/folding_correction",
+      "bspline/refine_grid",          "deformation/deformation_to_displacement"};
+  if (options.similarity == Similarity::Nmi) {
+    names.insert(names.end(), {"similarity/nmi_joint_histogram", "similarity/nmi_gradient"});
+  } else {
+    names.insert(names.end(), {"similarity/ssd_values", "similarity/ssd_gradient"});
+  }
+  if (options.bending_weight > 0)
+    names.insert(names.end(), {"bspline/bending_energy", "bspline/second_derivatives", "bspline/bending_energy_gradient"});
+  if (options.jacobian_weight > 0)
+    names.insert(names.end(), {"bspline/log_jacobian_penalty", "bspline/log_jacobian_gradient_approx"});
+  return names;
+}
+
+namespace {
+
+std::array<int, 3> half(const std::array<int, 3>& d) { return {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2}; }
+
+void check_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options) {
+  if (reference.components != 1 || floating.components != 1)
+    throw std::runtime_error("the reference and floating images must be scalar images");
+  for (int a = 0; a < 3; ++a)
+    if (reference.dim[a] != floating.dim[a] ||
+        std::fabs(reference.spacing[a] - floating.spacing[a]) > 1e-4 * std::fabs(reference.spacing[a]))
+      throw std::runtime_error(
+          "the reference and floating images are on different voxel grids (axis " + std::to_string(a) + ": " +
+          std::to_string(reference.dim[a]) + " vs " + std::to_string(floating.dim[a]) +
+          " voxels); resample the floating image onto the reference grid first");
+  if (options.levels < 1 || options.levels > 6) throw std::runtime_error("levels must be 1 to 6");
+  if (!(options.spacing >= 1)) throw std::runtime_error("the control-point spacing must be at least one voxel");
+  if (options.bins < 8 || options.bins > 256) throw std::runtime_error("the histogram needs 8 to 256 bins");
+  if (options.bending_weight < 0 || options.jacobian_weight < 0 || options.bending_weight + options.jacobian_weight >= 1)
+    throw std::runtime_error("the penalty weights must be >= 0 and sum to less than 1");
+  std::array<int, 3> d = reference.dim;
+  for (int l = 1; l < options.levels; ++l) d = half(d);
+  for (int a = 0; a < 3; ++a)
+    if (d[a] < 4)
+      throw std::runtime_error("the image (" + std::to_string(reference.dim[0]) + "x" + std::to_string(reference.dim[1]) +
+                               "x" + std::to_string(reference.dim[2]) + ") is too small for " +
+                               std::to_string(options.levels) + " pyramid levels");
+}
+
+// The image rescaled to [0, 1] on the device (intensity_minmax, intensity_rescale).
+Buffer rescaled(const KernelRunner& runner, const Buffer& image, std::size_t voxels, const char* what) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Buffer range(runner.device(), 8);
+  range.upload(std::vector<float>{inf, -inf});
+  const double n = static_cast<double>(voxels);
+  runner.run("tools/intensity_minmax", {{"image", &image}, {"minMax", &range}}, {{"voxelNumber", n}});
+  const std::vector<float> mm = range.download<float>();
+  if (!(mm[1] > mm[0])) throw std::runtime_error(std::string("the ") + what + " image is constant");
+  Buffer out(runner.device(), voxels * 4);
+  runner.run("tools/intensity_rescale", {{"image", &image}, {"rescaled", &out}},
+             {{"voxelNumber", n}, {"inputMin", mm[0]}, {"inputMax", mm[1]}, {"newMin", 0}, {"newMax", 1}});
+  return out;
+}
+
+// One pyramid level down: the binomial (1 4 6 4 1) / 16 smoothing, then every second voxel.
+Buffer decimated(const KernelRunner& runner, const Buffer& image, std::array<int, 3> dim, const Buffer& weights) {
+  const std::array<int, 3> out_dim = half(dim);
+  Buffer out(runner.device(), product(out_dim) * 4);
+  runner.run("tools/pyramid_level", {{"input", &image}, {"kernelWeights", &weights}, {"output", &out}},
+             {{"inputDimX", dim[0]}, {"inputDimY", dim[1]}, {"inputDimZ", dim[2]},
+              {"inputVoxelNumber", static_cast<double>(product(dim))}, {"kernelSize", 5}, {"kernelRadius", 2},
+              {"outputDimX", out_dim[0]}, {"outputDimY", out_dim[1]}, {"outputDimZ", out_dim[2]},
+              {"outputVoxelNumber", static_cast<double>(product(out_dim))}});
+  return out;
+}
+
+Volume vector_volume(std::array<int, 3> dim, const Volume& like) {
+  Volume v;
+  v.dim = dim;
+  v.components = 3;
+  v.spacing = like.spacing;
+  v.voxel_to_world = like.voxel_to_world;
+  v.data.assign(3 * v.voxels(), 0.f);
+  return v;
+}
+
+}  // namespace
+
+RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
+                                   ComputeDevice& device, const RegistrationOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  check_inputs(reference, floating, options);
+  for (const std::string& name : registration_kernel_names(options)) device.prepare(kernels.get(name));
+  const KernelRunner runner(kernels, device);
+  const int levels = options.levels;
+  std::vector<std::array<int, 3>> dims{reference.dim};
+  for (int l = 1; l < levels; ++l) dims.push_back(half(dims.back()));
+
+  Buffer raw_floating(device, floating.voxels() * 4);
+  raw_floating.upload(floating.data);
+  std::vector<Buffer> refs, flos;
+  {
+    Buffer raw_reference(device, reference.voxels() * 4);
+    raw_reference.upload(reference.data);
+    refs.push_back(rescaled(runner, raw_reference, reference.voxels(), "reference"));
+    flos.push_back(rescaled(runner, raw_floating, floating.voxels(), "floating"));
+  }
+  Buffer weights(device, 5 * 4);
+  weights.upload(std::vector<float>{1.f / 16, 4.f / 16, 6.f / 16, 4.f / 16, 1.f / 16});
+  for (int l = 1; l < levels; ++l) {
+    refs.push_back(decimated(runner, refs.back(), dims[l - 1], weights));
+    flos.push_back(decimated(runner, flos.back(), dims[l - 1], weights));
+  }
+
+  RegistrationResult result;
+  Buffer coarse_grid;
+  std::array<int, 3> coarse_dim{};
+  std::unique_ptr<LevelSolver> solver;
+  for (int l = levels - 1; l >= 0; --l) {
+    solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], refs[l], flos[l]);
+    if (l < levels - 1) {
+      // The coarse spline subdivided once; a coarse voxel is two fine ones.
+      const std::array<int, 3> fine = solver->grid_dim();
+      runner.run("bspline/refine_grid", {{"coarseGrid", &coarse_grid}, {"fineGrid", &solver->grid()}},
+                 {{"coarseDimX", coarse_dim[0]}, {"coarseDimY", coarse_dim[1]}, {"coarseDimZ", coarse_dim[2]},
+                  {"fineDimX", fine[0]}, {"fineDimY", fine[1]}, {"fineDimZ", fine[2]},
+                  {"coarseNodeNumber", static_cast<double>(product(coarse_dim))},
+                  {"fineNodeNumber", static_cast<double>(product(fine))}, {"displacementScale", 2}});
+    }
+    result.levels.push_back(solver->optimise());
+    if (l > 0) {
+      coarse_dim = solver->grid_dim();
+      coarse_grid = Buffer(device, solver->grid().bytes());
+      coarse_grid.copy_from(solver->grid());
+    }
+  }
+
+  // The finest level's deformation, as a displacement, and the original
+  // floating image through it.
+  const Buffer& deformation = solver->deformation();
+  const std::vector<float> warped = solver->warp(raw_floating).download<float>();
+  Buffer displacement(device, deformation.bytes());
+  runner.run("deformation/deformation_to_displacement",
+             {{"deformationField", &deformation}, {"displacementField", &displacement}}, solver->variables());
+  const std::vector<float> interleaved = displacement.download<float>();
+  result.displacement = vector_volume(reference.dim, reference);
+  const std::size_t n = reference.voxels();
+  for (std::size_t i = 0; i < n; ++i)  // float4 per voxel to NIfTI's one plane per component
+    for (int c = 0; c < 3; ++c) result.displacement.data[c * n + i] = interleaved[4 * i + c];
+  result.warped = reference;
+  result.warped.data = warped;
+  // The grid as an image of its own: node (i, j, k) sits at voxel (i - 1) * spacing.
+  const std::array<int, 3> gd = solver->grid_dim();
+  result.control_points = vector_volume(gd, reference);
+  const double s = options.spacing;
+  auto& m = result.control_points.voxel_to_world;
+  for (int r = 0; r < 3; ++r) {
+    m[r][3] = reference.voxel_to_world[r][3];
+    for (int c = 0; c < 3; ++c) {
+      m[r][c] = reference.voxel_to_world[r][c] * s;
+      m[r][3] -= reference.voxel_to_world[r][c] * s;
+    }
+    result.control_points.spacing[r] = reference.spacing[r] * s;
+  }
+  const std::vector<float> grid = solver->grid().download<float>();
+  const std::size_t nodes = product(gd);
+  for (std::size_t i = 0; i < nodes; ++i)
+    for (int c = 0; c < 3; ++c) result.control_points.data[c * nodes + i] = grid[4 * i + c];
+  result.kernel_times = device.kernel_times();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace gi::reg

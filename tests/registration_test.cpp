@@ -1,0 +1,303 @@
+// gi register's pipeline (gi/register/registration.hpp) on small synthetic
+// images with a known smooth deformation: its host logic end to end with the
+// library kernels run by the CPU emulator, and (where a GPU is present) the
+// same on the GPU. Also the kernel set's choice between seed and evolved
+// kernels and the launch checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "gi/register/accuracy.hpp"
+#include "gi/register/compute_device.hpp"
+#include "gi/register/emulated_device.hpp"
+#include "gi/register/gpu_device.hpp"
+#include "gi/register/kernel_set.hpp"
+#include "gi/register/registration.hpp"
+#include "fitness/gpu/cuda_devices.hpp"
+#include "tests/test_support.hpp"
+
+namespace gi::reg {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kSeeds = test::source_dir() / "seeds";
+
+// A smooth image with structure everywhere (so the deformation is observable
+// at every voxel): a sum of plane waves of 6 to 12 voxels' wavelength.
+double phantom(double x, double y, double z, int n) {
+  (void)n;
+  const double waves[5][5] = {{0.9, 0.3, 0.1, 0.0, 1.0}, {0.2, 0.8, 0.4, 1.3, 0.8}, {0.1, 0.35, 0.95, 2.1, 0.9},
+                              {0.6, -0.5, 0.45, 0.7, 0.6}, {-0.4, 0.7, -0.6, 2.9, 0.5}};
+  double v = 0;
+  for (const auto& w : waves) v += w[4] * std::sin(0.8 * (w[0] * x + w[1] * y + w[2] * z) + w[3]);
+  return v;
+}
+
+// The known displacement: a smooth field of about `amplitude` voxels.
+std::array<double, 3> truth_at(double x, double y, double z, int n, double amplitude) {
+  const double k = 2 * M_PI / n;
+  return {amplitude * std::sin(k * y + 0.3) * std::cos(k * z), amplitude * std::sin(k * z + 1.0) * std::cos(k * x),
+          amplitude * std::sin(k * x + 2.0) * std::cos(k * y)};
+}
+
+struct SyntheticPair {
+  Volume reference, floating, truth, mask;
+};
+
+// reference(x) = floating(x + u(x)), both sampled from the analytic phantom.
+SyntheticPair synthetic_pair(int n, double amplitude) {
+  SyntheticPair p;
+  for (Volume* v : {&p.reference, &p.floating, &p.mask}) {
+    v->dim = {n, n, n};
+    v->data.assign(v->voxels(), 0.f);
+  }
+  p.truth.dim = {n, n, n};
+  p.truth.components = 3;
+  p.truth.data.assign(3 * p.truth.voxels(), 0.f);
+  const std::size_t voxels = p.truth.voxels();
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const std::size_t i = p.reference.index(x, y, z);
+        const auto u = truth_at(x, y, z, n, amplitude);
+        p.floating.data[i] = static_cast<float>(phantom(x, y, z, n));
+        p.reference.data[i] = static_cast<float>(phantom(x + u[0], y + u[1], z + u[2], n));
+        for (int c = 0; c < 3; ++c) p.truth.data[c * voxels + i] = static_cast<float>(u[c]);
+        // Accuracy is judged away from the border, where the image has content.
+        const int margin = n / 6;
+        p.mask.data[i] = (x >= margin && y >= margin && z >= margin && x < n - margin && y < n - margin && z < n - margin)
+                             ? 1.f : 0.f;
+      }
+  return p;
+}
+
+RegistrationOptions small_options() {
+  RegistrationOptions o;
+  o.levels = 2;
+  o.spacing = 5;
+  o.bins = 32;
+  o.max_iterations = 15;
+  return o;
+}
+
+TEST(Registration, RecoversAKnownDeformationWithTheEmulatedKernels) {
+  const SyntheticPair p = synthetic_pair(24, 1.5);
+  RegistrationOptions options = small_options();
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  std::vector<std::string> lines;
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  const RegistrationResult r = register_images(p.reference, p.floating, kernels, device, options);
+
+  const AccuracyReport before = measure_accuracy(Volume{p.truth.dim, 3, {1, 1, 1}, {}, std::vector<float>(p.truth.data.size(), 0.f)},
+                                                 p.truth, p.mask);
+  const AccuracyReport after = measure_accuracy(r.displacement, p.truth, p.mask);
+  EXPECT_GT(before.error.mean, 1.0);
+  // The registration must recover most of the deformation and not fold.
+  // Measured: 1.06 voxels before, 0.105 after (p95 0.21) with 15 iterations per level.
+  EXPECT_LT(after.error.mean, 0.15 * before.error.mean) << "mean error " << after.error.mean;
+  EXPECT_LT(after.error.p95, 0.35) << "p95 error";
+  EXPECT_EQ(after.folded, 0u);
+  ASSERT_EQ(r.levels.size(), 2u);
+  for (const LevelReport& l : r.levels) {
+    EXPECT_GT(l.iterations, 0);
+    EXPECT_GE(l.objective_end, l.objective_start);
+  }
+  EXPECT_EQ(r.levels[0].level, 1);  // coarsest first
+  EXPECT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("iteration 1:"), std::string::npos) << lines.front();
+  // Every kernel the run needs was launched and timed.
+  for (const char* k : {"bspline/deformation_field", "similarity/nmi_joint_histogram", "bspline/refine_grid",
+                        "tools/voxel_to_node_gradient", "optimiser/cg_direction_update"})
+    EXPECT_GT(r.kernel_times.count(k) ? r.kernel_times.at(k).launches : 0u, 0u) << k;
+  // The warped image is the floating image through the estimate: closer to
+  // the reference than the floating image is.
+  double before_ssd = 0, after_ssd = 0;
+  for (std::size_t i = 0; i < p.reference.voxels(); ++i) {
+    if (p.mask.data[i] == 0) continue;
+    before_ssd += std::pow(p.reference.data[i] - p.floating.data[i], 2);
+    after_ssd += std::pow(p.reference.data[i] - r.warped.data[i], 2);
+  }
+  EXPECT_LT(after_ssd, 0.3 * before_ssd);
+}
+
+TEST(Registration, RefusesImagesItCannotRegister) {
+  SyntheticPair p = synthetic_pair(24, 1.0);
+  RegistrationOptions options = small_options();
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  Volume other = p.floating;
+  other.dim = {24, 24, 12};
+  other.data.resize(other.voxels());
+  try {
+    register_images(p.reference, other, kernels, device, options);
+    FAIL() << "different grids were accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("different voxel grids"), std::string::npos) << e.what();
+  }
+  options.levels = 4;  // 24 -> 12 -> 6 -> 3 voxels
+  try {
+    register_images(p.reference, p.floating, kernels, device, options);
+    FAIL() << "a pyramid coarser than 4 voxels was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("too small for 4 pyramid levels"), std::string::npos) << e.what();
+  }
+  p.floating.data.assign(p.floating.voxels(), 3.f);
+  options.levels = 2;
+  try {
+    register_images(p.reference, p.floating, kernels, device, options);
+    FAIL() << "a constant image was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("floating image is constant"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registration, LaunchesAreCheckedAgainstTheSpec) {
+  const KernelSet kernels({"tools/sum_reduction"}, {kSeeds, std::nullopt, std::nullopt, ""});
+  const RegistrationKernel& k = kernels.get("tools/sum_reduction");
+  EmulatedDevice device;
+  Buffer values(device, 16), sum(device, 4);
+  KernelArgs args;
+  args.buffers["values"] = values.array();
+  args.variables["valueNumber"] = 4;
+  try {
+    resolve_launch(k, args);
+    FAIL() << "no array for 'sum' was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no array given for parameter 'sum'"), std::string::npos) << e.what();
+  }
+  args.buffers["sum"] = sum.array();
+  args.variables["valueNumber"] = 8;  // 32 bytes needed, 16 given
+  try {
+    resolve_launch(k, args);
+    FAIL() << "an array smaller than the spec's count was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds 16 bytes, the spec's count needs 32"), std::string::npos) << e.what();
+  }
+  args.variables["valueNumber"] = 4;
+  values.upload(std::vector<float>{1, 2, 3, 4.5f});
+  sum.zero();
+  device.launch(k, args);
+  EXPECT_EQ(sum.download<float>()[0], 10.5f);
+}
+
+// A copy of one published evolved folder in a temporary evolved/<gpu>.
+struct EvolvedCopy {
+  fs::path dir = fs::temp_directory_path() / ("gi-register-evolved-" + std::to_string(::getpid()));
+  EvolvedCopy() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(test::source_dir() / "evolved" / "nvidia-h200" / "tools-sum_reduction", dir / "tools-sum_reduction");
+  }
+  ~EvolvedCopy() { fs::remove_all(dir); }
+};
+
+TEST(Registration, KernelSetTakesEvolvedKernelsWhereTheyArePublished) {
+  EvolvedCopy evolved;
+  const KernelSet set({"tools/sum_reduction", "tools/max_vector_length"}, {kSeeds, evolved.dir, std::nullopt, ""});
+  const RegistrationKernel& sum = set.get("tools/sum_reduction");
+  EXPECT_TRUE(sum.evolved);
+  EXPECT_NE(sum.origin.find("evolved"), std::string::npos);
+  EXPECT_NE(sum.launch.switches.at("SUM_PATH"), "0");  // the published kernel takes another path
+  const RegistrationKernel& len = set.get("tools/max_vector_length");
+  EXPECT_FALSE(len.evolved);
+  EXPECT_NE(len.origin.find("no evolved kernel"), std::string::npos) << len.origin;
+  // The evolved sum gives the seed's answer in the emulator.
+  EmulatedDevice device;
+  Buffer values(device, 4 * 1000), total(device, 4);
+  std::vector<float> v(1000);
+  for (int i = 0; i < 1000; ++i) v[i] = static_cast<float>(i % 7);
+  values.upload(v);
+  total.zero();
+  KernelArgs args{{{"values", values.array()}, {"sum", total.array()}}, {{"valueNumber", 1000}}};
+  device.launch(sum, args);
+  EXPECT_EQ(total.download<float>()[0], 2997.f);  // 142 runs of 0..6 (21 each) and 0..5
+}
+
+TEST(Registration, KernelSetRefusesAnEvolvedFolderOutOfStepWithItsPatch) {
+  EvolvedCopy evolved;
+  {
+    std::ofstream f(evolved.dir / "tools-sum_reduction" / "kernel.cu", std::ios::app);
+    f << "// edited by hand\n";
+  }
+  try {
+    KernelSet({"tools/sum_reduction"}, {kSeeds, evolved.dir, std::nullopt, ""});
+    FAIL() << "a kernel.cu that is not its patch applied was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not patch.gi applied to the seed"), std::string::npos) << e.what();
+  }
+  try {
+    KernelSet({"tools/sum_reduction"}, {kSeeds, evolved.dir / "missing", std::nullopt, ""});
+    FAIL() << "a missing evolved folder was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a folder of evolved kernels"), std::string::npos) << e.what();
+  }
+}
+
+// On a GPU: a 64^3 pair, three levels, the seeds compiled by NVRTC.
+TEST(RegistrationGpu, RecoversAKnownDeformation) {
+  const fitness::CudaEnvironment cuda = fitness::probe_cuda();
+  if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no GPU: " << cuda.message;
+  const SyntheticPair p = synthetic_pair(64, 2.5);
+  RegistrationOptions options;
+  options.bins = 32;
+  GpuDevice device(0);
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, device.arch()});
+  const RegistrationResult r = register_images(p.reference, p.floating, kernels, device, options);
+  const AccuracyReport a = measure_accuracy(r.displacement, p.truth, p.mask);
+  EXPECT_GT(a.truth_length.mean, 1.5);
+  EXPECT_LT(a.error.mean, 0.25 * a.truth_length.mean) << "mean error " << a.error.mean;
+  EXPECT_EQ(a.folded, 0u);
+}
+
+}  // namespace
+}  // namespace gi::reg
+
+namespace gi::reg {
+namespace {
+
+// `gi register` as a user runs it, on NIfTI files, with the emulated kernels.
+TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
+  const fs::path dir = fs::temp_directory_path() / ("gi-register-cli-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const SyntheticPair p = synthetic_pair(16, 1.0);
+  write_nifti(dir / "reference.nii.gz", p.reference);
+  write_nifti(dir / "floating.nii.gz", p.floating);
+  const test::CommandOutput r = test::run_gi(
+      "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
+      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "out").string() +
+      " --levels 2 --bins 16 --max-iterations 2 --progress");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("kernel bspline/refine_grid: seed "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("level 2 [16x16x16, grid 7x7x7] iteration 1:"), std::string::npos) << r.output;
+  const Volume displacement = read_nifti(dir / "out" / "displacement.nii.gz", 3);
+  EXPECT_EQ(displacement.dim, p.reference.dim);
+  EXPECT_EQ(read_nifti(dir / "out" / "warped.nii.gz").dim, p.reference.dim);
+  EXPECT_EQ(read_nifti(dir / "out" / "control_points.nii.gz", 3).dim, (std::array<int, 3>{7, 7, 7}));
+  // The world deformation is the voxel position plus the displacement, through voxel_to_world (identity here).
+  const Volume world = read_nifti(dir / "out" / "deformation.nii.gz", 3);
+  const std::size_t i = displacement.index(5, 6, 7), n = displacement.voxels();
+  EXPECT_NEAR(world.data[i], 5 + displacement.data[i], 1e-4);
+  EXPECT_NEAR(world.data[2 * n + i], 7 + displacement.data[2 * n + i], 1e-4);
+  const nlohmann::json record = nlohmann::json::parse(std::ifstream(dir / "out" / "register.json"));
+  EXPECT_EQ(record["kernels"].size(), registration_kernel_names({}).size());
+  EXPECT_EQ(record["levels"].size(), 2u);
+  EXPECT_TRUE(fs::exists(dir / "out" / "profile.md"));
+  // A floating image on another grid is refused, naming the file.
+  Volume other = p.floating;
+  other.dim = {16, 16, 8};
+  other.data.resize(other.voxels());
+  write_nifti(dir / "other.nii.gz", other);
+  const test::CommandOutput bad = test::run_gi("register --emulate --seeds " + kSeeds.string() + " --reference " +
+                                               (dir / "reference.nii.gz").string() + " --floating " +
+                                               (dir / "other.nii.gz").string() + " --out " + (dir / "bad").string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("other.nii.gz"), std::string::npos) << bad.output;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gi::reg
