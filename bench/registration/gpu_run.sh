@@ -55,7 +55,7 @@ if [ "$repeats" -ge 2 ]; then
 fi
 if [ -f .carry/gi_tests ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   GI_TEST_SOURCE_DIR=$PWD GI_TEST_BINARY=$GI GI_TEST_WORKER=$PWD/.carry/gi_test_worker \
-    .carry/gi_tests --gtest_filter='Registration*' > "$R/gpu_tests.log" 2>&1
+    timeout 200 .carry/gi_tests --gtest_filter="${TEST_FILTER:-Registration*:RegisterCommand*}" > "$R/gpu_tests.log" 2>&1
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests ran|OK \]|FAILED' "$R/gpu_tests.log"
 fi
 # The first part of the elastix bundle (pack_device.sh --elastix) waits in
