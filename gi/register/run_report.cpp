@@ -35,6 +35,7 @@ std::string profile_table(const RegistrationResult& result) {
 nlohmann::json run_record(const RegistrationResult& result, const RegistrationOptions& options,
                           const KernelSet& kernels, const std::string& device) {
   nlohmann::json j;
+  j["gi_commit"] = GI_GIT_COMMIT;
   j["device"] = device;
   j["options"] = {{"levels", options.levels},
                   {"spacing_voxels", options.spacing},
