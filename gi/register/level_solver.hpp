@@ -10,7 +10,7 @@
 
 #include "gi/register/compute_device.hpp"
 #include "gi/register/kernel_set.hpp"
-#include "gi/register/registration.hpp"
+#include "gi/register/registration_options.hpp"
 
 namespace gi::reg {
 

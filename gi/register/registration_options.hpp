@@ -1,0 +1,42 @@
+#pragma once
+// What a registration (gi/register/registration.hpp) is asked to do, and what
+// each of its pyramid levels reports: shared by the registration and its
+// levels (gi/register/level_solver.hpp).
+#include <array>
+#include <functional>
+#include <string>
+
+namespace gi::reg {
+
+enum class Similarity { Nmi, Ssd };
+// Bracketing: the maximum along each direction, bracketed and refined by a
+// parabola (gi's default); NiftyReg: f3d's grow-by-1.1, halve-on-loss search.
+enum class LineSearch { Bracketing, NiftyReg };
+
+struct RegistrationOptions {
+  int levels = 3;               // pyramid levels (each halves the image per axis)
+  double spacing = 5;           // control-point spacing in voxels, the same at every level
+  Similarity similarity = Similarity::Nmi;
+  int bins = 64;                // NMI histogram bins per image
+  double bending_weight = 0.005;
+  double jacobian_weight = 0;   // log-Jacobian penalty; 0: off
+  int max_iterations = 300;     // per level
+  LineSearch line_search = LineSearch::Bracketing;
+  int line_search_trials = 12;  // objective evaluations per line search, at most
+  // The smallest step a line search tries, in voxels; 0: a hundredth of the
+  // spacing (NiftyReg's). A level ends when steepest ascent finds nothing
+  // above it.
+  double min_step = 0;
+  // Called after every iteration (gi register --progress).
+  std::function<void(const std::string& line)> progress;
+};
+
+struct LevelReport {
+  int level = 0;  // 0: the finest
+  std::array<int, 3> image_dim{}, grid_dim{};
+  int iterations = 0, evaluations = 0, folding_corrections = 0;
+  double objective_start = 0, objective_end = 0;
+  double seconds = 0;
+};
+
+}  // namespace gi::reg
