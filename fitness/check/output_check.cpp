@@ -79,6 +79,20 @@ double max_difference(const BufferArg& buffer, const std::vector<std::byte>& a, 
   return worst;
 }
 
+std::vector<std::size_t> expected_buffer_indices(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected) {
+  std::vector<std::size_t> indices;
+  for (const ExpectedOutput& e : expected) {
+    const auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                                 [&](const BufferArg& b) { return b.name == e.buffer; });
+    if (it == plan.buffers.end())
+      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which the plan lacks");
+    if (it->role != ParamRole::Out && it->role != ParamRole::InOut)
+      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which is not an output");
+    indices.push_back(static_cast<std::size_t>(it - plan.buffers.begin()));
+  }
+  return indices;
+}
+
 std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected) {
   const std::size_t components = element_components(buffer.type);
   const std::string where = "buffer '" + buffer.name + "'";

@@ -40,6 +40,12 @@ double max_difference(const BufferArg& buffer, const std::vector<std::byte>& a, 
 // reference fits the buffer; throws std::invalid_argument naming the buffer
 // (wrong value count, component or written element out of range).
 std::vector<std::size_t> compared_components(const BufferArg& buffer, const ExpectedOutput& expected);
+
+// The plan index of each expected output's buffer, in `expected`'s order: a
+// checked run (GPU runner or CPU emulator) compares buffer indices[i] with
+// expected[i]. Throws std::invalid_argument when a reference names a buffer
+// the plan lacks or one that is not an output.
+std::vector<std::size_t> expected_buffer_indices(const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected);
 // One flag per element: must the kernel write it (else it must stay the NaN fill)?
 std::vector<unsigned char> written_flags(const BufferArg& buffer, const ExpectedOutput& expected);
 

@@ -461,16 +461,7 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
                                    const Tolerance& tolerance, const std::string& slot) {
   require_usable();
   // The reference must name output buffers of this plan.
-  std::vector<std::size_t> indices;
-  for (const ExpectedOutput& e : expected) {
-    const auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(),
-                                 [&](const BufferArg& b) { return b.name == e.buffer; });
-    if (it == plan.buffers.end())
-      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which the plan lacks");
-    if (it->role != ParamRole::Out && it->role != ParamRole::InOut)
-      throw std::invalid_argument("reference for buffer '" + e.buffer + "', which is not an output");
-    indices.push_back(static_cast<std::size_t>(it - plan.buffers.begin()));
-  }
+  const std::vector<std::size_t> indices = expected_buffer_indices(plan, expected);
   CheckReport report;
   try {
     cudaSetDevice(device_);
