@@ -2,19 +2,18 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <thread>
 #include <utility>
 
 #include "fitness/instrument/clock_instrument.hpp"
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/gpu/cuda_driver.hpp"
-#include "fitness/gpu/entry_symbol.hpp"
 #include "fitness/gpu/cuda_error.hpp"
 #include "fitness/gpu/cuda_timer.hpp"
 #include "fitness/gpu/device_buffers.hpp"
 #include "fitness/gpu/device_check.hpp"
 #include "fitness/gpu/l2_flush.hpp"
+#include "fitness/gpu/module_load.hpp"
 #include "fitness/check/output_check.hpp"
 #include "fitness/check/output_digest.hpp"
 #include "fitness/gpu/spin_kernel.hpp"
@@ -82,39 +81,6 @@ std::string param_name(const LaunchPlan& plan, std::size_t i) {
   return index < plan.scalars.size() ? "scalar '" + plan.scalars[index].name + "'" : "scalar #" + std::to_string(index);
 }
 
-
-// The function of `module` whose demangled name is `entry` (entry_symbol.hpp),
-// or nullptr with `problem` set.
-CUfunction find_by_source_name(const DriverApi& api, CUmodule module, const std::string& entry, std::string& problem) {
-  if (!api.module_get_function_count || !api.module_enumerate_functions || !api.func_get_name) {
-    problem = "no function of that name, and this driver cannot list a module's functions to find a C++ kernel's "
-              "mangled name (CUDA 12.4+ drivers can; or declare the kernel extern \"C\")";
-    return nullptr;
-  }
-  unsigned count = 0;
-  if (api.module_get_function_count(&count, module) != CUDA_SUCCESS || count == 0) {
-    problem = "the module has no functions";
-    return nullptr;
-  }
-  std::vector<CUfunction> functions(count);
-  if (api.module_enumerate_functions(functions.data(), count, module) != CUDA_SUCCESS) {
-    problem = "cuModuleEnumerateFunctions failed";
-    return nullptr;
-  }
-  std::vector<std::string> names;
-  for (CUfunction f : functions) {
-    const char* name = nullptr;
-    names.push_back(api.func_get_name(&name, f) == CUDA_SUCCESS && name ? name : "");
-  }
-  const EntryMatch m = match_entry(names, entry);
-  if (m.symbol.empty()) {
-    problem = m.problem;
-    return nullptr;
-  }
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == m.symbol) return functions[i];
-  return nullptr;
-}
 
 }  // namespace
 
@@ -192,42 +158,14 @@ LoadResult GpuRunner::load(std::span<const char> image, const std::string& entry
   try {
     require_usable();
     cudaSetDevice(device_);
+    const ModuleLoad loaded = load_module(image, entry);
+    if (!loaded.ok()) {
+      result.message = loaded.error;
+      return result;
+    }
     const DriverApi& api = driver_api();
-    // cuModuleLoadData takes no size: anything but an ELF cubin is read as
-    // NUL-terminated text, so make sure it is terminated.
-    std::vector<char> terminated;
-    const char* data = image.data();
-    const bool elf = image.size() >= 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
-    if (!elf && image.back() != '\0') {
-      terminated.assign(image.begin(), image.end());
-      terminated.push_back('\0');
-      data = terminated.data();
-    }
-    CUmodule module = nullptr;
-    CUresult status = api.module_load_data(&module, data);
-    if (status != CUDA_SUCCESS) {
-      result.message = describe_driver_error("cuModuleLoadData", status);
-      return result;
-    }
-    CUfunction function = nullptr;
-    status = api.module_get_function(&function, module, entry.c_str());
-    if (status == CUDA_ERROR_NOT_FOUND) {
-      // A C++ kernel's symbol is mangled: find it by its source name.
-      std::string problem;
-      function = find_by_source_name(api, module, entry, problem);
-      if (function == nullptr) {
-        api.module_unload(module);
-        result.message = "cuModuleGetFunction(" + entry + "): " + problem;
-        return result;
-      }
-      status = CUDA_SUCCESS;
-    }
-    if (status != CUDA_SUCCESS) {
-      api.module_unload(module);
-      result.message = describe_driver_error(("cuModuleGetFunction(" + entry + ")").c_str(), status);
-      return result;
-    }
-    LoadedKernel kernel(module, function, entry);
+    const CUfunction function = loaded.function;
+    LoadedKernel kernel(loaded.module, function, entry);
     api.func_get_attribute(&kernel.registers_, CU_FUNC_ATTRIBUTE_NUM_REGS, function);
     api.func_get_attribute(&kernel.max_threads_per_block_,
                            CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);

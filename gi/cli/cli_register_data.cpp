@@ -7,12 +7,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "fitness/process/atomic_file.hpp"
 #include "gi/cli/cli.hpp"
 #include "gi/register/accuracy.hpp"
 #include "gi/register/test_pair.hpp"
@@ -136,11 +136,7 @@ void register_accuracy(CLI::App& app) {
       std::cout << "|displacement - compare| in mask: p50 " << fixed(c.p50, 5) << "  p99 " << fixed(c.p99, 5)
                 << "  max " << fixed(c.max, 5) << "  mean " << fixed(c.mean, 5) << "\n";
     }
-    if (!a->json.empty()) {
-      std::ofstream f(a->json);
-      f << out.dump(2) << "\n";
-      if (!f) throw std::runtime_error(a->json + ": cannot write");
-    }
+    if (!a->json.empty()) fitness::write_file_atomically(a->json, out.dump(2) + "\n");
   });
 }
 

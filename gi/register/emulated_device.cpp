@@ -35,10 +35,10 @@ void EmulatedDevice::download(const DeviceArray& array, void* data, std::size_t 
 }
 
 void EmulatedDevice::copy(const DeviceArray& destination, const DeviceArray& source) {
-  const std::vector<std::byte> s = memory(source);
+  const std::vector<std::byte>& s = memory(source);
   std::vector<std::byte>& d = memory(destination);
   if (d.size() < s.size()) throw std::logic_error("copy into a smaller array");
-  std::memcpy(d.data(), s.data(), s.size());
+  std::memmove(d.data(), s.data(), s.size());  // an array copied onto itself is left as it is
 }
 
 void EmulatedDevice::fill_zero(const DeviceArray& array) {

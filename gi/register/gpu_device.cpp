@@ -1,11 +1,11 @@
 #include "gi/register/gpu_device.hpp"
 
-#include <cstring>
 #include <stdexcept>
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/gpu/cuda_driver.hpp"
 #include "fitness/gpu/cuda_error.hpp"
+#include "fitness/gpu/module_load.hpp"
 
 namespace gi::reg {
 using fitness::check_runtime;
@@ -69,21 +69,9 @@ void GpuDevice::fill_zero(const DeviceArray& array) {
 void GpuDevice::prepare(const RegistrationKernel& kernel) {
   if (modules_.count(kernel.name) != 0) return;
   if (kernel.binary.empty()) throw std::logic_error("kernel " + kernel.name + " was not compiled for the GPU");
-  const fitness::DriverApi& api = fitness::driver_api();
-  std::vector<char> image = kernel.binary;
-  const bool elf = image.size() >= 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
-  if (!elf && image.back() != '\0') image.push_back('\0');  // PTX is read as NUL-terminated text
-  Module m;
-  CUresult status = api.module_load_data(&m.module, image.data());
-  if (status != CUDA_SUCCESS)
-    throw std::runtime_error("kernel " + kernel.name + ": " + fitness::describe_driver_error("cuModuleLoadData", status));
-  status = api.module_get_function(&m.function, m.module, kernel.spec.entry.c_str());
-  if (status != CUDA_SUCCESS) {
-    api.module_unload(m.module);
-    throw std::runtime_error("kernel " + kernel.name + ": " +
-                             fitness::describe_driver_error("cuModuleGetFunction", status));
-  }
-  modules_.emplace(kernel.name, m);
+  const fitness::ModuleLoad loaded = fitness::load_module(kernel.binary, kernel.spec.entry);
+  if (!loaded.ok()) throw std::runtime_error("kernel " + kernel.name + ": " + loaded.error);
+  modules_.emplace(kernel.name, Module{loaded.module, loaded.function});
 }
 
 cudaEvent_t GpuDevice::take_event() {

@@ -22,31 +22,19 @@ fs::path evolved_folder(const fs::path& evolved_dir, const std::string& name) {
 
 namespace {
 
-// What an evolved folder publishes: its patch (pinned to the seed) and the
-// tuning it was measured with. Its kernel.cu must be exactly that patch
-// applied to this seed, or the folder is out of date.
-void use_evolved(RegistrationKernel& k, const Seed& seed, const fs::path& folder) {
+// The tuning an evolved folder was published with; its patch is pinned to
+// the seed (read_patch_for).
+Tuning published_tuning(const fs::path& folder) {
   const fs::path result_file = folder / "result.json";
   try {
-    const nlohmann::json result = nlohmann::json::parse(read_text_file(result_file));
-    k.tuning = tuning_from_json(result.at("tuning").at("evolved"));
+    return tuning_from_json(nlohmann::json::parse(read_text_file(result_file)).at("tuning").at("evolved"));
   } catch (const std::exception& e) {
     throw std::runtime_error(result_file.string() + ": " + e.what());
   }
-  const grammar::Patch patch = read_patch_for(seed, folder / "patch.gi");
-  const VariantSource variant = variant_source(seed, patch);
-  if (variant.source != read_text_file(folder / "kernel.cu"))
-    throw std::runtime_error((folder / "kernel.cu").string() +
-                             ": is not patch.gi applied to the seed; publish the kernel again");
-  k.source = variant.source;
-  k.compile_source = variant.compile_source;
-  k.launch = variant.launch;
-  k.evolved = true;
-  k.origin = "evolved " + folder.string() + " (block " + std::to_string(k.tuning.block_size) +
-             (k.tuning.options.empty() ? "" : ", " + k.tuning.options.front()) + ")";
 }
 
-RegistrationKernel resolve(const std::string& name, const KernelSetOptions& options) {
+RegistrationKernel resolve(const std::string& name, const KernelSetOptions& options,
+                           std::optional<fitness::Compiler>& compiler) {
   const fs::path seed_dir = options.seeds_root / name;
   if (!fs::exists(seed_dir / "spec.json"))
     throw std::runtime_error("kernel " + name + ": no seed at " + seed_dir.string());
@@ -55,23 +43,28 @@ RegistrationKernel resolve(const std::string& name, const KernelSetOptions& opti
   k.spec = fitness::load_kernel_spec(seed_dir);
   const Seed seed = load_seed(seed_dir);
   const fs::path folder = options.evolved_dir ? evolved_folder(*options.evolved_dir, name) : fs::path();
-  if (options.evolved_dir && fs::exists(folder / "patch.gi")) {
-    use_evolved(k, seed, folder);
-  } else {
-    // The seed as written: its default block size, no extra options.
-    const VariantSource variant = variant_source(seed, {});
-    k.source = variant.source;
-    k.compile_source = variant.compile_source;
-    k.launch = variant.launch;
-    k.tuning = Tuning{k.spec.default_block_size, {}};
-    k.origin = "seed " + seed_dir.string() + (options.evolved_dir ? " (no evolved kernel in " + options.evolved_dir->string() + ")" : "");
-  }
-  if (!options.arch.empty()) {
-    fitness::Compiler compiler(options.cache_dir ? std::optional<fs::path>(*options.cache_dir / "compile") : std::nullopt);
-    const fitness::CompileResult built = compiler.compile(variant_request(k.compile_source, seed, k.tuning, options.arch));
+  k.evolved = options.evolved_dir && fs::exists(folder / "patch.gi");
+  // The seed as written runs at its default block size, with no extra options.
+  const grammar::Patch patch = k.evolved ? read_patch_for(seed, folder / "patch.gi") : grammar::Patch{};
+  k.tuning = k.evolved ? published_tuning(folder) : Tuning{k.spec.default_block_size, {}};
+  const VariantSource variant = variant_source(seed, patch);
+  // The published kernel.cu must be exactly the patch applied to this seed,
+  // or the folder is out of date.
+  if (k.evolved && variant.source != read_text_file(folder / "kernel.cu"))
+    throw std::runtime_error((folder / "kernel.cu").string() +
+                             ": is not patch.gi applied to the seed; publish the kernel again");
+  k.compile_source = variant.compile_source;
+  k.launch = variant.launch;
+  if (k.evolved)
+    k.origin = "evolved " + folder.string() + " (block " + std::to_string(k.tuning.block_size) +
+               (k.tuning.options.empty() ? "" : ", " + k.tuning.options.front()) + ")";
+  else
+    k.origin = "seed " + seed_dir.string() +
+               (options.evolved_dir ? " (no evolved kernel in " + options.evolved_dir->string() + ")" : "");
+  if (compiler) {
+    const fitness::CompileResult built = compiler->compile(variant_request(variant, seed, k.tuning, options.arch));
     if (!built.ok) throw std::runtime_error("kernel " + name + " (" + k.origin + ") does not compile: " + built.error);
     k.binary = built.cubin;
-    k.binary_is_ptx = built.is_ptx;
   }
   return k;
 }
@@ -81,7 +74,11 @@ RegistrationKernel resolve(const std::string& name, const KernelSetOptions& opti
 KernelSet::KernelSet(const std::vector<std::string>& names, const KernelSetOptions& options) {
   if (options.evolved_dir && !fs::is_directory(*options.evolved_dir))
     throw std::runtime_error(options.evolved_dir->string() + ": not a folder of evolved kernels (evolved/<gpu>)");
-  for (const std::string& name : names) kernels_.emplace(name, resolve(name, options));
+  // One compiler (and its cache) for the whole set; none when the emulator compiles.
+  std::optional<fitness::Compiler> compiler;
+  if (!options.arch.empty())
+    compiler.emplace(options.cache_dir ? std::optional<fs::path>(*options.cache_dir / "compile") : std::nullopt);
+  for (const std::string& name : names) kernels_.emplace(name, resolve(name, options, compiler));
 }
 
 const RegistrationKernel& KernelSet::get(const std::string& name) const {

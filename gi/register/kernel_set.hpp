@@ -24,10 +24,8 @@ struct RegistrationKernel {
   grammar::LaunchEffect launch;  // switch values and coarsening of the variant
   std::string origin;            // for the log: "seed seeds/..." or "evolved evolved/<gpu>/..."
   bool evolved = false;
-  std::string source;            // the published form (switches resolved)
-  std::string compile_source;    // what NVRTC or the emulator compiles
-  std::vector<char> binary;      // cubin; empty until compiled for a GPU
-  bool binary_is_ptx = false;
+  std::string compile_source;    // what NVRTC or the emulator compiles (switches resolved)
+  std::vector<char> binary;      // cubin (or PTX); empty unless compiled for a GPU
 };
 
 struct KernelSetOptions {

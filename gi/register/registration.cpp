@@ -37,13 +37,12 @@ std::array<int, 3> half(const std::array<int, 3>& d) { return {(d[0] + 1) / 2, (
 void check_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options) {
   if (reference.components != 1 || floating.components != 1)
     throw std::runtime_error("the reference and floating images must be scalar images");
-  for (int a = 0; a < 3; ++a)
-    if (reference.dim[a] != floating.dim[a] ||
-        std::fabs(reference.spacing[a] - floating.spacing[a]) > 1e-4 * std::fabs(reference.spacing[a]))
-      throw std::runtime_error(
-          "the reference and floating images are on different voxel grids (axis " + std::to_string(a) + ": " +
-          std::to_string(reference.dim[a]) + " vs " + std::to_string(floating.dim[a]) +
-          " voxels); resample the floating image onto the reference grid first");
+  try {
+    require_same_grid(reference, "reference image", floating, "floating image");
+  } catch (const NiftiError& e) {
+    throw std::runtime_error(std::string("the reference and floating images are on different voxel grids (") +
+                             e.what() + "); resample the floating image onto the reference grid first");
+  }
   if (options.levels < 1 || options.levels > 6) throw std::runtime_error("levels must be 1 to 6");
   if (!(options.spacing >= 1)) throw std::runtime_error("the control-point spacing must be at least one voxel");
   if (options.bins < 8 || options.bins > 256) throw std::runtime_error("the histogram needs 8 to 256 bins");

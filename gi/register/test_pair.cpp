@@ -3,17 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "fitness/process/atomic_file.hpp"
 #include "gi/register/accuracy.hpp"
+#include "gi/seed/seed.hpp"
 #include "grammar/source_hash.hpp"
 
 namespace gi::reg {
@@ -276,14 +276,6 @@ std::vector<float> bias_field(const std::array<int, 3>& dim, double bias, std::u
   return p;
 }
 
-std::string sha256_of_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return gi::grammar::sha256_hex(bytes.str());
-}
-
 // Adds weight * (the low-frequency field) to `field`: smooth_random_field on a
 // grid kLowStep times coarser (sigma / kLowStep there), interpolated
 // trilinearly. Drawn coarse because per-voxel noise for a sigma of ~40 voxels
@@ -458,7 +450,7 @@ nlohmann::json pair_json(const TestPair& pair, const PairOptions& o, const fs::p
                          const fs::path& brain_file) {
   const auto& s = pair.stats;
   auto source = [](const fs::path& f) {
-    return nlohmann::json{{"path", fs::absolute(f).lexically_normal().string()}, {"sha256", sha256_of_file(f)}};
+    return nlohmann::json{{"path", fs::absolute(f).lexically_normal().string()}, {"sha256", grammar::sha256_hex(read_text_file(f))}};
   };
   return {
       {"format", "gi-test-pair-1"},
@@ -512,9 +504,7 @@ void write_test_pair(const fs::path& dir, const TestPair& pair, const PairOption
   write_nifti(dir / "floating.nii.gz", pair.floating, "gi test pair floating, " + seed);
   write_nifti(dir / "truth_displacement.nii.gz", pair.truth, "gi truth displacement (voxels), " + seed);
   write_nifti(dir / "brain_mask.nii.gz", pair.mask, "gi brain mask (reference space), " + seed);
-  std::ofstream out(dir / "pair.json");
-  out << meta.dump(2) << "\n";
-  if (!out) throw std::runtime_error((dir / "pair.json").string() + ": cannot write");
+  fitness::write_file_atomically(dir / "pair.json", meta.dump(2) + "\n");
 }
 
 }  // namespace gi::reg
