@@ -23,7 +23,7 @@ namespace gi::grammar {
 class ArgumentReader;
 struct PatchState;
 
-// The raw-material groups of DESIGN.md "Search space".
+// The raw-material groups of the search (docs/design.md, "Edits, patches and switches").
 enum class EditGroup {
   Line,        // Langdon's delete / replace / insert-a-copy
   Cuda,        // CUDA-aware line and header edits (unroll, __ldg, fast math, ...)

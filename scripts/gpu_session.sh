@@ -36,10 +36,11 @@ GI=.carry/gi
 # scripts/pack_carry.sh sends the binaries compressed.
 [ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
 export PATH=/usr/local/cuda/bin:$PATH
-expect_gpu="" verify_args="" tests=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all="" carry_over=""
+expect_gpu="" verify_args="" tests=0 tour=0 verify=0 evolve="" survey="" ncu="" floor=0 minutes=8 extra="" evolve_all="" carry_over=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tests) tests=1 ;;
+    --tour) tour=1 ;;
     --verify) verify=1 ;;
     --verify-args) verify_args="$2"; shift ;;
     --evolve) evolve="$2"; shift ;;
@@ -77,9 +78,23 @@ mkdir -p runs
 # evolved/: results published by an earlier call of this machine come back
 # from the copy kept in runs/.
 [ -d runs/.evolved-published ] && cp -r runs/.evolved-published/. evolved/
+if [ "$tour" = 1 ]; then
+  # The README's commands, with gi=$GI; a step's wall time as a user sees it.
+  {
+    gi=$GI
+    step() { local t0; t0=$(date +%s.%N); echo "\$ $*"; "$@"; local rc=$?; echo "[tour] exit $rc in $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $t0 }") s"; }
+    rm -rf runs/tour runs/tour-evolved
+    step "$gi" evolve bspline/bending_energy --population 40 --generations 5 --run-dir runs/tour --evolved-dir runs/tour-evolved
+    step "$gi" report runs/tour
+    ls runs/tour-evolved/*/bspline-bending_energy/
+    diff_file=$(ls runs/tour-evolved/*/bspline-bending_energy/kernel.diff)
+    step patch -p1 -i "$diff_file"
+    patch -R -p1 -i "$diff_file"  # the README takes it back with git checkout
+  } 2>&1 | tee "$LOGS/tour.log" | grep -E '^\$|^\[tour\]|speed|kernel.cu|patching|error'
+fi
 if [ "$verify" = 1 ]; then
   left=$(( deadline - $(date +%s) - 20 ))
-  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache $verify_args 2>&1 | tee -a "$LOGS/verify.log" | tail -n 50
+  timeout --signal=INT --kill-after=10 "$left" $GI verify --cache .gi-cache --out "seeds/verification/$gpu_here" $verify_args 2>&1 | tee -a "$LOGS/verify.log" | tail -n 50
 fi
 for seed in $evolve; do
   left=$(( deadline - $(date +%s) - 20 ))
@@ -165,7 +180,8 @@ fi
 mkdir -p seeds/verification runs/.evolved-published
 cp -r evolved/. runs/.evolved-published/
 # Only what this session made comes back (files over the device's size limit
-# do not): the runs' records already in evolved/<gpu>/runs/ and the copy in
-# runs/.evolved-published stay behind.
-tar czf "$OUT/runs.tar.gz" --exclude='evolved/*/runs' --exclude='runs/.evolved-published' runs evolved seeds/verification
+# do not): the copy in runs/.evolved-published stays behind.
+# scripts/evolve_all_records.py keep puts the records in the ignored runs/ and
+# the published kernels in evolved/.
+tar czf "$OUT/runs.tar.gz" --exclude='runs/.evolved-published' runs evolved seeds/verification
 ls -la "$OUT"

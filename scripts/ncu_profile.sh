@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Nsight Compute profiles of the seed and the evolved kernel of published
-# results (DESIGN.md: a speed-up above 10x is explained with a profile of
+# results (docs/design.md: a speed-up above 10x is explained with a profile of
 # both). For each evolved/<gpu>/<folder>/ given, runs `gi check` on the
 # training workload under ncu, once with the seed's tuning and once with the
 # evolved patch and tuning from its result.json, and writes ncu_seed.txt and

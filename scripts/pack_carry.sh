@@ -2,7 +2,7 @@
 # Builds here and packs stripped binaries (and the latest runs from the GPU
 # machine, if given) into .carry/ for scripts/gpu_session.sh. The binaries
 # travel xz-compressed (about a quarter of their size): the device call's
-# limit of 64 MiB covers the tracked tree, whose run records keep growing.
+# limit of 64 MiB covers the tracked tree and everything carried with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Re-configure so the recorded gi commit (git describe --dirty) is current.

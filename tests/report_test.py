@@ -1,8 +1,13 @@
 #!/usr/bin/python3
-"""Tests of scripts/report/gi_report.py (`gi report`) on small run and library
-folders written here. Run by /usr/bin/python3 (Debian's python3-matplotlib);
-exits 77, which ctest counts as skipped, when matplotlib is missing."""
+"""Tests of `gi report` (gi's run summary, gi/publish/run_summary.cpp, drawn by
+scripts/report/gi_report.py) on small run and library folders written here.
+
+    /usr/bin/python3 tests/report_test.py GI_BINARY
+
+Run by /usr/bin/python3 (Debian's python3-matplotlib); exits 77, which ctest
+counts as skipped, when matplotlib is missing."""
 import gzip
+import shutil
 import json
 import math
 import os
@@ -15,6 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT_DIR = os.path.join(HERE, "..", "scripts", "report")
 SCRIPT = os.path.join(REPORT_DIR, "gi_report.py")
+GI = os.environ.get("GI_BINARY", "")
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, REPORT_DIR)
 
@@ -83,8 +89,24 @@ def write_result(library, folder, speedup, **extra):
 
 
 def report(path, out=None):
-    argv = [sys.executable, SCRIPT, path] + (["--out", out] if out else [])
+    """`gi report PATH [--out OUT]`: a run's summary made by gi, the page drawn by the script."""
+    argv = [GI, "report", path] + (["--out", out] if out else [])
     return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+
+def script(path, out=None, script_path=SCRIPT):
+    """The report script alone, as gi report runs it."""
+    argv = [sys.executable, script_path, path] + (["--out", out] if out else [])
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+
+def summarise(run_dir):
+    """run_summary.json of a run directory, as gi makes it."""
+    r = report(run_dir, os.path.join(run_dir, "summary-made.html"))
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    with open(os.path.join(run_dir, "run_summary.json")) as f:
+        return json.load(f)
 
 
 def kernel_row(html, kernel):
@@ -115,6 +137,9 @@ class ReportTest(unittest.TestCase):
         import run_data
         run_dir = os.path.join(self.dir, "run")
         write_run(run_dir)
+        summary = summarise(run_dir)
+        self.assertEqual(summary["format"], "gi-run-summary-1")
+        self.assertEqual(summary["stage_seconds"]["search"], 30.0)
         run = run_data.load_run(run_dir)
         self.assertEqual(len(run["per_generation"]), GENERATIONS)
         expected = {"ok": 2, "wrong output": 1, "compile error": 1, "timeout": 1, "crash": 1, "rejected": 1,
@@ -159,6 +184,14 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("Time per stage", html)
         self.assertEqual(len(images(html)), 1)  # times from generations.jsonl; no outcome counts
 
+    def test_a_run_without_its_summary_names_the_command_that_makes_it(self):
+        run_dir = os.path.join(self.dir, "run")
+        write_run(run_dir)
+        r = script(run_dir, os.path.join(self.dir, "out.html"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("run_summary.json", r.stderr)
+        self.assertIn("gi report", r.stderr)
+
     def test_malformed_line_is_an_error_naming_file_and_line(self):
         run_dir = os.path.join(self.dir, "run")
         write_run(run_dir)
@@ -193,7 +226,11 @@ class ReportTest(unittest.TestCase):
         for folder, s in speedups.items():
             write_result(library, folder, s, **extras.get(folder, {}))
         write_result(library, "tools-broken", 1.0, error="the search found no valid variant")
-        write_run(os.path.join(library, "runs", "tools-a-run"))  # the only kernel whose run is here
+        # The only kernel whose run summary is here (published with it, made by gi from a run's records).
+        run_dir = os.path.join(self.dir, "tools-a-run")
+        write_run(run_dir)
+        summarise(run_dir)
+        shutil.copy(os.path.join(run_dir, "run_summary.json"), os.path.join(library, "tools-a", "run_summary.json"))
         write_json(os.path.join(library, "failures.json"),
                    [{"kernel": "tools/exploded", "stage": "validate", "error": "memcheck: 3 errors"}])
         out = os.path.join(self.dir, "lib.html")
@@ -237,7 +274,31 @@ class ReportTest(unittest.TestCase):
     def test_not_a_run_or_library(self):
         r = report(self.dir, os.path.join(self.dir, "x.html"))
         self.assertEqual(r.returncode, 1)
-        self.assertIn("neither a run directory", r.stderr)
+        self.assertIn("not a folder a report page draws", r.stderr)
+        self.assertIn("a run directory", r.stderr)
+        self.assertIn("a library of evolved kernels", r.stderr)
+
+    def test_a_new_page_is_one_file_in_pages(self):
+        # A copy of the report scripts with one more page file: nothing else changes.
+        scripts = os.path.join(self.dir, "report")
+        shutil.copytree(REPORT_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
+        with open(os.path.join(scripts, "pages", "stand_in.py"), "w") as f:
+            f.write('import os\nORDER = 5\nWANTS = "a stand-in folder (stand_in.txt)"\nNEEDS = {}\n\n'
+                    'def recognises(path):\n    return os.path.isfile(os.path.join(path, "stand_in.txt"))\n\n'
+                    'def draw(path):\n    return "stand-in page", "<p>drawn by the stand-in page</p>"\n')
+        folder = os.path.join(self.dir, "folder")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "stand_in.txt"), "w") as f:
+            f.write("x")
+        out = os.path.join(self.dir, "stand_in.html")
+        r = script(folder, out, os.path.join(scripts, "gi_report.py"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            self.assertIn("drawn by the stand-in page", f.read())
+        # The stand-in is listed among what the pages draw; the tree's own pages do not know it.
+        r = script(self.dir, out, os.path.join(scripts, "gi_report.py"))
+        self.assertIn("a stand-in folder (stand_in.txt)", r.stderr)
+        self.assertNotEqual(script(folder, out).returncode, 0)
 
 
 if __name__ == "__main__":
@@ -246,4 +307,7 @@ if __name__ == "__main__":
     except ImportError:
         print("report_test: skipped: gi report needs matplotlib: apt-get install python3-matplotlib")
         sys.exit(77)
+    if not GI or not os.access(GI, os.X_OK):
+        print("report_test: GI_BINARY must name the gi binary (tests/CMakeLists.txt sets it)", file=sys.stderr)
+        sys.exit(2)
     unittest.main()

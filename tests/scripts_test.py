@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Tests of the record scripts: scripts/carry_over_both.py (the two
 directions of a carry-over side by side) and scripts/evolve_all_records.py
-(pack: which run folders travel to the GPU machine)."""
-import gzip
+(pack: which run folders travel to the GPU machine; keep: what comes back
+goes to runs/ and evolved/)."""
 import json
 import os
 import subprocess
@@ -58,18 +58,19 @@ class CarryOverBoth(unittest.TestCase):
 
 class EvolveAllRecordsPack(unittest.TestCase):
     """pack sends only what a device call resumes (complete kernels stay
-    behind unless named), with evaluations un-gzipped."""
+    behind unless named); keep puts run records in runs/ and only the
+    published kernel folders into evolved/."""
 
     def test_complete_kernels_stay_behind_unless_named(self):
         with tempfile.TemporaryDirectory() as tmp:
-            records = os.path.join(tmp, "evolved", "gpu", "runs")
+            records = os.path.join(tmp, "runs", "evolve-all-gpu")
             plan = {"kernels": [{"kernel": f"f/{n}", "run_dir": f"f-{n}", "status": s}
                                 for n, s in (("done", "complete"), ("again", "complete"), ("half", "running"),
                                              ("bad", "rejected"), ("todo", "pending"))]}
-            write_json(os.path.join(records, "evolve_all-2026-11-25.json"), plan)
+            write_json(os.path.join(records, "evolve_all.json"), plan)
             for n in ("done", "again", "half", "bad"):
                 write_json(os.path.join(records, f"f-{n}", "config.json"), {})
-                with gzip.open(os.path.join(records, f"f-{n}", "evaluations.jsonl.gz"), "wt") as f:
+                with open(os.path.join(records, f"f-{n}", "evaluations.jsonl"), "w") as f:
                     f.write('{"n": 1}\n')
             out = os.path.join(tmp, "runs.tgz")
             subprocess.run([sys.executable, os.path.join(SCRIPTS, "evolve_all_records.py"), "pack", "gpu", out,
@@ -81,7 +82,29 @@ class EvolveAllRecordsPack(unittest.TestCase):
             for n in ("again", "half", "bad"):
                 self.assertIn(root + f"f-{n}/evaluations.jsonl", names)
             self.assertFalse(any(name.startswith(root + "f-done") for name in names), names)
-            self.assertFalse(any(name.endswith(".gz") for name in names), names)
+
+    def test_keep_puts_records_in_runs_and_results_in_evolved(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            sent = os.path.join(tmp, "sent")
+            write_json(os.path.join(sent, "runs", "evolve-all-gpu", "evolve_all.json"), {"kernels": []})
+            write_json(os.path.join(sent, "runs", "evolve-all-gpu", "f-k", "checkpoint.json"), {})
+            write_json(os.path.join(sent, "runs", "logs", "evolve-all.log.json"), {})
+            write_json(os.path.join(sent, "evolved", "gpu", "f-k", "result.json"), {"speedup": 2.0})
+            write_json(os.path.join(sent, "evolved", "gpu", "f-k", "run_summary.json"), {})
+            write_json(os.path.join(sent, "evolved", "gpu", "failures.json"), [])
+            tar = os.path.join(tmp, "runs.tar.gz")
+            with tarfile.open(tar, "w:gz") as t:
+                for name in ("runs", "evolved"):
+                    t.add(os.path.join(sent, name), arcname=name)
+            here = os.path.join(tmp, "checkout")
+            os.makedirs(here)
+            subprocess.run([sys.executable, os.path.join(SCRIPTS, "evolve_all_records.py"), "keep", tar, "gpu",
+                            "call-1"], cwd=here, check=True, capture_output=True)
+            self.assertTrue(os.path.isfile(os.path.join(here, "runs", "evolve-all-gpu", "f-k", "checkpoint.json")))
+            self.assertTrue(os.path.isfile(os.path.join(here, "runs", "logs", "call-1", "evolve-all.log.json")))
+            self.assertEqual(sorted(os.listdir(os.path.join(here, "evolved", "gpu"))), ["f-k", "failures.json"])
+            self.assertEqual(sorted(os.listdir(os.path.join(here, "evolved", "gpu", "f-k"))),
+                             ["result.json", "run_summary.json"])
 
 
 if __name__ == "__main__":

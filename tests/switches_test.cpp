@@ -1,5 +1,5 @@
-// Switches: alternative code paths behind `#define NAME VALUE` (DESIGN.md,
-// "Search space"): the parser makes each #if branch a scope of its own, the
+// Switches: alternative code paths behind `#define NAME VALUE` (docs/design.md,
+// "Edits, patches and switches"): the parser makes each #if branch a scope of its own, the
 // define family sets a switch, the published kernel has the chosen path
 // resolved and the dead ones removed, and the plain seed stays the baseline.
 #include <gtest/gtest.h>

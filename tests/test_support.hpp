@@ -62,10 +62,10 @@ struct CommandOutput {
   int exit_code = -1;
 };
 
-// Runs the gi binary as a user would: `gi <args>`.
-inline CommandOutput run_gi(const std::string& args) {
+// Runs a shell command line; stdout and stderr together.
+inline CommandOutput run_command(const std::string& command_line) {
   CommandOutput r;
-  const std::string command = "\"" + gi_binary() + "\" " + args + " 2>&1";
+  const std::string command = command_line + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
   char buffer[4096];
@@ -75,6 +75,9 @@ inline CommandOutput run_gi(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+// Runs the gi binary as a user would: `gi <args>`.
+inline CommandOutput run_gi(const std::string& args) { return run_command("\"" + gi_binary() + "\" " + args); }
 
 inline std::string sample_source() { return read_text_file(std::filesystem::path(GI_TEST_DATA) / "sample.cu"); }
 

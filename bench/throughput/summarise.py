@@ -4,10 +4,11 @@ folder (or any run directories): the benchmark behind the design's target of
 100 evaluations/s on every kernel that runs under 1 ms (300/s on B-spline).
 
     python3 bench/throughput/summarise.py runs/evolve-all-<gpu> [--out FILE.md]
-    python3 bench/throughput/summarise.py evolved/<gpu>/runs --plan evolved/<gpu>/runs/evolve_all-<date>.json
+    python3 bench/throughput/summarise.py runs/evolve-all-<gpu> --plan runs/evolve-all-<gpu>/evolve_all.json
 
-(--plan: only the run folders an evolve-all plan names, e.g. in the records,
-where older runs sit beside them.) A footer counts the kernels that meet
+(--plan: only the run folders an evolve-all plan names, where older runs sit
+beside them. Run records stay in the ignored runs/ folder of the machine that
+keeps them, never in the tracked tree.) A footer counts the kernels that meet
 their target.
 
 Evaluations are counted as the runs log them (the seed's own, cached and

@@ -4,12 +4,12 @@
 // statistics and plots: scripts/report/study_stats.py DIR.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
 #include "gi/study/study_runner.hpp"
 
 namespace gi::cli {
 
-void register_ablate(CLI::App& app) {
+void add_ablate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "ablate", "Run an ablation study (cells x kernels x RNG seeds, every run a normal run directory; the named cells "
                 "everything, line_and_cuda_edits, switches_only and launch_tuning_only always included); each run's "
@@ -41,3 +41,5 @@ void register_ablate(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("ablate", gi::cli::add_ablate)

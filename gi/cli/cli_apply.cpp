@@ -2,7 +2,8 @@
 // is published (switches resolved: no dead path), or its diff.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/seed/seed.hpp"
 #include "gi/evaluate/variant_build.hpp"
@@ -11,14 +12,15 @@
 
 namespace gi::cli {
 
-void register_apply(CLI::App& app) {
+void add_apply(CLI::App& app) {
   auto* cmd = app.add_subcommand("apply", "Apply a patch to a seed and print the patched source (or a unified diff)");
   struct Args {
     std::string seed, patch;
     bool diff = false, raw = false;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file")->required();
+  cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file; or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_option("PATCH_FILE", args->patch, "patch file: edits separated by spaces ('-' reads standard input)")
       ->required();
   cmd->add_flag("--diff", args->diff,
@@ -59,3 +61,5 @@ void register_apply(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("apply", gi::cli::add_apply)

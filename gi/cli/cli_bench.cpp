@@ -12,7 +12,8 @@
 #include <iostream>
 
 #include "fitness/workload/kernel_spec.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/publish/comparison.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/seed/switch_settings.hpp"
@@ -75,7 +76,7 @@ void survey_switches(const Seed& seed, const fitness::KernelSpec& spec, const Tu
 
 }  // namespace
 
-void register_bench(CLI::App& app) {
+void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time a seed against a patched variant interleaved (A B A B) on the "
                                           "training workload; print medians, speed-up and memory-floor fractions");
   struct Args {
@@ -90,7 +91,8 @@ void register_bench(CLI::App& app) {
     std::vector<unsigned> blocks;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json); or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_option("--patch", a->patch, "patch file of the variant (default: the seed itself)");
   cmd->add_option("--kernel", a->kernel,
                   "the variant's source: another .cu with the seed's entry and parameters, e.g. a hand-written "
@@ -157,3 +159,5 @@ void register_bench(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("bench", gi::cli::add_bench)

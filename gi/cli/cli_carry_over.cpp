@@ -6,16 +6,17 @@
 
 #include "fitness/process/atomic_file.hpp"
 #include "gi/publish/carry_over.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/library/library_root.hpp"
 #include "gi/publish/versions.hpp"
 
 namespace gi::cli {
 
-void register_carry_over(CLI::App& app) {
+void add_carry_over(CLI::App& app) {
   auto* cmd = app.add_subcommand("carry-over", "Time another GPU's evolved kernels on this GPU beside this GPU's "
                                                "own, each against this GPU's tuned seed");
   struct Args {
-    std::string here, from, kernels = "*", seeds = "seeds", cache = ".gi-cache", out_dir;
+    std::string here, from, kernels = "*", seeds, cache = ".gi-cache", out_dir;
     int rounds = 30, device = 0;
     std::uint64_t data_seed = 1;
   };
@@ -23,7 +24,7 @@ void register_carry_over(CLI::App& app) {
   cmd->add_option("HERE", a->here, "evolved/<gpu> of the GPU this runs on")->required();
   cmd->add_option("FROM", a->from, "evolved/<gpu> of the other GPU model")->required();
   cmd->add_option("--kernels", a->kernels, "comma-separated globs over family/kernel")->capture_default_str();
-  cmd->add_option("--seeds", a->seeds, "the seed library")->capture_default_str();
+  cmd->add_option("--seeds", a->seeds, "the seed library (default: the library's seeds/, see gi doctor)");
   cmd->add_option("--rounds", a->rounds, "rounds (A, own, other in each)")->capture_default_str();
   cmd->add_option("--device", a->device, "CUDA device")->capture_default_str();
   cmd->add_option("--data-seed", a->data_seed, "generator seed of the training workload")->capture_default_str();
@@ -33,7 +34,7 @@ void register_carry_over(CLI::App& app) {
     namespace fs = std::filesystem;
     const std::string here = fs::path(a->here).lexically_normal().filename().string();
     const std::string from = fs::path(a->from).lexically_normal().filename().string();
-    const std::vector<CarryOverPair> pairs = carry_over_pairs(a->here, a->from, a->seeds, a->kernels);
+    const std::vector<CarryOverPair> pairs = carry_over_pairs(a->here, a->from, a->seeds.empty() ? library().seeds() : fs::path(a->seeds), a->kernels);
     if (pairs.empty()) throw std::runtime_error("carry-over: no kernel is published in both " + a->here + " and " + a->from);
     ComparisonOptions o;
     o.device = a->device;
@@ -54,3 +55,5 @@ void register_carry_over(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("carry-over", gi::cli::add_carry_over)

@@ -8,7 +8,8 @@
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/cli/check_report_json.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/evaluate/variant_build.hpp"
 #include "gi/evaluate/seed_reference.hpp"
@@ -16,7 +17,7 @@
 
 namespace gi::cli {
 
-void register_check(CLI::App& app) {
+void add_check(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Run a (patched) seed once on one workload, check its outputs against the "
                                           "reference and print the report as JSON; exit code 0 only if it passed");
   struct Args {
@@ -28,7 +29,8 @@ void register_check(CLI::App& app) {
     long timeout_ms = 10000;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json); or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_option("--patch", a->patch, "patch file (default: the seed itself)");
   cmd->add_option("--workload", a->workload, "train, train:N (a training check) or validate:N")->capture_default_str();
   cmd->add_option("--block", a->block, "block size (default: the spec's)");
@@ -85,3 +87,5 @@ void register_check(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("check", gi::cli::add_check)

@@ -5,12 +5,13 @@
 // coverage fails.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/library/seed_coverage.hpp"
 
 namespace gi::cli {
 
-void register_coverage(CLI::App& app) {
+void add_coverage(CLI::App& app) {
   auto* cmd = app.add_subcommand("coverage", "Run seeds instrumented with a counter per branch direction on every "
                                              "training workload and print which directions each workload takes");
   struct Args {
@@ -21,7 +22,8 @@ void register_coverage(CLI::App& app) {
     long timeout_ms = 20000;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seeds, "seed folders (kernel.cu + spec.json)")->required();
+  cmd->add_option("SEED_DIR", a->seeds, "seed folders (kernel.cu + spec.json); or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_flag("--json", a->json, "one JSON array: per seed every site with its counts per workload");
   cmd->add_option("--cache", a->cache, "cache folder (compiles, references); empty for none")->capture_default_str();
   cmd->add_option("--device", a->device, "CUDA device")->capture_default_str();
@@ -62,3 +64,5 @@ void register_coverage(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("coverage", gi::cli::add_coverage)

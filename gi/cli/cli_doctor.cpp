@@ -10,7 +10,9 @@
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/library/library_root.hpp"
+#include "gi/library/seed_library.hpp"
 #include "gi/publish/versions.hpp"
 
 namespace gi::cli {
@@ -62,6 +64,17 @@ nlohmann::json nvrtc_self_test() {
           {"error", r.error}};
 }
 
+// Where the seeds, evolved kernels and report scripts come from, or why none
+// was found (doctor still exits 0: it is how a user finds out).
+nlohmann::json library_json() {
+  try {
+    const Library& l = library();
+    return {{"root", l.root.string()}, {"found_by", l.found_by}, {"seeds", find_seed_dirs(l.seeds()).size()}};
+  } catch (const std::exception& e) {
+    return {{"root", nullptr}, {"problem", e.what()}};
+  }
+}
+
 nlohmann::json collect() {
   const fitness::CudaEnvironment env = fitness::probe_cuda();
   nlohmann::json gpus = nlohmann::json::array();
@@ -78,6 +91,7 @@ nlohmann::json collect() {
                     {"memory_bus_bits", g.memory_bus_bits}});
   }
   return {{"gi", {{"compiler", compiler_id()}, {"cplusplus", __cplusplus}, {"build", build_type()}}},
+          {"library", library_json()},
           {"cuda_headers", fitness::cuda_version_string(env.toolkit_version)},
           {"nvrtc",
            {{"version", fitness::nvrtc_version()},
@@ -104,6 +118,13 @@ void print_text(const nlohmann::json& r, std::ostream& out) {
 
   out << "gi build:      " << r["gi"]["compiler"].get<std::string>() << ", C++ "
       << r["gi"]["cplusplus"].get<long>() << ", " << r["gi"]["build"].get<std::string>() << "\n";
+  const auto& library = r["library"];
+  out << "library:       "
+      << (library["root"].is_string()
+              ? library["root"].get<std::string>() + " (" + library["found_by"].get<std::string>() + ", " +
+                    std::to_string(library["seeds"].get<int>()) + " seeds)"
+              : library["problem"].get<std::string>())
+      << "\n";
   out << "CUDA headers:  " << r["cuda_headers"].get<std::string>() << "\n";
   out << "NVRTC:         " << nvrtc["version"].get<std::string>() << "\n";
   out << "NVRTC archs:   " << (archs.empty() ? "(none reported)" : archs) << "\n";
@@ -138,10 +159,10 @@ void print_text(const nlohmann::json& r, std::ostream& out) {
 
 }  // namespace
 
-void register_doctor(CLI::App& app) {
+void add_doctor(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "doctor",
-      "Report what gi can use here: build, CUDA headers, NVRTC (version, architectures, a test "
+      "Report what gi can use here: build, the library it uses (seeds, evolved kernels), CUDA headers, NVRTC (version, architectures, a test "
       "compile), driver and runtime versions and every GPU, or why there is no CUDA device. "
       "Always exits 0.");
   auto json = std::make_shared<bool>(false);
@@ -157,3 +178,5 @@ void register_doctor(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("doctor", gi::cli::add_doctor)

@@ -13,7 +13,8 @@
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/cli/check_report_json.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/library/seed_coverage.hpp"
 #include "gi/library/seed_emulation.hpp"
@@ -33,7 +34,7 @@ grammar::Patch with_defines(grammar::Patch patch, const std::vector<std::string>
 
 }  // namespace
 
-void register_emulate(CLI::App& app) {
+void add_emulate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "emulate",
       "Run a (patched) seed on the CPU emulator (no GPU: each CUDA thread a fiber, blocks in order, deterministic) "
@@ -49,7 +50,8 @@ void register_emulate(CLI::App& app) {
     long timeout_ms = 600000;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json)")->required();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu + spec.json); or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_option("--patch", a->patch, "patch file (default: the seed itself)");
   cmd->add_option("--define", a->defines, "set a switch: NAME=VALUE (a define: edit added to the patch); repeatable")
       ->expected(1)
@@ -145,3 +147,5 @@ void register_emulate(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("emulate", gi::cli::add_emulate)

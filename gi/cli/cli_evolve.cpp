@@ -1,23 +1,27 @@
 // `gi evolve SEED_DIR` / `gi evolve --resume RUN_DIR`: an evolution run on the GPU.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/cli/gpu_list.hpp"
 #include "gi/run/evolution_run.hpp"
+#include "gi/search/search_strategy.hpp"
 
 namespace gi::cli {
 
-void register_evolve(CLI::App& app) {
+void add_evolve(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "evolve", "Evolve a seed on the GPU: tune the seed, run the search (GP by default: population 300, 50 "
                 "generations), retune and minimise the winner. Checkpoints after every generation; --resume continues.");
   auto o = std::make_shared<EvolveOptions>();
   o->search.data_every = 0;  // the run chooses (gi/run/evolution_run.hpp)
   auto resume = std::make_shared<std::string>();
-  cmd->add_option("SEED_DIR", o->seed_dir, "seed folder (kernel.cu + spec.json)");
+  cmd->add_option("SEED_DIR", o->seed_dir, "seed folder (kernel.cu + spec.json); or a library seed: family/kernel")
+      ->transform(library_seed());
   cmd->add_option("--run-dir", o->run_dir, "run directory to create (default runs/<kernel>-<seed>)");
   cmd->add_option("--resume", *resume, "continue the run in this directory (its own settings are kept)");
-  cmd->add_option("--algorithm", o->search.algorithm, "gp, random or local")->capture_default_str();
+  cmd->add_option("--algorithm", o->search.algorithm, "the search strategy: " + search_strategy_names())
+      ->capture_default_str();
   cmd->add_option("--population", o->search.population, "population size")->capture_default_str();
   cmd->add_option("--generations", o->search.generations, "generations")->capture_default_str();
   cmd->add_option("--data-every", o->search.data_every,
@@ -72,3 +76,5 @@ void register_evolve(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("evolve", gi::cli::add_evolve)

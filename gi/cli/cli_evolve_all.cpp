@@ -6,7 +6,8 @@
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "gi/run/child_processes.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/library/library_root.hpp"
 #include "gi/run/evolve_all.hpp"
 #include "gi/cli/gpu_list.hpp"
 #include "gi/run/shard.hpp"
@@ -38,7 +39,7 @@ std::vector<std::string> given_arguments(const CLI::App& cmd, const std::vector<
 
 }  // namespace
 
-void register_evolve_all(CLI::App& app) {
+void add_evolve_all(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "evolve-all",
       "Evolve every seed of the library in turn (tuning, search, minimisation, validation, publication to "
@@ -48,14 +49,14 @@ void register_evolve_all(CLI::App& app) {
   o->run.search.population = 100;
   o->run.search.generations = 50;
   o->run.search.data_every = 0;  // each run chooses (gi/run/evolution_run.hpp)
-  o->seeds_root = std::filesystem::path(GI_SOURCE_DIR) / "seeds";
+  o->seeds_root.clear();  // the library's seeds (gi doctor names them), unless --seeds
   cmd->add_option("--kernels", o->kernels, "comma-separated globs over family/kernel (gi list), e.g. 'tools/*,bspline/*'")
       ->capture_default_str();
   cmd->add_option("--budget-per-kernel", o->budget_per_kernel_minutes,
                   "minutes of search per kernel (tuning, validation and sanitizers come on top)")
       ->capture_default_str();
   cmd->add_option("--out", o->out_dir, "the evolve-all folder (default runs/evolve-all-<gpu>); give it again to resume");
-  cmd->add_option("--seeds", o->seeds_root, "the seed library")->capture_default_str();
+  cmd->add_option("--seeds", o->seeds_root, "the seed library (default: the library's seeds/, see gi doctor)");
   cmd->add_option("--population", o->run.search.population, "population per generation")->capture_default_str();
   cmd->add_option("--generations", o->run.search.generations, "most generations per kernel (the budget may end it first)")
       ->capture_default_str();
@@ -83,6 +84,7 @@ void register_evolve_all(CLI::App& app) {
                   "(--jobs is shared out among them unless given)");
   cmd->callback([o, cmd, shard_text, gpus_text] {
     EvolveAllOptions opts = *o;
+    if (opts.seeds_root.empty()) opts.seeds_root = library().seeds();
     const bool device_given = cmd->get_option("--device")->count() > 0;
     opts.shard = shard_for_this_process(*shard_text);
     // A launcher with several ranks per host gives each its own GPU.
@@ -131,3 +133,5 @@ void register_evolve_all(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("evolve-all", gi::cli::add_evolve_all)

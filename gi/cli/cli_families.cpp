@@ -3,14 +3,15 @@
 // there: what a search on that seed can draw, and what ablation can switch off.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/search/mutant_survey.hpp"
 #include "gi/seed/seed.hpp"
 #include "grammar/edit_family.hpp"
 
 namespace gi::cli {
 
-void register_families(CLI::App& app) {
+void add_families(CLI::App& app) {
   auto* cmd = app.add_subcommand("families", "List the edit families (name, group, text form); with a seed, how many "
                                              "legal edits each has in it");
   struct Args {
@@ -18,7 +19,8 @@ void register_families(CLI::App& app) {
     bool json = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu and its spec.json) or a .cu file");
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu and its spec.json) or a .cu file; or a library seed: family/kernel")
+      ->transform(library_seed());
   cmd->add_flag("--json", a->json, "print JSON");
   cmd->callback([a] {
     std::optional<Seed> seed;
@@ -48,3 +50,5 @@ void register_families(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("families", gi::cli::add_families)

@@ -1,17 +1,19 @@
 // `gi grammar FILE.cu [--json]`: print a kernel's typed grammar.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/seed/seed.hpp"
 #include "grammar/grammar_text.hpp"
 
 namespace gi::cli {
 
-void register_grammar(CLI::App& app) {
+void add_grammar(CLI::App& app) {
   auto* cmd = app.add_subcommand("grammar", "Print the typed BNF grammar of a CUDA kernel file (or seed folder)");
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("FILE", *file, "kernel .cu file or seed folder")->required();
+  cmd->add_option("FILE", *file, "kernel .cu file or seed folder; or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_flag("--json", *json, "print JSON (rules, kinds, identifiers, visible declarations) instead of BNF");
   cmd->callback([file, json] {
     const Seed seed = load_seed(*file);
@@ -27,3 +29,5 @@ void register_grammar(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("grammar", gi::cli::add_grammar)

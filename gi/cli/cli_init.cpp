@@ -8,14 +8,14 @@
 
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 
 namespace gi::cli {
 
 namespace fs = std::filesystem;
 
-void register_init(CLI::App& app) {
+void add_init(CLI::App& app) {
   auto* cmd = app.add_subcommand("init", "Make a seed folder for your own kernel: kernel.cu and a spec.json drafted "
                                          "from its signature, with every field you must fill marked FILL");
   struct Args {
@@ -67,3 +67,5 @@ void register_init(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("init", gi::cli::add_init)

@@ -1,12 +1,13 @@
 // `gi mutants SEED_DIR --count N`: compile-rate survey of random single edits.
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/search/mutant_survey.hpp"
 
 namespace gi::cli {
 
-void register_mutants(CLI::App& app) {
+void add_mutants(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "mutants", "Make N random single-edit mutants of a seed (all edit families), compile them with NVRTC, "
                  "and print one JSON object: total, compiled, rate, per-edit-type counts and rates, seconds per variant");
@@ -20,7 +21,8 @@ void register_mutants(CLI::App& app) {
     std::vector<std::string> pre_includes;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file")->required();
+  cmd->add_option("SEED_DIR", args->seed, "seed folder (holding kernel.cu) or a .cu file; or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_option("--count", args->config.count, "number of mutants")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--arch", args->config.arch, "NVRTC target: sm_XX gives a cubin, compute_XX PTX")->capture_default_str();
   cmd->add_option("--seed", args->config.seed, "random seed")->capture_default_str();
@@ -70,3 +72,5 @@ void register_mutants(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("mutants", gi::cli::add_mutants)

@@ -3,14 +3,16 @@
 // way over stdin/stdout, until stdin closes.
 #include "fitness/compile/compile_server.hpp"
 #include "fitness/process/json_line_server.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
 
 namespace gi::cli {
 
-void register_nvrtc(CLI::App& app) {
+void add_nvrtc(CLI::App& app) {
   auto* cmd = app.add_subcommand("nvrtc-serve", "Compile server of the compile pool (started by gi evolve and "
                                                 "gi mutants; not meant to be run by hand)");
   cmd->callback([] { std::exit(fitness::serve_on_stdio(fitness::run_compile_server_loop, "gi nvrtc-serve")); });
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("nvrtc-serve", gi::cli::add_nvrtc)

@@ -9,7 +9,8 @@
 #include <memory>
 
 #include "fitness/process/atomic_file.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/library/library_root.hpp"
 #include "gi/publish/versions.hpp"
 #include "gi/register/emulated_device.hpp"
 #include "gi/register/gpu_device.hpp"
@@ -24,7 +25,7 @@ namespace {
 
 struct RegisterArgs {
   std::string reference, floating, out, kernels = "seeds", similarity = "nmi", cache_dir, line_search = "bracketing";
-  std::string seeds = (fs::path(GI_SOURCE_DIR) / "seeds").string();
+  std::string seeds;  // empty: the library's (gi/library/library_root.hpp)
   reg::RegistrationOptions options;
   int device = 0;
   bool progress = false, emulate = false;
@@ -60,7 +61,7 @@ void run_register(const RegisterArgs& a) {
 
   std::unique_ptr<reg::ComputeDevice> device;
   reg::KernelSetOptions ko;
-  ko.seeds_root = fs::path(a.seeds);
+  ko.seeds_root = a.seeds.empty() ? library().seeds() : fs::path(a.seeds);
   if (!a.cache_dir.empty()) ko.cache_dir = fs::path(a.cache_dir);
   std::string gpu_name;
   if (a.emulate) {
@@ -73,9 +74,14 @@ void run_register(const RegisterArgs& a) {
   }
   if (a.kernels == "evolved") {
     if (gpu_name.empty()) throw std::runtime_error("--kernels evolved needs a GPU; name the folder: --kernels evolved/<gpu>");
-    ko.evolved_dir = fs::path(a.seeds).parent_path() / "evolved" / gpu_slug(gpu_name);
+    ko.evolved_dir = library().evolved() / gpu_slug(gpu_name);
   } else if (a.kernels != "seeds") {
-    ko.evolved_dir = fs::path(a.kernels);
+    // evolved/<gpu> names the library's folder unless the working directory has one.
+    fs::path folder(a.kernels);
+    std::error_code ec;
+    if (folder.is_relative() && !fs::exists(folder, ec) && fs::exists(library().root / folder, ec))
+      folder = library().root / folder;
+    ko.evolved_dir = folder;
   }
   const reg::KernelSet kernels(reg::registration_kernel_names(options), ko);
   std::cout << "device: " << device->name() << "\n";
@@ -102,7 +108,7 @@ void run_register(const RegisterArgs& a) {
 
 }  // namespace
 
-void register_register(CLI::App& app) {
+void add_register(CLI::App& app) {
   auto* cmd = app.add_subcommand("register", "B-spline free-form registration of two images with the library's "
                                              "kernels (seeds or evolved), NiftyReg f3d style");
   auto a = std::make_shared<RegisterArgs>();
@@ -110,9 +116,10 @@ void register_register(CLI::App& app) {
   cmd->add_option("--floating", a->floating, "floating image, on the reference's voxel grid")->required();
   cmd->add_option("--out", a->out, "folder for the results")->required();
   cmd->add_option("--kernels", a->kernels,
-                  "seeds (default), evolved (this GPU's folder under evolved/) or a folder evolved/<gpu>; a kernel "
+                  "seeds (default), evolved (this GPU's folder in the library's evolved/) or a folder evolved/<gpu>; a kernel "
                   "without an evolved folder runs as its seed, and the log says which");
-  cmd->add_option("--seeds", a->seeds, "the seed library (its specs give every launch)")->capture_default_str();
+  cmd->add_option("--seeds", a->seeds, "the seed library (its specs give every launch; default: the library's seeds/, "
+                                       "see gi doctor)");
   cmd->add_option("--levels", a->options.levels, "pyramid levels (default 3)");
   cmd->add_option("--spacing", a->options.spacing, "control-point spacing in voxels at every level (default 5)");
   cmd->add_option("--similarity", a->similarity, "nmi (default) or ssd");
@@ -133,3 +140,5 @@ void register_register(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("register", gi::cli::add_register)

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "fitness/process/atomic_file.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
 #include "gi/register/accuracy.hpp"
 #include "gi/register/test_pair.hpp"
 #include "gi/register/volume.hpp"
@@ -39,7 +39,7 @@ std::string summary_line(const reg::Summary& s) {
 
 }  // namespace
 
-void register_make_pair(CLI::App& app) {
+void add_make_pair(CLI::App& app) {
   auto* cmd = app.add_subcommand("make-pair",
                                  "Make a registration test pair with a known smooth deformation from a brain MRI "
                                  "(reference, floating, truth displacement, brain mask, pair.json)");
@@ -84,7 +84,7 @@ void register_make_pair(CLI::App& app) {
   });
 }
 
-void register_accuracy(CLI::App& app) {
+void add_accuracy(CLI::App& app) {
   auto* cmd = app.add_subcommand("accuracy", "Score an estimated displacement field against a test pair's truth: "
                                              "error percentiles and folding inside the brain mask");
   struct Args {
@@ -141,3 +141,6 @@ void register_accuracy(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("make-pair", gi::cli::add_make_pair)
+GI_REGISTER_COMMAND("accuracy", gi::cli::add_accuracy)

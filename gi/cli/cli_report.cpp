@@ -5,6 +5,7 @@
 // and exits with its status.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -14,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "fitness/process/atomic_file.hpp"
 #include "fitness/process/subprocess.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/library/library_root.hpp"
+#include "gi/publish/run_summary.hpp"
 
 namespace gi::cli {
 namespace {
@@ -37,25 +41,65 @@ std::string find_python() {
   return "";
 }
 
+bool inside(const fs::path& path, const fs::path& folder) {
+  const fs::path p = fs::weakly_canonical(path), f = fs::weakly_canonical(folder);
+  const auto [end, at] = std::mismatch(f.begin(), f.end(), p.begin(), p.end());
+  return end == f.end();
+}
+
+// PATH/report.html, or report-<name>.html in the working directory for a
+// folder of gi's library (evolved/<gpu>): nothing is written into a library.
+fs::path default_report_file(const fs::path& path) {
+  try {
+    if (inside(path, library().root))
+      return fs::path("report-" + fs::weakly_canonical(path).filename().string() + ".html");
+  } catch (const std::runtime_error&) {
+    // No library: the folder is the user's own.
+  }
+  return path / "report.html";
+}
+
+bool is_run_dir(const fs::path& path) {
+  return fs::is_regular_file(path / "config.json") || fs::is_regular_file(path / "generations.jsonl");
+}
+
+// RUN_DIR/run_summary.json from the run's records: what its page is drawn from.
+fs::path write_run_summary(const fs::path& run_dir) {
+  const fs::path file = run_dir / kRunSummaryFile;
+  fitness::write_file_atomically(file, run_summary_text(run_summary(run_dir)));
+  return file;
+}
+
 }  // namespace
 
-void register_report(CLI::App& app) {
+void add_report(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report (plots, tables) of an evolution run "
                                            "directory or of a library of evolved kernels (evolved/<gpu>)");
   struct Args {
     std::string path, out;
+    bool summary_only = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("PATH", a->path, "a run directory (config.json, generations.jsonl) or evolved/<gpu>/")->required();
-  cmd->add_option("--out", a->out, "the HTML file to write (default: PATH/report.html)");
+  cmd->add_option("PATH", a->path, "a run directory (config.json, generations.jsonl), evolved/<gpu>/ or a study folder (gi ablate)")->required();
+  cmd->add_option("--out", a->out, "the HTML file to write (default: PATH/report.html; for a folder of gi's "
+                                   "library, report-<folder>.html in the working directory)");
+  cmd->add_flag("--summary-only", a->summary_only,
+                "for a run directory: write its run_summary.json (what publication puts beside a kernel) and no page");
   cmd->callback([a] {
-    const fs::path script = fs::path(GI_SOURCE_DIR) / "scripts" / "report" / "gi_report.py";
+    if (a->summary_only) {
+      if (!is_run_dir(a->path)) throw std::runtime_error(a->path + ": not a run directory (no config.json or generations.jsonl)");
+      std::cout << "gi report: wrote " << write_run_summary(a->path).string() << "\n";
+      return;
+    }
+    const fs::path script = library().report_script();
     if (!fs::exists(script)) throw std::runtime_error("gi report: missing " + script.string());
     const std::string python = find_python();
     if (python.empty())
       throw std::runtime_error("gi report needs python3 with matplotlib: apt-get install python3-matplotlib");
-    std::vector<std::string> argv = {python, script.string(), a->path};
-    if (!a->out.empty()) argv.insert(argv.end(), {"--out", a->out});
+    // A run's page is drawn from its summary (gi/publish/run_summary.hpp), made here from its records.
+    if (is_run_dir(a->path)) write_run_summary(a->path);
+    const fs::path out = a->out.empty() ? default_report_file(a->path) : fs::path(a->out);
+    std::vector<std::string> argv = {python, script.string(), a->path, "--out", out.string()};
     // Output goes through a file (run_subprocess's contract) and is printed when the script ends.
     const fs::path log = fs::temp_directory_path() / ("gi-report-" + std::to_string(::getpid()) + ".log");
     const fitness::SubprocessResult r = fitness::run_subprocess(argv, log);
@@ -70,3 +114,5 @@ void register_report(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("report", gi::cli::add_report)

@@ -4,13 +4,14 @@
 // measures, for scripts that time each path (`gi bench --patch`).
 #include <iostream>
 
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/seed/seed.hpp"
 #include "gi/seed/switch_settings.hpp"
 
 namespace gi::cli {
 
-void register_switches(CLI::App& app) {
+void add_switches(CLI::App& app) {
   auto* cmd = app.add_subcommand("switches", "List the switch settings a seed allows, each with the define patch "
                                              "that selects it (the seed's own first)");
   struct Args {
@@ -18,7 +19,8 @@ void register_switches(CLI::App& app) {
     bool json = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu and its spec.json)")->required();
+  cmd->add_option("SEED_DIR", a->seed, "seed folder (kernel.cu and its spec.json); or a library seed: family/kernel")
+      ->transform(library_seed())->required();
   cmd->add_flag("--json", a->json, "print JSON");
   cmd->callback([a] {
     const Seed seed = load_seed(a->seed);
@@ -35,3 +37,5 @@ void register_switches(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("switches", gi::cli::add_switches)

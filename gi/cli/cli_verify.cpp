@@ -7,7 +7,8 @@
 #include <iostream>
 
 #include "fitness/process/atomic_file.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
+#include "gi/cli/seed_argument.hpp"
 #include "gi/library/seed_library.hpp"
 #include "gi/library/seed_verification.hpp"
 #include "gi/publish/versions.hpp"
@@ -32,7 +33,7 @@ std::string coverage_summary(const nlohmann::json& r) {
 
 }  // namespace
 
-void register_verify(CLI::App& app) {
+void add_verify(CLI::App& app) {
   auto* cmd = app.add_subcommand("verify", "Run every seed on the GPU against its reference on all its workloads and "
                                            "write one JSON per kernel plus a README table");
   struct Args {
@@ -42,8 +43,9 @@ void register_verify(CLI::App& app) {
     bool again = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SEED_DIR", a->seeds, "seed folders (default: every seed under seeds/)");
-  cmd->add_option("--out", a->out, "output folder (default seeds/verification/<gpu-slug>)");
+  cmd->add_option("SEED_DIR", a->seeds, "seed folders, or library seeds by name: family/kernel (default: every library seed)")
+      ->transform(library_seed());
+  cmd->add_option("--out", a->out, "output folder (default verification/<gpu-slug> in the working directory: nothing is written into the library)");
   cmd->add_option("--cache", a->cache, "cache folder (compiles, references)")->capture_default_str();
   cmd->add_option("--device", a->device, "CUDA device")->capture_default_str();
   cmd->add_option("--runs", a->runs, "repeated training runs for the run-to-run spread")->capture_default_str();
@@ -52,11 +54,11 @@ void register_verify(CLI::App& app) {
     namespace fs = std::filesystem;
     fitness::GpuRunner runner(a->device);
     const nlohmann::json versions = versions_json(a->device);
-    const fs::path out = a->out.empty() ? fs::path("seeds/verification") / gpu_slug(runner.device_name()) : fs::path(a->out);
+    const fs::path out = a->out.empty() ? fs::path("verification") / gpu_slug(runner.device_name()) : fs::path(a->out);
     fs::create_directories(out);
     std::vector<fs::path> dirs;
     for (const auto& s : a->seeds) dirs.emplace_back(s);
-    if (dirs.empty()) dirs = find_seed_dirs("seeds");
+    if (dirs.empty()) dirs = find_seed_dirs(library().seeds());
     VerifyOptions options;
     options.runs = a->runs;
     if (!a->cache.empty()) options.cache = fs::absolute(a->cache);
@@ -95,3 +97,5 @@ void register_verify(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("verify", gi::cli::add_verify)

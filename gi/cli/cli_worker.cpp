@@ -2,11 +2,11 @@
 // starts it through fitness::WorkerProcess; it is not meant to be run by hand.
 #include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
-#include "gi/cli/cli.hpp"
+#include "gi/cli/command_registry.hpp"
 
 namespace gi::cli {
 
-void register_worker(CLI::App& app) {
+void add_worker(CLI::App& app) {
   auto* cmd = app.add_subcommand("worker", "Evaluation worker process (one JSON request per line on stdin; "
                                            "started by `gi evolve`, not by hand)");
   auto device = std::make_shared<int>(0);
@@ -15,3 +15,5 @@ void register_worker(CLI::App& app) {
 }
 
 }  // namespace gi::cli
+
+GI_REGISTER_COMMAND("worker", gi::cli::add_worker)

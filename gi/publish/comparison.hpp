@@ -4,7 +4,7 @@
 // process on the training workload, with the speed-up, its bootstrap lower
 // bound, and each kernel's time as a fraction of the memory floor (the bytes
 // it must move over the measured copy bandwidth). A speed-up above 10x is
-// flagged for review (DESIGN.md, "Fitness protocol").
+// flagged for review (docs/design.md, "The fitness protocol as implemented").
 #include <cstdint>
 #include <filesystem>
 #include <optional>

@@ -7,6 +7,7 @@
 
 #include "fitness/process/atomic_file.hpp"
 #include "gi/seed/seed.hpp"
+#include "gi/publish/run_summary.hpp"
 #include "gi/publish/versions.hpp"
 #include "grammar/patch.hpp"
 #include "grammar/unified_diff.hpp"
@@ -139,6 +140,7 @@ fs::path write_result(const fs::path& evolved_root, const ResultRecord& r) {
   fitness::write_file_atomically(dir / "kernel.diff",
                                  grammar::unified_diff(r.seed_source, r.evolved_source, "a/" + path, "b/" + path));
   fitness::write_file_atomically(dir / "result.json", result_json(r).dump(2) + "\n");
+  if (!r.run_summary.is_null()) fitness::write_file_atomically(dir / kRunSummaryFile, run_summary_text(r.run_summary));
   write_results_readme(gpu_dir);
   return dir;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// What a registration developer adopts (DESIGN.md, "Runs and results"):
+// What a registration developer adopts (docs/results.md):
 //
 //   evolved/<gpu-slug>/<family>-<kernel>/   e.g. evolved/nvidia-h200/bspline-deformation_field/
 //     kernel.cu    the patched source, switches resolved (no dead path)
@@ -13,6 +13,8 @@
 //     plain.cu     (seeds with switches only) the plain seed the diff is against
 //     result.json  times, ratio, memory floor, tuning, held-out validation,
 //                  sanitizers, each edit's contribution, review flag
+//     run_summary.json  the run in brief (gi/publish/run_summary.hpp): what
+//                  the report draws; the run's raw records stay in runs/
 //   evolved/<gpu-slug>/README.md   a table over every kernel folder's result.json
 //
 // The folder is named <family>-<kernel> (the seed's two folder names joined
@@ -54,6 +56,7 @@ struct ResultRecord {
   std::optional<nlohmann::json> search_best, switch_best;
   std::string kept;  // "" (the winner), "the best switch setting", "the tuned seed"
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution
+  nlohmann::json run_summary;  // run_summary(run dir); null: none is written
 };
 
 // "<family>-<kernel>"

@@ -57,7 +57,8 @@ struct EvolveOptions {
 enum class RunOutcome {
   InProgress,  // stopped before the end (a generation limit of this call, or stop_requested); resume it
   Complete,    // every stage done and the result published
-  Rejected,    // the winner failed held-out validation or a sanitizer: nothing published (validation.json says why)
+  Rejected,    // the tuned seed itself failed held-out validation or a sanitizer: nothing published
+               // (a failing search winner or switch setting is set aside and the next candidate tried)
 };
 const char* to_string(RunOutcome outcome);
 

@@ -67,8 +67,9 @@ std::vector<std::filesystem::path> select_seeds(const std::filesystem::path& roo
 
 // Runs or resumes the evolve-all in options.out_dir. `backend_for` gives the
 // stages' backend for each kernel's options (gpu_backend on the device).
-// Throws std::runtime_error for a damaged evolve_all.json or a plan that
-// differs from the one the folder was started with; anything thrown that is
+// Throws std::runtime_error for a damaged evolve_all.json (options that
+// differ from the folder's own plan are named and ignored: the folder's plan
+// is kept); anything thrown that is
 // not a std::runtime_error or std::logic_error (a kernel's failure) leaves the
 // plan resumable and propagates.
 EvolveAllSummary evolve_all(const EvolveAllOptions& options,

@@ -9,6 +9,7 @@
 #include "gi/seed/patch_files.hpp"
 #include "gi/search/switch_baseline.hpp"
 #include "gi/publish/results_writer.hpp"
+#include "gi/publish/run_summary.hpp"
 #include "gi/publish/validation.hpp"
 #include "gi/publish/versions.hpp"
 #include "gi/evaluate/variant_build.hpp"
@@ -289,6 +290,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   for (std::size_t i = 0; i < at; ++i)
     (ladder[i].aside_dir == kSearchBestDir ? r.search_best : r.switch_best) = set_aside_summary(run, ladder[i]);
   if (at > 0) r.kept = candidate.name;
+  r.run_summary = run_summary(run.path());
   const fs::path written = write_result(evolved_root, r);
   run.write_text("results.json", nlohmann::json{{"folder", written.string()}, {"run_id", r.run_id}}.dump(2) + "\n");
   say("result written to " + written.string() + (comparison.review ? " (speed-up above 10x: flagged for review)" : ""));

@@ -1,9 +1,12 @@
 #pragma once
 // A run directory: config.json, versions.json, evaluations.jsonl (one line
 // per evaluation), generations.jsonl (one per generation), checkpoint.json
-// (after every generation, written atomically), and the results (best.gi,
-// best.cu, best.diff, report.md). A killed run resumes from the checkpoint,
-// losing at most the generation that was in flight.
+// (after every generation, written atomically), and each later stage's
+// record (tuning_*.json, best.gi, minimised.gi/.json, validation.json,
+// comparison.json, stage_seconds.json, evaluator_stats.json, results.json).
+// A killed run resumes from the checkpoint, losing at most the generation
+// that was in flight. These raw records stay where the run was made (the
+// ignored runs/); publication keeps their summary (gi/publish/run_summary.hpp).
 #include <filesystem>
 #include <fstream>
 #include <optional>

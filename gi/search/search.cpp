@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gi/seed/switch_settings.hpp"
+#include "gi/search/search_strategy.hpp"
 
 namespace gi {
 using grammar::Patch;
@@ -29,8 +29,8 @@ SearchConfig search_config_from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("search config: ") + e.what());
   }
-  if (c.algorithm != "gp" && c.algorithm != "random" && c.algorithm != "local")
-    throw std::runtime_error("search config: algorithm: expected gp, random or local, got '" + c.algorithm + "'");
+  if (!find_search_strategy(c.algorithm))
+    throw std::runtime_error("search config: algorithm: expected " + search_strategy_names() + ", got '" + c.algorithm + "'");
   if (c.population < 2) throw std::runtime_error("search config: population: expected at least 2");
   if (c.generations < 1) throw std::runtime_error("search config: generations: expected at least 1");
   if (c.data_every < 0) throw std::runtime_error("search config: data_every: expected 0 (the run chooses) or more");
@@ -79,120 +79,9 @@ Patch crossover(const Patch& a, const Patch& b, std::mt19937_64& rng) {
   return child;
 }
 
-namespace {
-
-std::vector<Individual> ranked(std::vector<Individual> pop) {
-  std::stable_sort(pop.begin(), pop.end(), [](const Individual& x, const Individual& y) { return fitter(x.eval, y.eval); });
-  return pop;
-}
-
-// GECCO 2014 GP: initial population of single random edits; truncation
-// selection of the top half; each parent gets two children, one by two-point
-// crossover with another parent, one by appending a random edit. A seed with
-// switches (and the define family on) starts with each of its allowed switch
-// settings in the population too (at most half of it), so the search builds
-// on the hand-written paths from the first generation, as BarraCUDA's GI
-// chose among and combined its alternative implementations.
-class GeneticProgramming : public SearchAlgorithm {
- public:
-  GeneticProgramming(const SearchConfig& c, const EditOperators& ops) : config_(c), ops_(ops) {}
-
-  std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
-    std::vector<Patch> out;
-    if (state.population.empty()) {
-      const auto& families = ops_.available();
-      if (std::find(families.begin(), families.end(), "define") != families.end())
-        for (const SwitchSetting& s : switch_settings(ops_.grammar(), ops_.context(), ops_.grammar().file_name()))
-          if (!s.patch.edits.empty() && out.size() < static_cast<std::size_t>(config_.population / 2))
-            out.push_back(s.patch);
-      while (out.size() < static_cast<std::size_t>(config_.population)) {
-        Patch p;
-        ops_.append_random_edit(p, rng);
-        out.push_back(std::move(p));
-      }
-      return out;
-    }
-    const auto pop = ranked(state.population);
-    const std::size_t parents = std::max<std::size_t>(1, pop.size() / 2);
-    std::uniform_int_distribution<std::size_t> any_parent(0, parents - 1);
-    for (std::size_t i = 0; out.size() < static_cast<std::size_t>(config_.population); i = (i + 1) % parents) {
-      const Patch& p = pop[i].patch;
-      Patch child = crossover(p, pop[any_parent(rng)].patch, rng);
-      if (child.edits.empty()) ops_.append_random_edit(child, rng);
-      out.push_back(std::move(child));
-      if (out.size() == static_cast<std::size_t>(config_.population)) break;
-      Patch mutant = p;
-      ops_.append_random_edit(mutant, rng);
-      out.push_back(std::move(mutant));
-    }
-    return out;
-  }
-
-
- private:
-  SearchConfig config_;
-  const EditOperators& ops_;
-};
-
-class RandomSearch : public SearchAlgorithm {
- public:
-  RandomSearch(const SearchConfig& c, const EditOperators& ops) : config_(c), ops_(ops) {}
-
-  std::vector<Patch> propose(const SearchState&, std::mt19937_64& rng) override {
-    std::vector<Patch> out;
-    std::uniform_int_distribution<int> length(1, std::max(1, config_.max_random_edits));
-    for (int i = 0; i < config_.population; ++i) {
-      Patch p;
-      for (int k = length(rng); k > 0; --k) ops_.append_random_edit(p, rng);
-      out.push_back(std::move(p));
-    }
-    return out;
-  }
-
-
- private:
-  SearchConfig config_;
-  const EditOperators& ops_;
-};
-
-// First-improvement local search from the best variant: neighbours add one
-// edit or drop one; the first (in proposal order) that beats the current
-// variant beyond the noise margin becomes current (the driver moves `best`).
-class LocalSearch : public SearchAlgorithm {
- public:
-  LocalSearch(const SearchConfig& c, const EditOperators& ops) : config_(c), ops_(ops) {}
-
-  std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
-    const Patch current = state.best ? state.best->patch : Patch{};
-    std::vector<Patch> out;
-    std::bernoulli_distribution drop(0.2);
-    for (int i = 0; i < config_.population; ++i) {
-      Patch p = current;
-      if (!p.edits.empty() && drop(rng)) {
-        p.edits.erase(p.edits.begin() +
-                      static_cast<long>(std::uniform_int_distribution<std::size_t>(0, p.edits.size() - 1)(rng)));
-      } else {
-        ops_.append_random_edit(p, rng);
-      }
-      out.push_back(std::move(p));
-    }
-    return out;
-  }
-
-  bool first_improvement() const override { return true; }
-
- private:
-  SearchConfig config_;
-  const EditOperators& ops_;
-};
-
-}  // namespace
-
 std::unique_ptr<SearchAlgorithm> make_search(const SearchConfig& config, const EditOperators& ops) {
-  if (config.algorithm == "gp") return std::make_unique<GeneticProgramming>(config, ops);
-  if (config.algorithm == "random") return std::make_unique<RandomSearch>(config, ops);
-  if (config.algorithm == "local") return std::make_unique<LocalSearch>(config, ops);
-  throw std::runtime_error("unknown search algorithm '" + config.algorithm + "': expected gp, random or local");
+  if (const SearchStrategy* s = find_search_strategy(config.algorithm)) return s->make(config, ops);
+  throw std::runtime_error("unknown search algorithm '" + config.algorithm + "': expected " + search_strategy_names());
 }
 
 }  // namespace gi

@@ -4,8 +4,8 @@
 // of the tuning space (with the tuned seed's compile options), the fastest
 // then retuned over the whole space. A result reports the evolved kernel
 // against the tuned plain seed and against this baseline, so it says how
-// much came from choosing a path and how much GI's edits added (DESIGN.md,
-// "Search space"). Seeds without switches have no such baseline.
+// much came from choosing a path and how much GI's edits added (docs/design.md,
+// "Edits, patches and switches"). Seeds without switches have no such baseline.
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gi/search/edit_operators.hpp"
+#include "gi/search/search_strategy.hpp"
 
 namespace gi {
 
@@ -46,7 +47,7 @@ void check_families(const std::string& families, const std::string& file, const 
 }
 
 void check_algorithm(const std::string& a, const std::string& file, const std::string& field) {
-  if (a != "gp" && a != "random" && a != "local") bad(file, field, "'" + a + "': expected gp, random or local");
+  if (!find_search_strategy(a)) bad(file, field, "'" + a + "': expected " + search_strategy_names());
 }
 
 }  // namespace

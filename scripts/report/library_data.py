@@ -1,11 +1,11 @@
-"""An evolved/<gpu>/ library: one <family>-<kernel>/result.json per kernel
-(gi/publish/results_writer.cpp), its runs in runs/<run_id>/, and an optional
-failures.json written by evolve-all."""
+"""An evolved/<gpu>/ library: one <family>-<kernel>/ folder per kernel with its
+result.json and run_summary.json (gi/publish/results_writer.cpp), and an
+optional failures.json written by evolve-all."""
 import math
 import os
 
 from jsonio import ReportError, read_json, read_object
-from run_data import is_run_dir, number
+from run_data import load_published_run, number
 
 # Above this speed-up a result is flagged for review by hand (result.json's "review").
 REVIEW_SPEEDUP = 10.0
@@ -20,7 +20,7 @@ def kernel_folders(path):
     out = []
     for name in sorted(os.listdir(path)):
         folder = os.path.join(path, name)
-        if name == "runs" or name.startswith(".") or not os.path.isdir(folder):
+        if name.startswith(".") or not os.path.isdir(folder):
             continue
         if any(os.path.isfile(os.path.join(folder, f)) for f in ("result.json", "patch.gi", "kernel.cu")):
             out.append(name)
@@ -74,14 +74,9 @@ def load_kernel(library_dir, folder):
                 "seed_floor_fraction", "evolved_floor_fraction"):
         if number(result.get(key)) is None:
             entry["missing"].append(key)
-    run_id = result.get("run_id")
-    if isinstance(run_id, str) and run_id:
-        run_dir = os.path.join(library_dir, "runs", run_id)
-        # An absent run folder is normal (runs are not always published); the table's run cell says so.
-        entry["run_dir"] = run_dir if is_run_dir(run_dir) else None
-    else:
-        entry["run_dir"] = None
-        entry["missing"].append("run_id")
+    entry["run"] = load_published_run(path, result)
+    if entry["run"] is None:
+        entry["missing"].append("run_summary.json")
     return entry
 
 
@@ -105,18 +100,11 @@ def geometric_mean(values):
 def load_library(library_dir):
     kernels = [load_kernel(library_dir, f) for f in kernel_folders(library_dir)]
     kernels.sort(key=lambda k: k["kernel"])
-    used = {os.path.basename(k["run_dir"]) for k in kernels if k.get("run_dir")}
-    runs_dir = os.path.join(library_dir, "runs")
-    other_runs = []
-    if os.path.isdir(runs_dir):
-        other_runs = [n for n in sorted(os.listdir(runs_dir))
-                      if n not in used and is_run_dir(os.path.join(runs_dir, n))]
     speedups = [number(k["result"].get("speedup")) for k in kernels]
     return {
         "path": library_dir,
         "kernels": kernels,
         "failures": read_failures(os.path.join(library_dir, "failures.json")),
-        "other_runs": other_runs,
         "geomean": geometric_mean(speedups),
         "geomean_count": sum(1 for s in speedups if s is not None and s > 0),
     }

@@ -7,7 +7,6 @@ import plots
 from formatting import pct, sanitizer, speedup, ms, validation
 from html_page import breakable, esc, image, missing_line, nowrap_numbers, table
 from library_data import tuning_only
-from run_data import load_run
 from run_page import outcome_legend, run_section
 
 TERMS = [
@@ -54,8 +53,8 @@ def kernel_table(library):
     for k in library["kernels"]:
         r = k["result"]
         run_id = r.get("run_id")
-        run = (f'<a href="#{anchor(k["folder"])}">{breakable(run_id)}</a>' if k.get("run_dir")
-               else esc(run_id or "-") + (" <span class='note'>(not here)</span>" if run_id else ""))
+        run = (f'<a href="#{anchor(k["folder"])}">{breakable(run_id or k["folder"])}</a>' if k.get("run")
+               else esc(run_id or "-") + (" <span class='note'>(no run_summary.json)</span>" if run_id else ""))
         check = nowrap_numbers(esc(validation(r.get("validation"))))
         if r.get("sanitizer"):
             check += "; <span class='note'>" + esc(sanitizer(r.get("sanitizer"))) + "</span>"
@@ -102,7 +101,7 @@ def library_html(library):
     kernels = library["kernels"]
     gpu = next((k["result"].get("gpu") for k in kernels if k["result"].get("gpu")), None)
     g = library["geomean"]
-    with_runs = [k for k in kernels if k.get("run_dir")]
+    with_runs = [k for k in kernels if k.get("run")]
     body = [f'<p class="meta">Library <code>{esc(library["path"])}</code>'
             + (f", GPU {esc(gpu)}" if gpu else "") + f": {len(kernels)} kernels"
             + (f", geometric-mean speed-up <b>{g:.3f}x</b> over {library['geomean_count']}" if g else "")
@@ -121,15 +120,12 @@ def library_html(library):
         body.append('<p class="missing">No kernel folders with result.json here.</p>')
     body.append("<p>" + " &middot; ".join(f'<a href="#{anchor(k["folder"])}">{esc(k["kernel"])}</a>'
                                           for k in with_runs) + "</p>")
-    without = [k["kernel"] for k in kernels if not k.get("run_dir")]
+    without = [k["kernel"] for k in kernels if not k.get("run")]
     if without:
-        body.append('<p class="missing">No run folder here for: ' + esc(", ".join(without)) + ".</p>")
-    if library["other_runs"]:
-        body.append("<p class='note'>Other runs in runs/ that no result.json names (earlier or superseded "
-                    "runs, not shown): " + esc(", ".join(library["other_runs"])) + ".</p>")
+        body.append('<p class="missing">No run summary (run_summary.json) for: ' + esc(", ".join(without)) + ".</p>")
     body.append(outcome_legend())
     for k in with_runs:
-        run = load_run(k["run_dir"])
+        run = k["run"]
         body.append(f'<section id="{anchor(k["folder"])}">')
         body.append(run_section(run, level=3, title=f"{k['kernel']} (run {run['name']})", legend=False))
         body.append("</section>")

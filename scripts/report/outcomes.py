@@ -1,5 +1,6 @@
 """The outcome categories of the per-generation stacked bar, and which
-evaluation status (gi/evaluate/evaluation.cpp's names) goes into which."""
+evaluation status (gi/evaluate/evaluation.cpp's names) goes into which. gi
+counts the outcomes (gi/publish/run_summary.cpp); this only groups them."""
 
 # (label, colour), in stacking order from the bottom. The flags come first:
 # a cached or same-binary evaluation is a repeat whose status was copied from
@@ -44,10 +45,12 @@ DESCRIPTIONS = {
 }
 
 
-def category(evaluation):
-    """The category one evaluation (a line of evaluations.jsonl) counts in."""
-    if evaluation.get("cached") is True:
+def category_of_outcome(outcome):
+    """The category an outcome of run_summary.json's per-generation counts
+    falls in: "cached" and "same_binary" (repeats, counted as such by gi), or
+    an evaluation status."""
+    if outcome == "cached":
         return "cached"
-    if evaluation.get("same_binary") is True:
+    if outcome == "same_binary":
         return "same binary"
-    return STATUS_CATEGORY.get(evaluation.get("status"), "other")
+    return STATUS_CATEGORY.get(outcome, "other")

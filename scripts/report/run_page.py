@@ -34,8 +34,7 @@ def _final_result(run):
 
 
 def _rate(run):
-    gens = run["generations"]
-    last = gens[-1] if gens else {}
+    last = run.get("search") or {}  # the last generation's figures
     rate = number(last.get("evaluations_per_second"))
     stats = run.get("evaluator_stats") or {}
     rate = rate if rate is not None else number(stats.get("evaluations_per_second"))
@@ -51,14 +50,16 @@ def summary_table(run):
     if config.get("seed_sha256"):
         seed += f" <span class='note'>(sha256 {esc(str(config['seed_sha256'])[:12])})</span>"
     count = run.get("evaluation_count")
-    gens = run["generations"]
+    logged = (run.get("search") or {}).get("evaluations")
     evaluations = (f"{count} in {len(run['per_generation'])} generations" if count is not None
-                   else f"{gens[-1].get('evaluations', '-')} (from generations.jsonl)" if gens else "-")
+                   else f"{logged} (from generations.jsonl)" if logged is not None else "-")
     v = run.get("validation")
     versions = run.get("versions") or {}
     pairs = [
         ("kernel", esc(run.get("kernel") or "-")),
-        ("run folder", f"<code>{esc(run['path'])}</code>"),
+        # A published kernel's run is its summary; the records stayed in the runs/ folder it ran in.
+        ("run", f"<code>{esc(run['name'])}</code> <span class='note'>(drawn from run_summary.json)</span>")
+        if run.get("published") else ("run folder", f"<code>{esc(run['path'])}</code>"),
         ("seed", seed),
         ("configuration", config_html(config)),
         ("evaluations", esc(evaluations) + " <span class='note'>(not counting the seed, re-measured each "

@@ -1,2 +1,0 @@
-@seed=ca948e131059ab3c38191ac99eeda2c5bffbcd0dc84286e139e5c18cf7db5747
-unroll:<for_kernel.cu_81>=-1 coarsen:2,strided launch_bounds:64,2

@@ -1,2 +1,0 @@
-@seed=95ab451040135a5bb68c06ee392a2d67fc8cb8973e391cffe8f2192d4e6e8303
-launch_bounds:256,4

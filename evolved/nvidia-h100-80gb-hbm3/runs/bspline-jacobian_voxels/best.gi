@@ -1,2 +1,0 @@
-@seed=5be76a48c6e1b5ccc356b20b781adb6d3f9c2163b0f55c19ea1b29fc0fd56f48
-restrict:activeVoxels restrict:activeVoxels ldg:<_kernel.cu_81> unroll:<for_kernel.cu_77>=8 coarsen:2

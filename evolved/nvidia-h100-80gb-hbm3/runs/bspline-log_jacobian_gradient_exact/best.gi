@@ -1,2 +1,0 @@
-@seed=4bc291704e17929193d635503b3fe49ee9e3d123cbd70915ede98c32513f7fc6
-define:LJ_TZ=2 define:LJ_PATH=1 <_kernel.cu_357>+<_kernel.cu_217> ldg:<_kernel.cu_419> <_kernel.cu_190>+<_kernel.cu_197> <_kernel.cu_334> define:LJ_TZ=2 define:LJ_PATH=1 ldg:<_kernel.cu_411> <_kernel.cu_357>+<_kernel.cu_217> define:LJ_TZ=2 <_kernel.cu_397> restrict:gradient define:LJ_TZ=2 define:LJ_TZ=2 define:LJ_PATH=1 ldg:<_kernel.cu_419> define:LJ_PATH=1 restrict:voxelTerms unroll:<for_kernel.cu_272>=2

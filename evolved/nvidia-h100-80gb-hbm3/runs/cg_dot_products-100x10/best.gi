@@ -1,2 +1,0 @@
-@seed=eee283495e7f047e382b6875f1e3a21f25845e08beb624ddf34ebf6034cea7cb
-define:DOT_ITEMS=4 define:DOT_PATH=1

@@ -1,2 +1,0 @@
-@seed=22de7e93f7e9e811f23a2a30fa6f1edeff6ddabf207b24aff905290ee58f476a
-

@@ -1,2 +1,0 @@
-@seed=1ca6aef67d16a31f8849c2755a2995fdb14226b8f7699c42e897b934968929ec
-define:NCC_PATH=1 launch_bounds:256,8

@@ -1,2 +1,0 @@
-@seed=bb7372540925af5601eb19916eb7771d5fdf5411ad04ac74b9aedefd320d9080
-define:CONV_ITEMS=8 define:CONV_PATH=1

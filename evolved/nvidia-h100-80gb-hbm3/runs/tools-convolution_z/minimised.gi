@@ -1,2 +1,0 @@
-@seed=fb5fcf092d2d1a05228e31b08ec1f2acb1bf742934429baa1627fb8191f310e7
-define:CONV_ITEMS=8 define:CONV_PATH=1

@@ -1,2 +1,0 @@
-@seed=33faa2f3bc9138efde3fb0a27d1c2b18f9ed2adb8e6832b7bf63da3d11360c1a
-

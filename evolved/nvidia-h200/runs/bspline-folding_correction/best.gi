@@ -1,2 +1,0 @@
-@seed=952376605e57f5fcc76f29968e66da060b15437c75a617f85c9b3faef0ec7ecd
-<fixed_kernel.cu_147>+<_kernel.cu_102> ldg:<if_kernel.cu_101> restrict:correctedGrid restrict:jacobianDeterminant restrict:jacobianDeterminant ldg:<_kernel.cu_151> <fixed_kernel.cu_147>+<_kernel.cu_102> ldg:<if_kernel.cu_101> ldg:<if_kernel.cu_101> restrict:correctedGrid restrict:jacobianDeterminant <_kernel.cu_142>+<_kernel.cu_140> restrict:correctedGrid unroll:<for_kernel.cu_95>=-1 ldg:<_kernel.cu_151>

@@ -1,2 +1,0 @@
-@seed=952376605e57f5fcc76f29968e66da060b15437c75a617f85c9b3faef0ec7ecd
-unroll:<for_kernel.cu_95>=-1

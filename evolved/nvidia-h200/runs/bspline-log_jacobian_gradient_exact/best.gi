@@ -1,2 +1,0 @@
-@seed=4bc291704e17929193d635503b3fe49ee9e3d123cbd70915ede98c32513f7fc6
-<_kernel.cu_416><_kernel.cu_372> define:LJ_PATH=1 unroll:<for_kernel.cu_272>=4 launch_bounds:512,8 define:LJ_TZ=2 <_kernel.cu_416><_kernel.cu_372> define:LJ_PATH=1 <_kernel.cu_218>+<_kernel.cu_357> launch_bounds:1024 <_kernel.cu_165>

@@ -1,2 +1,0 @@
-@seed=e3fb80432739f0e0ae6eb5a176c5af8478627a24290d80073300b996811d5d34
-ldg:<_kernel.cu_63> launch_bounds:256

@@ -1,2 +1,0 @@
-@seed=10781070ee4254f04e82df067e3c047ee58e93d266d3716e6aad32138cbf84b0
-launch_bounds:512,4 launch_bounds:1024,8 restrict:displacementField launch_bounds:256,2

@@ -1,2 +1,0 @@
-@seed=b27204e3d906e822ee2aa31af1f66fa6cc24e691a472a617cbe68b94b0bdfbe2
-

@@ -1,2 +1,0 @@
-@seed=62714acb1ed23e0a58e1a46cb9ece6e997fc26bd77da69745a55571c5661bf62
-launch_bounds:512 restrict:activeVoxels restrict:activeVoxels launch_bounds:1024,1 launch_bounds:128,1 launch_bounds:256,2 restrict:transformationMatrix

@@ -1,2 +1,0 @@
-@seed=b581d290c33be3922b9131d5a5e01daf6fdedcd0a8416b56e9a82fde63c211aa
-

@@ -1,2 +1,0 @@
-@seed=124dab8c2f3ad8e53aa64d3bd4afd25f16700ad99d27074dd15871b2b93a0a3a
-restrict:activeVoxels define:LNCC_PATH=1 define:LNCC_PATH=1 define:LNCC_TILE=2048 ldg:<_kernel.cu_240> <_kernel.cu_267><_kernel.cu_184> ldg:<_kernel.cu_168> launch_bounds:512,4 ldg:<_kernel.cu_244> unroll:<for_kernel.cu_194>=0 define:LNCC_PATH=1 restrict:referenceImage unroll:<for_kernel.cu_209>=8 <_kernel.cu_242><_kernel.cu_247> unroll:<for_kernel.cu_209>=-1 ldg:<_kernel.cu_207> ldg:<_kernel.cu_260> restrict:lnccValues unroll:<for_kernel.cu_162>=2

@@ -1,2 +1,0 @@
-@seed=a6b618f98c60d9691f7f9233f212f3ed1d39916a036310e5d86768c923e2d1cf
-launch_bounds:512 launch_bounds:1024,2

@@ -1,0 +1,63 @@
+// GECCO 2014 GP (the default strategy): initial population of single random
+// edits; truncation selection of the top half; each parent gets two
+// children, one by two-point crossover with another parent, one by appending
+// a random edit. A seed with switches (and the define family on) starts with
+// each of its allowed switch settings in the population too (at most half of
+// it), so the search builds on the hand-written paths from the first
+// generation, as BarraCUDA's GI chose among and combined its alternative
+// implementations.
+#include <algorithm>
+
+#include "gi/search/search_strategy.hpp"
+#include "gi/seed/switch_settings.hpp"
+
+namespace gi {
+namespace {
+using grammar::Patch;
+
+std::vector<Individual> ranked(std::vector<Individual> pop) {
+  std::stable_sort(pop.begin(), pop.end(), [](const Individual& x, const Individual& y) { return fitter(x.eval, y.eval); });
+  return pop;
+}
+
+class GeneticProgramming : public ConfiguredSearch {
+ public:
+  using ConfiguredSearch::ConfiguredSearch;
+
+  std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
+    std::vector<Patch> out;
+    if (state.population.empty()) {
+      const auto& families = ops_.available();
+      if (std::find(families.begin(), families.end(), "define") != families.end())
+        for (const SwitchSetting& s : switch_settings(ops_.grammar(), ops_.context(), ops_.grammar().file_name()))
+          if (!s.patch.edits.empty() && out.size() < static_cast<std::size_t>(config_.population / 2))
+            out.push_back(s.patch);
+      while (out.size() < static_cast<std::size_t>(config_.population)) {
+        Patch p;
+        ops_.append_random_edit(p, rng);
+        out.push_back(std::move(p));
+      }
+      return out;
+    }
+    const auto pop = ranked(state.population);
+    const std::size_t parents = std::max<std::size_t>(1, pop.size() / 2);
+    std::uniform_int_distribution<std::size_t> any_parent(0, parents - 1);
+    for (std::size_t i = 0; out.size() < static_cast<std::size_t>(config_.population); i = (i + 1) % parents) {
+      const Patch& p = pop[i].patch;
+      Patch child = crossover(p, pop[any_parent(rng)].patch, rng);
+      if (child.edits.empty()) ops_.append_random_edit(child, rng);
+      out.push_back(std::move(child));
+      if (out.size() == static_cast<std::size_t>(config_.population)) break;
+      Patch mutant = p;
+      ops_.append_random_edit(mutant, rng);
+      out.push_back(std::move(mutant));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+}  // namespace gi
+
+GI_REGISTER_SEARCH_STRATEGY("gp", gi::GeneticProgramming,
+                            "genetic programming (GECCO 2014): truncation selection, crossover, mutation")
