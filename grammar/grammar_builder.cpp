@@ -141,9 +141,13 @@ class GrammarBuilder {
       const bool open_header = tail.kind == ElementKind::IfHeader || tail.kind == ElementKind::ElseHeader ||
                                tail.kind == ElementKind::SwitchHeader ||
                                (tail.kind == ElementKind::LoopHeader && !tok(tail.tokens.last).is(";"));
+      // A copy after a directive whose branch is inactive text (`#if 0 ...
+      // #elif X`) would be inactive too: an edit that changes nothing.
+      const std::size_t next = tail.tokens.last + 1;
+      const bool opens_inactive = next < g_.parsed_.tokens.size() && tok(next).inactive;
       c.anchor_ok = after_function >= 0 && !tail.awaits_braceless_body && !tail.followed_by_continuation &&
                     !open_header && tail.kind != ElementKind::Pragma &&
-                    (tail.kind != ElementKind::Preprocessor || tail.conditional);
+                    (tail.kind != ElementKind::Preprocessor || (tail.conditional && !opens_inactive));
       c.host_code = std::any_of(code.begin(), code.end(), [&](std::size_t i) { return elements[i].host_code; });
       for (std::size_t f = 0; f < g_.parsed_.functions.size(); ++f)
         for (std::size_t i : code)

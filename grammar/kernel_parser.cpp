@@ -1006,10 +1006,12 @@ std::string header_device_view(std::string_view text, const std::string& file_na
     if (lines.size() <= static_cast<std::size_t>(t.end_line)) lines.resize(t.end_line + 1, 0);
     for (int l = t.line; l <= t.end_line; ++l) lines[l] = 1;
   };
+  // Inactive text counts as code here: blanking the directives around it
+  // alone would make it live.
   for (const Element& e : k.elements) {
     if (e.kind == ElementKind::Comment) continue;
     for (std::size_t t = e.tokens.first; t <= e.tokens.last && t < k.tokens.size(); ++t)
-      if (k.tokens[t].kind != TokenKind::Comment) mark(e.host_code ? host : other, k.tokens[t]);
+      if (k.tokens[t].kind != TokenKind::Comment || k.tokens[t].inactive) mark(e.host_code ? host : other, k.tokens[t]);
   }
   // `const float b = -a;` at file scope: nvcc folds it into device code as a
   // constant; under NVRTC's -default-device it is a __device__ variable with

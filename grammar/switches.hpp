@@ -32,8 +32,8 @@ std::optional<SwitchLine> find_switch_line(const Grammar& g, const std::string& 
 std::map<std::string, std::string> switch_values(const Grammar& g, const EditContext& context);
 
 // The source with every conditional whose condition reads only switch names
-// (and integers) decided by `values`; conditionals over other macros are kept
-// as they are. Throws SourceError for a malformed conditional (an #else
+// (and integers) decided by `values`; conditionals over other macros, and
+// those of integers alone (`#if 0`), are kept as they are. Throws SourceError for a malformed conditional (an #else
 // without #if, an #if never closed, a condition that does not parse).
 std::string resolve_switches(std::string_view source, const std::map<std::string, std::string>& values,
                              const std::string& file_name = "kernel.cu");

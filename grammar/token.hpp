@@ -7,6 +7,7 @@
 
 namespace gi::grammar {
 
+// Comment: a comment, or inactive text (see Token::inactive).
 enum class TokenKind { Identifier, Number, String, Char, Punct, Preprocessor, Comment };
 
 struct Token {
@@ -16,6 +17,12 @@ struct Token {
   int line = 0;            // 1-based line of the first character
   int end_line = 0;        // line of the last character (comments, strings, # lines span lines)
   int column = 0;          // 1-based
+  // A Comment that is the text of a conditional branch the preprocessor
+  // provably never takes (`#if 0`), with the directives of a conditional
+  // decided by constants alone: inert as a comment is (no rule, no edit, no
+  // scope), but code where lines are blanked around it, since blanking its
+  // directives alone would make its text live.
+  bool inactive = false;
 
   bool is(std::string_view s) const {
     return (kind == TokenKind::Punct || kind == TokenKind::Identifier) && text == s;
@@ -27,7 +34,13 @@ struct Token {
 // and for bytes real files carry that would go wrong later: a NUL byte
 // (NVRTC reads a source only up to it, so the rest of the file would vanish
 // without an error) and lone-CR line endings (classic Mac OS: the whole file
-// would be one line). A leading UTF-8 byte-order mark is skipped.
+// would be one line). A leading UTF-8 byte-order mark is skipped. A branch
+// the preprocessor provably never takes (`#if 0`, or what follows the taken
+// branch of `#if 1`) is one inactive token: prose in it (`don't`, a
+// backtick) is no error, as for the preprocessor, which only reads its
+// comments and directives; a conditional decided by constants alone is
+// inactive text with its directives, so its taken branch is plain code
+// (grammar/inactive_text.hpp).
 std::vector<Token> tokenize(std::string_view source, const std::string& file_name);
 
 // The source without a leading UTF-8 byte-order mark, which editors on

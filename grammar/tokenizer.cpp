@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <boost/spirit/home/x3.hpp>
+#include <cctype>
 #include <unordered_set>
 
+#include "grammar/inactive_text.hpp"
 #include "grammar/source_error.hpp"
 #include "grammar/token.hpp"
 
@@ -136,10 +138,39 @@ std::vector<Token> tokenize(std::string_view source, const std::string& file_nam
                      x3::raw[identifier][emit(TokenKind::Identifier)] |
                      x3::raw[punctuators | single_punct][emit(TokenKind::Punct)];
 
+  // Text the preprocessor never compiles is one inactive comment
+  // (grammar/inactive_text.hpp): lexed as code, prose in it would stop here.
+  InactiveText inactive(source, file_name);
+  auto emit_inactive = [&](std::size_t begin, std::size_t end) {
+    while (begin < end && std::isspace(static_cast<unsigned char>(source[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(source[end - 1]))) --end;
+    if (begin == end) return;
+    Token t;
+    t.kind = TokenKind::Comment;
+    t.inactive = true;
+    t.offset = begin;
+    t.text.assign(source.substr(begin, end - begin));
+    t.line = lines.line_of(begin);
+    t.end_line = lines.line_of(end - 1);
+    t.column = lines.column_of(begin);
+    tokens.push_back(std::move(t));
+  };
+
   // Offsets stay those of the whole source: the mark is skipped, not removed.
   Iterator it = source.begin() + static_cast<std::ptrdiff_t>(source.size() - without_utf8_bom(source).size());
   try {
-    x3::parse(it, source.end(), *token);
+    // One token at a time: after a directive, the inactive text that may
+    // follow it is not lexed.
+    while (it != source.end()) {
+      const std::size_t before = tokens.size();
+      if (!x3::parse(it, source.end(), token)) break;
+      if (tokens.size() == before || tokens.back().kind != TokenKind::Preprocessor) continue;
+      const Token& directive = tokens.back();
+      const InactiveStep step = inactive.after_directive(directive.offset, directive.offset + directive.text.size());
+      if (step.drop_directive) tokens.pop_back();
+      emit_inactive(step.inactive_begin, step.inactive_end);
+      it = begin + static_cast<std::ptrdiff_t>(step.resume);
+    }
   } catch (const x3::expectation_failure<Iterator>& e) {
     // The failure points at the end of input for an unterminated construct.
     const auto at = static_cast<std::size_t>(e.where() - begin);
@@ -166,6 +197,7 @@ std::vector<Token> tokenize(std::string_view source, const std::string& file_nam
     }
     throw SourceError(file_name, lines.line_of(opened), lines.column_of(opened), message);
   }
+  if (it == source.end()) inactive.finish();
   if (it != source.end()) {
     const auto at = static_cast<std::size_t>(it - begin);
     const unsigned char c = static_cast<unsigned char>(*it);

@@ -1,8 +1,8 @@
 // A user's own kernel (issue 13): `gi init` drafts the spec from the
 // kernel's signature with FILL marks, the "random" generator makes inputs
 // from the distributions the spec names, and the seed is its own reference
-// (its GPU outputs and their run-to-run spread). The GPU part is skipped
-// without a CUDA device.
+// (its GPU outputs and their run-to-run spread, or on the CPU emulator its
+// unpatched run). The GPU part is skipped without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,12 +12,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/random_workload.hpp"
 #include "fitness/workload/reference_registry.hpp"
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/evaluate/seed_reference.hpp"
+#include "gi/library/seed_emulation.hpp"
 #include "gi/seed/seed.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 #include "test_support.hpp"
@@ -226,6 +228,51 @@ TEST_F(UserSeed, GiInitMakesASeedFolderWhoseSpecListsWhatIsLeftToFill) {
       test::run_gi("init \"" + (kExample / "box_filter_rows.cu").string() + "\" --out \"" + out.string() + "\"");
   EXPECT_NE(again.exit_code, 0);
   EXPECT_NE(again.output.find("already holds a seed (--force replaces it)"), std::string::npos) << again.output;
+}
+
+// On the CPU emulator the unpatched seed is the reference: one run (the
+// emulator is deterministic, so the spread is zero), checked here against
+// the box filter's known answer so that a reference made from the variant
+// under test could not pass.
+TEST_F(UserSeed, OnTheEmulatorTheUnpatchedSeedsOutputsAreTheReference) {
+  const Seed seed = load_seed(dir);
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
+  use_emulated_seed_as_reference(fitness::CpuEmulator{}, seed, spec);
+  const fitness::PreparedWorkload p = fitness::prepare_workload(spec, "train:1", 9, std::nullopt);
+  EXPECT_EQ(p.reference_spread_abs, 0.0);
+  EXPECT_EQ(p.tolerance.abs, spec.tolerance.abs);
+  const fitness::Workload w = fitness::random_workload(spec, spec.workload("train:1"), p.seed);
+  const std::vector<float> in = floats(w.inputs.at("in"));
+  const int width = 1000, height = 7, radius = 3;
+  ASSERT_EQ(p.expected.size(), 1u);
+  ASSERT_EQ(p.expected[0].values.size(), static_cast<std::size_t>(width * height));
+  double worst = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      double sum = 0;
+      for (int dx = -radius; dx <= radius; ++dx) sum += in[y * width + std::clamp(x + dx, 0, width - 1)];
+      worst = std::max(worst, std::abs(p.expected[0].values[y * width + x] - sum / (2 * radius + 1)));
+    }
+  EXPECT_LT(worst, 1e-5);
+  fitness::set_seed_reference(spec.entry, {});
+}
+
+// `gi emulate` on the seed folder made from the example and its filled
+// spec: the seed passes against itself, a patch that deletes the output
+// write fails (its outputs stay the NaN fill).
+TEST_F(UserSeed, GiEmulateChecksAVariantAgainstTheSeedAsItsOwnReference) {
+  const std::string cache = " --cache \"" + (root / "cache").string() + "\"";
+  const test::CommandOutput seed = test::run_gi("emulate \"" + dir.string() + "\"" + cache);
+  EXPECT_EQ(seed.exit_code, 0) << seed.output;
+  EXPECT_NE(seed.output.find("\"workload\": \"train:1\""), std::string::npos) << seed.output;
+  EXPECT_NE(seed.output.find("\"status\": \"ok\""), std::string::npos) << seed.output;
+  EXPECT_NE(seed.output.find("\"values_checked\": 7000"), std::string::npos) << seed.output;
+
+  std::ofstream(root / "no_write.patch") << "<_kernel.cu_15>\n";
+  const test::CommandOutput wrong =
+      test::run_gi("emulate \"" + dir.string() + "\" --patch \"" + (root / "no_write.patch").string() + "\"" + cache);
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_NE(wrong.output.find("\"status\": \"wrong_output\""), std::string::npos) << wrong.output;
 }
 
 // On a GPU: the seed's own outputs are the reference. The box filter's

@@ -82,7 +82,8 @@ EmulatedRun CpuEmulator::run(const EmulatedKernel& kernel, const LaunchPlan& pla
 
 CountedRun CpuEmulator::checked(const EmulatedKernel& kernel, const LaunchPlan& plan,
                                 const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance,
-                                const std::string& counter_symbol, std::size_t counters) const {
+                                const std::string& counter_symbol, std::size_t counters,
+                                std::vector<std::vector<std::byte>>* outputs) const {
   // The reference must name output buffers of this plan (as on the GPU).
   const std::vector<std::size_t> indices = expected_buffer_indices(plan, expected);
   CountedRun result;
@@ -118,6 +119,7 @@ CountedRun CpuEmulator::checked(const EmulatedKernel& kernel, const LaunchPlan& 
     if (role != ParamRole::Out && role != ParamRole::InOut) continue;
     const std::span<const std::byte> got = buffers.bytes(b);
     digest.add(got);
+    if (outputs) outputs->emplace_back(got.begin(), got.end());
     for (std::size_t i = 0; i < expected.size(); ++i)
       if (indices[i] == b) checker.check(plan.buffers[b], got, expected[i]);
   }
@@ -129,6 +131,14 @@ CountedRun CpuEmulator::checked(const EmulatedKernel& kernel, const LaunchPlan& 
 CheckReport CpuEmulator::run_checked(const EmulatedKernel& kernel, const LaunchPlan& plan,
                                      const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance) const {
   return checked(kernel, plan, expected, tolerance, "", 0).check;
+}
+
+CheckReport CpuEmulator::run_for_outputs(const EmulatedKernel& kernel, const LaunchPlan& plan,
+                                         std::vector<std::vector<std::byte>>& outputs) const {
+  outputs.clear();
+  CheckReport report = checked(kernel, plan, {}, Tolerance{}, "", 0, &outputs).check;
+  if (!report.ok()) outputs.clear();
+  return report;
 }
 
 CountedRun CpuEmulator::run_counted(const EmulatedKernel& kernel, const LaunchPlan& plan,

@@ -81,13 +81,21 @@ class CpuEmulator {
                          const std::vector<ExpectedOutput>& expected, const Tolerance& tolerance,
                          const std::string& counter_symbol, std::size_t counters) const;
 
+  // run_checked with no expected outputs (guards and inputs checked), and
+  // the bytes of every output buffer (Out and InOut, plan order) when it ran
+  // to its end: what the seed, run as its own reference, leaves
+  // (gi/library/seed_emulation.hpp).
+  CheckReport run_for_outputs(const EmulatedKernel& kernel, const LaunchPlan& plan,
+                              std::vector<std::vector<std::byte>>& outputs) const;
+
   // One run without a check (tests, debugging): status and buffers after it.
   EmulatedRun run(const EmulatedKernel& kernel, const LaunchPlan& plan, const std::string& counter_symbol = "",
                   std::size_t counters = 0) const;
 
  private:
   CountedRun checked(const EmulatedKernel& kernel, const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
-                     const Tolerance& tolerance, const std::string& counter_symbol, std::size_t counters) const;
+                     const Tolerance& tolerance, const std::string& counter_symbol, std::size_t counters,
+                     std::vector<std::vector<std::byte>>* outputs = nullptr) const;
   EmulatorOptions options_;
 };
 

@@ -87,8 +87,8 @@ SeedReferenceProvider find_seed_reference(const std::string& entry) {
   const auto it = seed_references().find(entry);
   if (it == seed_references().end())
     throw std::runtime_error("the spec makes the seed its own reference (\"reference\": \"seed\"), and this "
-                             "command has no GPU run of the seed for '" + entry + "': it needs a GPU command "
-                             "(gi evolve, gi check, gi verify)");
+                             "command has no run of the seed for '" + entry + "': it needs a GPU command "
+                             "(gi evolve, gi check, gi verify) or gi emulate");
   return it->second;
 }
 

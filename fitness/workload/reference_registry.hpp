@@ -46,9 +46,9 @@ ReferenceFn find_reference(const std::string& entry);
 // The seed as its own reference (spec "reference": "seed"): for a user's
 // kernel with no CPU reference, the expected outputs of a workload are the
 // seed's own, run on a GPU, with the run-to-run spread of those runs (float
-// atomics may sum in another order each time). The GPU side lives above
-// this layer (gi/seed/seed_reference.hpp) and is installed per entry at run
-// time; `key` names the seed's source and launch for the reference cache.
+// atomics may sum in another order each time), or on the CPU emulator for
+// gi emulate. Those sides live above this layer (gi/evaluate/seed_reference.hpp,
+// gi/library/seed_emulation.hpp) and are installed per entry at run time; `key` names the seed's source and launch for the reference cache.
 struct MeasuredReference {
   ReferenceOutputs outputs;
   double spread_abs = 0;  // largest |difference| between the seed's runs

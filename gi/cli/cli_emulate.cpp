@@ -2,7 +2,8 @@
 //  [--all-settings] [--block B] [--data-seed S] [--coverage] [--cache DIR]`:
 // runs a (patched) seed on the CPU emulator (fitness/emulation/cpu_emulator.hpp) on
 // its small training workloads and checks every one against the reference
-// as the GPU would; prints one JSON report per workload (as `gi check` does)
+// as the GPU would (a seed that is its own reference is run unpatched on the
+// emulator for it); prints one JSON report per workload (as `gi check` does)
 // and, with --coverage, which branch directions the workloads take. Exits 1
 // when a check failed. No GPU needed.
 #include <chrono>
@@ -98,6 +99,7 @@ void add_emulate(CLI::App& app) {
     if (cache) options.cache_dir = *cache / "emulator";
     options.timeout = std::chrono::milliseconds(a->timeout_ms);
     const fitness::CpuEmulator emulator(options);
+    use_emulated_seed_as_reference(emulator, seed, spec);
     const std::optional<std::filesystem::path> refs =
         cache ? std::optional<std::filesystem::path>(*cache / "reference") : std::nullopt;
 

@@ -1,5 +1,11 @@
 #include "gi/library/seed_emulation.hpp"
 
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "fitness/workload/reference_registry.hpp"
+#include "gi/evaluate/seed_runs.hpp"
 #include "gi/evaluate/variant_build.hpp"
 #include "grammar/patch_apply.hpp"
 
@@ -26,6 +32,53 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
   v.kernel = emulator.load(source, spec.entry, file);
   if (!v.kernel.ok()) v.error = v.kernel.error;
   return v;
+}
+
+namespace {
+
+// The seed on the emulator, built once for every workload of the process.
+class EmulatedSeed {
+ public:
+  EmulatedSeed(const fitness::CpuEmulator& emulator, const Seed& seed, const fitness::KernelSpec& spec)
+      : emulator_(emulator), seed_(seed), spec_(spec) {}
+
+  fitness::MeasuredReference run(const fitness::Workload& workload) {
+    std::lock_guard lock(mutex_);
+    if (!variant_) {
+      variant_ = build_emulated_variant(emulator_, seed_, spec_, grammar::Patch{});
+      if (!variant_->ok())
+        throw std::runtime_error("the seed, to be its own reference, does not build for the CPU emulator: " +
+                                 variant_->error);
+    }
+    const unsigned block = spec_.default_block_size;
+    fitness::LaunchPlan plan = fitness::build_launch_plan(spec_, workload, block);
+    fitness::set_launch_geometry(plan, spec_, workload.variables, block, variant_->launch);
+    // One run: deterministic, so the spread of more would be zero.
+    return measure_seed_runs(plan, 1, [&] {
+      SeedRun r;
+      r.report = emulator_.run_for_outputs(variant_->kernel, plan, r.outputs);
+      return r;
+    });
+  }
+
+ private:
+  const fitness::CpuEmulator emulator_;
+  const Seed seed_;
+  const fitness::KernelSpec spec_;
+  std::mutex mutex_;
+  std::optional<EmulatedVariant> variant_;
+};
+
+}  // namespace
+
+void use_emulated_seed_as_reference(const fitness::CpuEmulator& emulator, const Seed& seed,
+                                    const fitness::KernelSpec& spec) {
+  if (!spec.reference_is_seed) return;
+  auto emulated = std::make_shared<EmulatedSeed>(emulator, seed, spec);
+  // Its own cache key: the emulator's outputs are not the GPU's.
+  fitness::set_seed_reference(
+      spec.entry, {seed.sha256 + "/b" + std::to_string(spec.default_block_size) + "/emulator",
+                   [emulated](const fitness::Workload& w) { return emulated->run(w); }});
 }
 
 std::vector<std::string> emulated_training_workloads(const fitness::KernelSpec& spec) {

@@ -38,6 +38,17 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
                                        const fitness::KernelSpec& spec, const grammar::Patch& patch,
                                        bool coverage = false);
 
+// The seed as its own reference on the emulator, for a spec that says
+// "reference": "seed" (gi/evaluate/seed_reference.hpp does it on a GPU);
+// does nothing for another spec. The reference is the unpatched seed at its
+// default switches and the spec's default block size, built and run as any
+// variant here; its outputs become expected values as the GPU's do
+// (gi/evaluate/seed_runs.hpp), from one run: the emulator is deterministic
+// (blocks, lanes and float atomics in one fixed order), so further runs
+// would repeat it bit for bit and the run-to-run spread is zero.
+void use_emulated_seed_as_reference(const fitness::CpuEmulator& emulator, const Seed& seed,
+                                    const fitness::KernelSpec& spec);
+
 // The spec's small training workloads: "train:1" .. "train:N" (every
 // training workload but the large timed one); {"train"} for a spec without
 // train_checks.
