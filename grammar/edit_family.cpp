@@ -37,6 +37,7 @@ std::string to_string(EditGroup group) {
     case EditGroup::Line: return "line";
     case EditGroup::Cuda: return "cuda";
     case EditGroup::Structural: return "structural";
+    case EditGroup::Transform: return "transform";
     case EditGroup::Switch: return "switch";
   }
   return "?";
@@ -100,7 +101,7 @@ std::vector<std::string> parse_family_list(const std::string& list) {
       }
     if (!found)
       throw std::runtime_error("unknown edit family '" + name + "': expected one of " + known_names() +
-                               ", a group (line, cuda, structural, switch) or all, each may start with '-' to leave it out");
+                               ", a group (line, cuda, structural, transform, switch) or all, each may start with '-' to leave it out");
   }
   out.erase(std::remove_if(out.begin(), out.end(),
                            [&](const std::string& n) { return std::find(removed.begin(), removed.end(), n) != removed.end(); }),

@@ -28,6 +28,7 @@ enum class EditGroup {
   Line,        // Langdon's delete / replace / insert-a-copy
   Cuda,        // CUDA-aware line and header edits (unroll, __ldg, fast math, ...)
   Structural,  // restructuring without hand-written code (thread coarsening)
+  Transform,   // rewrites of a whole pattern an analysis proves legal (analysis/): reduce before an atomic, ...
   Switch,      // choosing a seed's alternative code paths
 };
 std::string to_string(EditGroup group);

@@ -1,5 +1,8 @@
 #include "grammar/patch_apply.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/patch_state.hpp"
@@ -92,17 +95,34 @@ class Writer {
   std::string extra_;
 };
 
+// The wraps that open at rule i, outermost (last ending) first, and those
+// that close after it, innermost first.
+std::vector<const Wrap*> wraps_opening(const PatchState& s, std::size_t i) {
+  std::vector<const Wrap*> out;
+  for (const auto& [key, wrap] : s.wraps)
+    if (wrap.first == i) out.push_back(&wrap);
+  std::sort(out.begin(), out.end(), [](const Wrap* a, const Wrap* b) { return a->last > b->last; });
+  return out;
+}
+std::vector<const Wrap*> wraps_closing(const PatchState& s, std::size_t i) {
+  std::vector<const Wrap*> out;
+  for (const auto& [key, wrap] : s.wraps)
+    if (wrap.last == i) out.push_back(&wrap);
+  std::sort(out.begin(), out.end(), [](const Wrap* a, const Wrap* b) { return a->first > b->first; });
+  return out;
+}
+
 std::string write(const Grammar& g, const PatchState& s, bool device_only) {
   Writer w;
-  std::string wrap_indent;
+  std::map<const Wrap*, std::string> wrap_indent;
   for (std::size_t i = 0; i < g.rules().size(); ++i) {
     const Rule& r = g.rule(i);
     const RuleContext& c = g.context(i);
     const RuleChange& change = s.rules[i];
     const std::string indent = indentation(r.text);
-    if (s.wrap && s.wrap->first == i) {
-      wrap_indent = indent;
-      for (const std::string& line : s.wrap->open) w.push(indent + line);
+    for (const Wrap* wrap : wraps_opening(s, i)) {
+      wrap_indent[wrap] = indent;
+      for (const std::string& line : wrap->open) w.push(indent + line);
       w.deeper();
     }
     for (const auto& [family, line] : change.line_before) w.push(indent + line);
@@ -130,12 +150,27 @@ std::string write(const Grammar& g, const PatchState& s, bool device_only) {
     const std::string inner = inner_indentation(g, i);
     for (const auto& line : body_lines) w.push(inner + line);
     for (std::size_t source : change.copies_after) w.push(reindent(g.rule(source).text, inner));
-    if (s.wrap && s.wrap->last == i) {
+    for (const Wrap* wrap : wraps_closing(s, i)) {
       w.shallower();
-      for (const std::string& line : s.wrap->close) w.push(wrap_indent + line);
+      for (const std::string& line : wrap->close) w.push(wrap_indent[wrap] + line);
     }
   }
   return w.text(g.final_newline());
+}
+
+// Two wraps either nest or stand apart: overlapping ones would cross braces.
+void check_wraps_nest(const Grammar& g, const PatchState& state) {
+  for (const auto& [a_key, a] : state.wraps)
+    for (const auto& [b_key, b] : state.wraps) {
+      if (a_key >= b_key) continue;
+      const bool apart = a.last < b.first || b.last < a.first;
+      const bool nested = (a.first <= b.first && b.last <= a.last) || (b.first <= a.first && a.last <= b.last);
+      if (!apart && !nested)
+        throw PatchError("the regions of " + a_key + " (lines " + std::to_string(g.rule(a.first).first_line) + "-" +
+                         std::to_string(g.rule(a.last).last_line) + ") and " + b_key + " (lines " +
+                         std::to_string(g.rule(b.first).first_line) + "-" + std::to_string(g.rule(b.last).last_line) +
+                         ") overlap without one inside the other");
+    }
 }
 
 }  // namespace
@@ -144,19 +179,20 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   for (std::size_t i = 0; i < patch.edits.size(); ++i)
     if (auto problem = edit_problem(g, context, patch.edits[i]))
       throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(patch.edits[i]) + "': " + *problem);
-  if (context.switches.empty()) return;
   const PatchState state = collect(g, patch, context);
+  check_wraps_nest(g, state);
+  if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
     throw PatchError("switch setting " + to_string(LaunchEffect{state.launch.switches, 1}) +
                      " is not one the seed's spec allows (switch_combinations)");
-  // A wrapping edit (coarsening) works on the path the seed compiles by
-  // default; with that path switched off its loop would wrap dead code while
-  // the grid still shrinks.
-  if (state.wrap) {
-    const std::vector<bool> live = live_lines(g.source(), state.launch.switches, g.file_name());
-    const auto line = static_cast<std::size_t>(g.rule(state.wrap->first).first_line);
+  // A wrapping edit (coarsening, an early exit made a predicate) works on
+  // the path the seed compiles by default; with that path switched off its
+  // block would wrap dead code (and coarsening's grid would still shrink).
+  const std::vector<bool> live = live_lines(g.source(), state.launch.switches, g.file_name());
+  for (const auto& [key, wrap] : state.wraps) {
+    const auto line = static_cast<std::size_t>(g.rule(wrap.first).first_line);
     if (line < live.size() && !live[line])
-      throw PatchError("the region a coarsen edit wraps (line " + std::to_string(line) +
+      throw PatchError("the region a " + key + " edit wraps (line " + std::to_string(line) +
                        ") is not compiled under switch setting " + to_string(LaunchEffect{state.launch.switches, 1}));
   }
 }

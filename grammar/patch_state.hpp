@@ -32,7 +32,7 @@ struct RuleChange {
 
 // Rules [first, last] put inside a new block: `open` lines before `first`,
 // `close` lines after `last`, the rules between indented one level more
-// (thread coarsening's loop).
+// (thread coarsening's loop; the predicate an early exit becomes).
 struct Wrap {
   std::size_t first = 0, last = 0;
   std::vector<std::string> open, close;
@@ -41,7 +41,9 @@ struct Wrap {
 struct PatchState {
   std::vector<RuleChange> rules;  // one per seed rule
   HeaderEdits header;             // __restrict__, __launch_bounds__, constants
-  std::optional<Wrap> wrap;       // at most one (a later wrapping edit replaces an earlier one)
+  // Keyed by what makes them ("coarsen", "aggregate:exit"): a later edit
+  // of one key replaces the earlier. Wraps must nest (validate_patch).
+  std::map<std::string, Wrap> wraps;
   LaunchEffect launch;            // switch values and grid shrink
 };
 

@@ -234,7 +234,7 @@ class CoarsenFamily : public EditFamily {
       const std::size_t at = text.find(index);
       return at == std::string::npos ? text : text.substr(0, at) + coarse + text.substr(at + index.size());
     };
-    s.wrap = Wrap{site.first_rule, site.last_rule,
+    s.wraps["coarsen"] = Wrap{site.first_rule, site.last_rule,
                   {"for (int " + std::string(kItem) + " = 0; " + kItem + " < " + k + "; " + kItem + "++) {"}, {"}"}};
     s.launch.coarsen = e.value;
   }

@@ -5,10 +5,14 @@
 // each of its allowed switch settings in the population too (at most half of
 // it), so the search builds on the hand-written paths from the first
 // generation, as BarraCUDA's GI chose among and combined its alternative
-// implementations.
+// implementations. Every legal edit of a transformation family (few, large
+// and independent: one per site and setting) joins them there, within the
+// same half, and so does each setting applied at every site at once.
 #include <algorithm>
+#include <map>
 
 #include "gi/search/search_strategy.hpp"
+#include "grammar/edit_family.hpp"
 #include "gi/seed/switch_settings.hpp"
 
 namespace gi {
@@ -28,10 +32,23 @@ class GeneticProgramming : public ConfiguredSearch {
     std::vector<Patch> out;
     if (state.population.empty()) {
       const auto& families = ops_.available();
+      const std::size_t half = static_cast<std::size_t>(config_.population / 2);
       if (std::find(families.begin(), families.end(), "define") != families.end())
         for (const SwitchSetting& s : switch_settings(ops_.grammar(), ops_.context(), ops_.grammar().file_name()))
-          if (!s.patch.edits.empty() && out.size() < static_cast<std::size_t>(config_.population / 2))
-            out.push_back(s.patch);
+          if (!s.patch.edits.empty() && out.size() < half) out.push_back(s.patch);
+      for (const std::string& name : families) {
+        const grammar::EditFamily& family = grammar::edit_family(name);
+        if (family.group() != grammar::EditGroup::Transform) continue;
+        const std::vector<grammar::Edit> edits = family.candidates(ops_.grammar(), ops_.context());
+        for (const grammar::Edit& e : edits)
+          if (out.size() < half) out.push_back(Patch{{e}});
+        // Each setting at every site at once (two sums, two atomics): what
+        // would otherwise take crossover to find.
+        std::map<std::string, Patch> everywhere;
+        for (const grammar::Edit& e : edits) everywhere[e.literal].edits.push_back(e);
+        for (const auto& [setting, patch] : everywhere)
+          if (patch.edits.size() > 1 && out.size() < half) out.push_back(patch);
+      }
       while (out.size() < static_cast<std::size_t>(config_.population)) {
         Patch p;
         ops_.append_random_edit(p, rng);

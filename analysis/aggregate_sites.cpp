@@ -1,0 +1,242 @@
+#include "analysis/aggregate_sites.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/expression.hpp"
+#include "analysis/uniformity.hpp"
+
+namespace gi::analysis {
+namespace {
+
+using grammar::Element;
+using grammar::ElementKind;
+using grammar::ParsedKernel;
+using grammar::Token;
+using grammar::TokenKind;
+
+std::size_t next_code(const std::vector<Token>& t, std::size_t i) {
+  while (i < t.size() && t[i].kind == TokenKind::Comment) ++i;
+  return i;
+}
+
+// The element's code tokens without a trailing ';'.
+std::pair<std::size_t, std::size_t> statement_range(const ParsedKernel& k, const Element& e) {
+  std::size_t first = next_code(k.tokens, e.tokens.first), last = e.tokens.last;
+  while (last > first && (k.tokens[last].is(";") || k.tokens[last].kind == TokenKind::Comment)) --last;
+  return {first, last};
+}
+
+bool is_return(const ParsedKernel& k, const Element& e) {
+  if (e.kind != ElementKind::Statement) return false;
+  const std::size_t w = next_code(k.tokens, e.tokens.first);
+  return w < k.tokens.size() && k.tokens[w].is("return");
+}
+
+// The accumulated type, when atomicAdd takes a pointer to it.
+std::optional<std::string> atomic_add_type(const std::string& base) {
+  static const std::set<std::string> types = {"float", "double", "int", "unsigned int", "unsigned",
+                                              "unsigned long long", "unsigned long long int"};
+  if (!types.count(base)) return std::nullopt;
+  return base == "unsigned" ? std::string("unsigned int") : base;
+}
+
+// Whether evaluating `e` changes anything (an assignment, or a call other than a pure math function).
+bool has_effects(const Expr& e) {
+  if (is_assignment(e)) return true;
+  if (e.kind == ExprKind::Call && !is_pure_math_function(e.callee())) return true;
+  for (const Expr& c : e.children)
+    if (has_effects(c)) return true;
+  return false;
+}
+
+// The pointer parameter an address points into: p, &p[i], p + i, i + p.
+const grammar::Param* pointee(const grammar::Function& f, const Expr& address) {
+  const Expr* base = &address;
+  if (base->kind == ExprKind::Unary && base->text == "&" && base->children[0].kind == ExprKind::Index)
+    base = &base->children[0].children[0];
+  else if (base->kind == ExprKind::Binary && base->text == "+")
+    base = base->children[0].kind == ExprKind::Name ? &base->children[0] : &base->children[1];
+  if (base->kind != ExprKind::Name) return nullptr;
+  for (const grammar::Param& p : f.params)
+    if (p.pointer && p.name == base->text) return &p;
+  return nullptr;
+}
+
+class KernelSites {
+ public:
+  KernelSites(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live, AggregateSites& out)
+      : k_(k), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live), out_(out),
+        uniformity_(k, function, live) {}
+
+  void run() {
+    const Element& header = k_.elements[static_cast<std::size_t>(f_.header_element)];
+    const std::size_t open = header.tokens.last;
+    if (!k_.tokens[open].is("{")) return;
+    std::size_t close = open;
+    for (int depth = 0; close < k_.tokens.size(); ++close) {
+      if (k_.tokens[close].is("{")) ++depth;
+      if (k_.tokens[close].is("}") && --depth == 0) break;
+    }
+    for (std::size_t i = 0; i < k_.elements.size(); ++i) {
+      const Element& e = k_.elements[i];
+      if (e.tokens.first == close && e.kind == ElementKind::BlockClose) body_close_ = i;
+      if (e.function == function_ && i > static_cast<std::size_t>(f_.header_element) && !body_first_ &&
+          e.kind != ElementKind::Comment && e.tokens.first > open)
+        body_first_ = i;
+    }
+    if (!body_close_ || !body_first_) return;
+    // The rewrite declares names starting gi_; a kernel that has such names already could clash.
+    for (std::size_t t = open; t <= close && t < k_.tokens.size(); ++t)
+      if (k_.tokens[t].kind == TokenKind::Identifier && k_.tokens[t].text.rfind("gi_", 0) == 0 && live_(t))
+        no_exit_ = "the kernel already uses a name starting gi_ (" + k_.tokens[t].text + ")";
+    if (!no_exit_) find_exit();
+    for (std::size_t i = 0; i < k_.elements.size(); ++i) {
+      const Element& e = k_.elements[i];
+      if (e.function != function_ || e.kind != ElementKind::Statement || !live_(e.tokens.first)) continue;
+      const auto [first, last] = statement_range(k_, e);
+      if (!k_.tokens[first].is("atomicAdd")) continue;
+      const std::string where = "line " + std::to_string(k_.tokens[first].line) + ": ";
+      std::string why;
+      const auto call = parse_expression(k_.tokens, first, last, &why);
+      if (!call || call->kind != ExprKind::Call || call->children.size() != 3) {
+        out_.refusals.push_back(where + "atomicAdd: " + (call ? "not a call of two arguments" : why));
+        continue;
+      }
+      const std::string text = expression_text(k_.tokens, *call);
+      if (auto refusal = refuse(i, *call)) {
+        out_.refusals.push_back(where + text + ": " + *refusal);
+        continue;
+      }
+      AggregateSite site;
+      site.element = i;
+      site.function = function_;
+      site.address = expression_text(k_.tokens, call->children[1]);
+      site.value = expression_text(k_.tokens, call->children[2]);
+      site.type = *atomic_add_type(pointee(f_, call->children[1])->base_type);
+      site.body_first_element = *body_first_;
+      site.body_close_element = *body_close_;
+      site.exit = exit_;
+      out_.sites.push_back(std::move(site));
+    }
+  }
+
+ private:
+  // One `if (COND) return;` in the outermost block may become a predicate;
+  // any other return means some threads never reach the kernel's end.
+  void find_exit() {
+    std::vector<std::size_t> returns;
+    for (std::size_t i = 0; i < k_.elements.size(); ++i)
+      if (k_.elements[i].function == function_ && live_(k_.elements[i].tokens.first) && is_return(k_, k_.elements[i]))
+        returns.push_back(i);
+    if (returns.empty()) return;
+    if (returns.size() > 1) {
+      no_exit_ = "the kernel returns in " + std::to_string(returns.size()) + " places";
+      return;
+    }
+    const std::size_t r = returns[0];
+    const auto [rf, rl] = statement_range(k_, k_.elements[r]);
+    if (rf != rl) {
+      no_exit_ = "the kernel returns a value";
+      return;
+    }
+    // The header before it: `if (COND) return;` or `if (COND) { return; }`.
+    std::size_t h = r;
+    while (h-- > 0 && k_.elements[h].kind == ElementKind::Comment) {}
+    std::size_t last = r;
+    if (k_.elements[h].kind == ElementKind::BlockOpen) {
+      std::size_t c = r + 1;
+      while (c < k_.elements.size() && k_.elements[c].kind == ElementKind::Comment) ++c;
+      if (c >= k_.elements.size() || k_.elements[c].kind != ElementKind::BlockClose) {
+        no_exit_ = "the kernel's return is not alone in its if";
+        return;
+      }
+      last = c;
+      while (h-- > 0 && k_.elements[h].kind == ElementKind::Comment) {}
+    }
+    const Element& header = k_.elements[h];
+    if (header.kind != ElementKind::IfHeader || !header.condition ||
+        header.block != static_cast<int>(f_.block)) {
+      no_exit_ = "the kernel's return is not an early exit `if (...) return;` in its outermost block";
+      return;
+    }
+    std::size_t after = last + 1;
+    while (after < k_.elements.size() && k_.elements[after].kind == ElementKind::Comment) ++after;
+    if (after < k_.elements.size() && k_.elements[after].kind == ElementKind::ElseHeader) {
+      no_exit_ = "the kernel's early exit has an else";
+      return;
+    }
+    std::string why;
+    const auto condition = parse_expression(k_.tokens, header.condition->first + 1, header.condition->last - 1, &why);
+    if (!condition || has_effects(*condition)) {
+      no_exit_ = "the early exit's condition " + (condition ? std::string("has side effects") : why);
+      return;
+    }
+    exit_ = EarlyExit{h, last, expression_text(k_.tokens, *condition)};
+  }
+
+  std::optional<std::string> refuse(std::size_t element, const Expr& call) const {
+    if (!f_.is_kernel) return "not in a __global__ kernel";
+    if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
+    const Expr& address = call.children[1];
+    if (auto why = uniformity_.why_not(address, element)) return "its address differs between threads (" + *why + ")";
+    for (const std::string& name : names_in(address)) {
+      if (name == "blockIdx" || name == "blockDim" || name == "gridDim") continue;
+      const Element& e = k_.elements[element];
+      const int d = grammar::resolve(k_, name, e.block, e.pos);
+      if (d < 0) continue;  // a constant the file does not declare
+      const bool param = std::any_of(f_.params.begin(), f_.params.end(), [&](const grammar::Param& p) { return p.name == name; }) &&
+                         k_.declarations[static_cast<std::size_t>(d)].block == f_.block;
+      if (!param) return "its address uses " + name + ", which is not a parameter (the block's sum is added where the kernel ends)";
+      if (uniformity_.assigned(d)) return "its address uses parameter " + name + ", which the kernel assigns";
+    }
+    const grammar::Param* p = pointee(f_, address);
+    if (!p) return "its address is not a pointer parameter p, &p[i] or p + i";
+    if (!atomic_add_type(p->base_type)) return "atomicAdd on " + p->base_type + " is not combined";
+    // Every other use of the buffer: another atomicAdd statement (they commute).
+    for (std::size_t i = 0; i < k_.elements.size(); ++i) {
+      const Element& e = k_.elements[i];
+      if (e.function != function_ || i == element || !live_(e.tokens.first) || e.kind == ElementKind::FunctionHeader) continue;
+      bool uses = false;
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
+        uses = uses || (k_.tokens[t].is(p->name) && grammar::names_something(k_, t, e.tokens.first));
+      if (!uses) continue;
+      const auto [first, last] = statement_range(k_, e);
+      if (e.kind != ElementKind::Statement || !k_.tokens[first].is("atomicAdd"))
+        return "the kernel also reads or writes " + p->name + " at line " + std::to_string(k_.tokens[first].line);
+    }
+    // The line is rewritten whole: nothing else may stand on it.
+    const Element& e = k_.elements[element];
+    const int from = k_.tokens[e.tokens.first].line, to = k_.tokens[e.tokens.last].end_line;
+    for (std::size_t t = 0; t < k_.tokens.size(); ++t) {
+      const Token& x = k_.tokens[t];
+      if ((t < e.tokens.first || t > e.tokens.last) && x.kind != TokenKind::Comment && x.line <= to && x.end_line >= from)
+        return "another statement or header shares its line";
+    }
+    return std::nullopt;
+  }
+
+  const ParsedKernel& k_;
+  const grammar::Function& f_;
+  int function_;
+  const std::function<bool(std::size_t)>& live_;
+  AggregateSites& out_;
+  Uniformity uniformity_;
+  std::optional<std::size_t> body_first_, body_close_;
+  std::optional<EarlyExit> exit_;
+  std::optional<std::string> no_exit_;
+};
+
+}  // namespace
+
+AggregateSites find_aggregate_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
+  const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };
+  AggregateSites out;
+  for (std::size_t f = 0; f < k.functions.size(); ++f) {
+    if (k.functions[f].header_element < 0) continue;
+    KernelSites(k, static_cast<int>(f), every, out).run();
+  }
+  return out;
+}
+
+}  // namespace gi::analysis

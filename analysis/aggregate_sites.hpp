@@ -1,0 +1,60 @@
+#pragma once
+// Atomics a block can combine before they reach memory: the sites of the
+// `aggregate` edit family (grammar/edits/aggregate.cpp). A kernel that adds
+// every element into one total with its own atomicAdd serialises millions of
+// atomics on one address; when the address is the same for every thread of
+// a block, each thread can add into a register instead, the warp (or the
+// block) can sum those registers, and one atomic per warp (or block) gives
+// memory the same total. The compiler does not do this itself (ptxas merges
+// warp-uniform atomics only for 32-bit integer add/min/max at addresses it
+// can prove uniform).
+//
+// A site is a statement `atomicAdd(ADDRESS, VALUE);` in a kernel where
+//  - ADDRESS is uniform (analysis/uniformity.hpp) and made of parameters the
+//    body never assigns, blockIdx/blockDim/gridDim and constants only, so it
+//    can be evaluated again where the kernel ends;
+//  - ADDRESS points into a pointer parameter of a type atomicAdd takes
+//    (float, double, int, unsigned int, unsigned long long), which the kernel
+//    touches elsewhere only through other atomicAdd statements (additions
+//    commute, so no other access can see a difference);
+//  - every thread reaches the end of the kernel: there is no return, or one
+//    early exit `if (COND) return;` in the kernel's outermost block, which
+//    becomes a predicate around the rest of the body (COND without side
+//    effects);
+//  - the statement is the only one on its line.
+// What is refused, and why, is reported per atomic (refusals).
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grammar/kernel_structure.hpp"
+
+namespace gi::analysis {
+
+// `if (COND) return;` (or with braces) in the kernel's outermost block.
+struct EarlyExit {
+  std::size_t first_element = 0, last_element = 0;  // the if header .. its last element
+  std::string condition;                            // COND, to be negated
+};
+
+struct AggregateSite {
+  std::size_t element = 0;  // the atomic's statement
+  int function = -1;
+  std::string address, value, type;  // as written (address, value) and the element type
+  std::size_t body_first_element = 0;  // the first element of the kernel body
+  std::size_t body_close_element = 0;  // the body's closing brace
+  std::optional<EarlyExit> exit;
+};
+
+struct AggregateSites {
+  std::vector<AggregateSite> sites;
+  std::vector<std::string> refusals;  // "line N: atomicAdd(...): why", one per atomic that is no site
+};
+
+// `live`: whether a token is compiled (switch paths the seed's default
+// setting leaves out are not looked at); empty: every token.
+AggregateSites find_aggregate_sites(const grammar::ParsedKernel& k, const std::function<bool(std::size_t)>& live = {});
+
+}  // namespace gi::analysis

@@ -1,0 +1,298 @@
+#include "analysis/expression.hpp"
+
+#include <set>
+#include <stdexcept>
+
+namespace gi::analysis {
+namespace {
+
+using grammar::Token;
+using grammar::TokenKind;
+
+struct Refusal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The words a parenthesised cast may be made of: built-in types and their
+// qualifiers, CUDA's vector types, and `*` (checked in looks_like_type).
+bool type_word(const std::string& w) {
+  static const std::set<std::string> words = {
+      "const", "volatile", "unsigned", "signed", "int", "float", "double", "char", "short", "long", "bool", "void",
+      "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "__half",
+      "half", "__nv_bfloat16"};
+  if (words.count(w)) return true;
+  // float2, int4, uchar4, double2, ...
+  static const std::set<std::string> vector_bases = {"char", "uchar", "short", "ushort", "int", "uint", "long",
+                                                      "ulong", "longlong", "ulonglong", "float", "double"};
+  if (w.size() >= 2 && w.back() >= '1' && w.back() <= '4') return vector_bases.count(w.substr(0, w.size() - 1)) > 0;
+  return false;
+}
+
+int binary_precedence(const std::string& op) {
+  if (op == ",") return 1;
+  if (op == "=" || op == "+=" || op == "-=" || op == "*=" || op == "/=" || op == "%=" || op == "<<=" || op == ">>=" ||
+      op == "&=" || op == "^=" || op == "|=" || op == "?")
+    return 2;
+  if (op == "||") return 3;
+  if (op == "&&") return 4;
+  if (op == "|") return 5;
+  if (op == "^") return 6;
+  if (op == "&") return 7;
+  if (op == "==" || op == "!=") return 8;
+  if (op == "<" || op == "<=" || op == ">" || op == ">=") return 9;
+  if (op == "<<" || op == ">>") return 10;
+  if (op == "+" || op == "-") return 11;
+  if (op == "*" || op == "/" || op == "%") return 12;
+  return 0;
+}
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, std::size_t first, std::size_t last) : t_(tokens) {
+    for (std::size_t i = first; i <= last && i < tokens.size(); ++i)
+      if (tokens[i].kind != TokenKind::Comment) code_.push_back(i);
+  }
+
+  Expr parse() {
+    if (code_.empty()) throw Refusal("an empty expression");
+    Expr e = expression(1);
+    if (at_ < code_.size()) throw Refusal("unexpected '" + t_[code_[at_]].text + "' after an expression");
+    return e;
+  }
+
+ private:
+  bool done() const { return at_ >= code_.size(); }
+  const Token& peek(std::size_t ahead = 0) const {
+    if (at_ + ahead >= code_.size()) throw Refusal("the expression ends too early");
+    return t_[code_[at_ + ahead]];
+  }
+  bool peek_is(const char* text, std::size_t ahead = 0) const {
+    return at_ + ahead < code_.size() && t_[code_[at_ + ahead]].kind == TokenKind::Punct &&
+           t_[code_[at_ + ahead]].text == text;
+  }
+  std::size_t index() const { return code_[at_]; }
+  std::size_t previous() const { return code_[at_ - 1]; }
+  void expect(const char* text) {
+    if (!peek_is(text)) throw Refusal(std::string("expected '") + text + "', got '" + peek().text + "'");
+    ++at_;
+  }
+
+  Expr node(ExprKind kind, std::string text, std::size_t first, std::vector<Expr> children = {}) {
+    Expr e;
+    e.kind = kind;
+    e.text = std::move(text);
+    e.first = first;
+    e.last = previous();
+    e.children = std::move(children);
+    return e;
+  }
+
+  // Precedence climbing; assignment and ?: associate to the right.
+  Expr expression(int min_precedence) {
+    Expr left = unary();
+    while (!done() && peek().kind == TokenKind::Punct) {
+      const std::string op = peek().text;
+      const int p = binary_precedence(op);
+      if (p == 0 || p < min_precedence) break;
+      const std::size_t first = left.first;
+      ++at_;
+      if (op == "?") {
+        Expr then = expression(1);
+        expect(":");
+        Expr otherwise = expression(2);
+        left = node(ExprKind::Ternary, "?:", first, {std::move(left), std::move(then), std::move(otherwise)});
+        continue;
+      }
+      Expr right = expression(p == 2 ? p : p + 1);
+      left = node(ExprKind::Binary, op, first, {std::move(left), std::move(right)});
+    }
+    return left;
+  }
+
+  // `( type ) operand`: a cast when the parenthesis holds type words only.
+  bool looks_like_cast() const {
+    if (!peek_is("(")) return false;
+    std::size_t k = 1;
+    bool words = false;
+    while (at_ + k < code_.size()) {
+      const Token& x = t_[code_[at_ + k]];
+      if (x.kind == TokenKind::Punct && x.text == ")") return words;
+      if (x.kind == TokenKind::Identifier && type_word(x.text)) words = true;
+      else if (!(x.kind == TokenKind::Punct && x.text == "*")) return false;
+      ++k;
+    }
+    return false;
+  }
+
+  Expr unary() {
+    const std::size_t first = index();
+    const Token& x = peek();
+    if (x.kind == TokenKind::Punct &&
+        (x.text == "-" || x.text == "+" || x.text == "!" || x.text == "~" || x.text == "*" || x.text == "&" ||
+         x.text == "++" || x.text == "--")) {
+      ++at_;
+      Expr operand = unary();
+      return node(ExprKind::Unary, x.text, first, {std::move(operand)});
+    }
+    if (looks_like_cast()) {
+      ++at_;
+      std::string type;
+      while (!peek_is(")")) type += (type.empty() ? "" : " ") + t_[code_[at_++]].text;
+      ++at_;
+      Expr operand = unary();
+      return node(ExprKind::Cast, type, first, {std::move(operand)});
+    }
+    return postfix(primary());
+  }
+
+  Expr primary() {
+    const std::size_t first = index();
+    const Token& x = peek();
+    if (x.kind == TokenKind::Number || x.kind == TokenKind::String || x.kind == TokenKind::Char) {
+      ++at_;
+      return node(ExprKind::Literal, x.text, first);
+    }
+    if (x.kind == TokenKind::Identifier) {
+      // static_cast<T>(e) and its kin.
+      if (x.text == "static_cast" || x.text == "reinterpret_cast" || x.text == "const_cast") {
+        ++at_;
+        expect("<");
+        std::string type;
+        while (!peek_is(">")) type += (type.empty() ? "" : " ") + t_[code_[at_++]].text;
+        ++at_;
+        expect("(");
+        Expr operand = expression(1);
+        expect(")");
+        return node(ExprKind::Cast, type, first, {std::move(operand)});
+      }
+      if (grammar::is_cpp_keyword(x.text) && x.text != "true" && x.text != "false" && x.text != "nullptr" &&
+          x.text != "this")
+        throw Refusal("'" + x.text + "' inside an expression");
+      std::string name = x.text;
+      ++at_;
+      while (peek_is("::") && at_ + 1 < code_.size() && t_[code_[at_ + 1]].kind == TokenKind::Identifier) {
+        name += "::" + t_[code_[at_ + 1]].text;
+        at_ += 2;
+      }
+      if (peek_is("<")) {
+        // A template argument list (min<int>(a, b)) is not told apart from a
+        // comparison here; refuse rather than guess.
+        if (at_ + 2 < code_.size() && t_[code_[at_ + 2]].text == ">" && peek_is("(", 3))
+          throw Refusal("a template argument list after '" + name + "'");
+      }
+      return node(ExprKind::Name, name, first);
+    }
+    if (x.kind == TokenKind::Punct && x.text == "(") {
+      ++at_;
+      Expr inner = expression(1);
+      expect(")");
+      inner.first = first;
+      inner.last = previous();
+      return inner;
+    }
+    throw Refusal("unexpected '" + x.text + "'");
+  }
+
+  Expr postfix(Expr e) {
+    while (!done()) {
+      const std::size_t first = e.first;
+      if (peek_is("(")) {
+        ++at_;
+        std::vector<Expr> children{std::move(e)};
+        if (!peek_is(")")) {
+          while (true) {
+            children.push_back(expression(2));  // a comma here separates arguments
+            if (peek_is(")")) break;
+            expect(",");
+          }
+        }
+        expect(")");
+        e = node(ExprKind::Call, "", first, std::move(children));
+      } else if (peek_is("[")) {
+        ++at_;
+        Expr i = expression(1);
+        expect("]");
+        e = node(ExprKind::Index, "", first, {std::move(e), std::move(i)});
+      } else if (peek_is(".") || peek_is("->")) {
+        const std::string op = peek().text;
+        ++at_;
+        if (done() || peek().kind != TokenKind::Identifier) throw Refusal("expected a member name after '" + op + "'");
+        const std::string field = peek().text;
+        ++at_;
+        e = node(ExprKind::Member, op, first, {std::move(e)});
+        e.field = field;
+      } else if (peek_is("++") || peek_is("--")) {
+        const std::string op = "post" + peek().text;
+        ++at_;
+        e = node(ExprKind::Unary, op, first, {std::move(e)});
+      } else {
+        break;
+      }
+    }
+    return e;
+  }
+
+  const std::vector<Token>& t_;
+  std::vector<std::size_t> code_;  // indices of the tokens that are not comments
+  std::size_t at_ = 0;
+};
+
+void collect_names(const Expr& e, std::vector<std::string>& out) {
+  if (e.kind == ExprKind::Name) out.push_back(e.text);
+  for (const Expr& c : e.children) collect_names(c, out);
+}
+
+}  // namespace
+
+std::string Expr::callee() const {
+  if (kind != ExprKind::Call || children.empty() || children[0].kind != ExprKind::Name) return "";
+  return children[0].text;
+}
+
+std::optional<Expr> parse_expression(const std::vector<Token>& tokens, std::size_t first, std::size_t last,
+                                     std::string* why) {
+  try {
+    return Parser(tokens, first, last).parse();
+  } catch (const Refusal& r) {
+    if (why) *why = r.what();
+    return std::nullopt;
+  }
+}
+
+std::string expression_text(const std::vector<Token>& tokens, const Expr& e) {
+  std::string out;
+  const Token* before = nullptr;
+  bool after_unary = false;  // `&x`, `-y`, `!z`: no space after a prefix operator
+  for (std::size_t i = e.first; i <= e.last && i < tokens.size(); ++i) {
+    const Token& x = tokens[i];
+    if (x.kind == TokenKind::Comment) continue;
+    const bool tight_before = x.is(".") || x.is("->") || x.is("::") || x.is(")") || x.is("]") || x.is(",") ||
+                              x.is("(") || x.is("[");
+    const bool tight_after = after_unary || (before && (before->is(".") || before->is("->") || before->is("::") ||
+                                                        before->is("(") || before->is("[")));
+    // A prefix operator stands where an operand is expected: at the start or after another operator.
+    after_unary = (x.is("&") || x.is("*") || x.is("-") || x.is("+") || x.is("!") || x.is("~")) &&
+                  (!before || (before->kind == TokenKind::Punct && !before->is(")") && !before->is("]")));
+    if (before && !tight_before && !tight_after) out += ' ';
+    if (before && x.is("(") && before->kind != TokenKind::Identifier && !before->is(")") && !before->is("]"))
+      out += ' ';  // `a * (b)` keeps its space; `f(b)` has none
+    out += x.text;
+    before = &x;
+  }
+  return out;
+}
+
+std::vector<std::string> names_in(const Expr& e) {
+  std::vector<std::string> out;
+  collect_names(e, out);
+  return out;
+}
+
+bool is_assignment(const Expr& e) {
+  if (e.kind == ExprKind::Unary)
+    return e.text == "++" || e.text == "--" || e.text == "post++" || e.text == "post--";
+  if (e.kind != ExprKind::Binary) return false;
+  return binary_precedence(e.text) == 2 && e.text != "?";
+}
+
+}  // namespace gi::analysis

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One device call: the transformation families (issue 28) measured end to end
+# with `gi evolve` on kernels nobody wrote alternative paths for:
+#  - the plain kernels of tests/data/user/ (every family on, the seed
+#    its own reference);
+#  - library seeds whose hand-written switch paths are withheld: only the
+#    transformation and structural families (--families transform,structural),
+#    so no edit can choose or copy a hand-written path.
+# Needs the binaries of scripts/pack_carry.sh in .carry/. Logs and the run and
+# evolved folders come back in $OUT/transform_runs.tar.gz; the logs' tails also
+# in $OUT/transform.log.
+#   bash bench/transform/device_call.sh POPULATION GENERATIONS
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gi-out}
+mkdir -p "$OUT" runs/transform
+[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
+export PATH=/usr/local/cuda/bin:$PATH
+GI=$PWD/.carry/gi
+population=${1:-20} generations=${2:-3}
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; nproc; "$GI" doctor | head -2; } > "$OUT/machine.txt" 2>&1
+evolve() {  # name, then gi evolve's arguments
+  local name=$1 start
+  shift
+  start=$(date +%s.%N)
+  "$GI" evolve "$@" --population "$population" --generations "$generations" --jobs 16 \
+    --run-dir "runs/transform/$name" --evolved-dir runs/transform-evolved --cache runs/transform-cache \
+    > "runs/transform/$name.log" 2>&1
+  echo "== $name: exit $? in $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $start }") s (gi evolve $*)"
+  grep -E "speed-up|patch:|of floor speed|FAILED|error" "runs/transform/$name.log" | tail -6
+}
+{
+  for seed in tests/data/user/*/; do
+    evolve "user-$(basename "$seed")" "$seed"
+  done
+  for kernel in tools/sum_reduction optimiser/cg_dot_products; do
+    evolve "withheld-${kernel//\//-}" "$kernel" --families transform,structural
+  done
+} 2>&1 | tee "$OUT/transform.log"
+tar czf "$OUT/transform_runs.tar.gz" runs/transform runs/transform-evolved

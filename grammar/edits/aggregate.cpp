@@ -1,0 +1,142 @@
+// aggregate: `aggregate:<_k.cu_N>=warp|block` reduces before the atomic. The
+// atomicAdd of line N (a site: analysis/aggregate_sites.hpp says which atomics
+// are, and why the others are not) becomes an addition into a register
+// declared where the kernel body starts; where the body ends, the warp sums
+// its registers with shuffles and its first lane makes the one atomicAdd
+// (=warp), or the warps' sums meet in shared memory and the block's first
+// thread makes it (=block). A kernel's early exit `if (COND) return;` becomes
+// `if (!(COND)) { ...rest of the body... }`, so every thread reaches the
+// shuffles and the barrier. Partial warps (a block size that is no multiple
+// of 32) shuffle among the lanes they have.
+//
+// The atomics' order and grouping change: a float sum is reassociated, which
+// the seed's tolerance judges as for any variant (integer sums are exact).
+#include "analysis/aggregate_sites.hpp"
+#include "grammar/edit_family.hpp"
+#include "grammar/edit_text.hpp"
+#include "grammar/edits/line_edits.hpp"
+#include "grammar/patch_state.hpp"
+#include "grammar/switches.hpp"
+
+namespace gi::grammar {
+namespace {
+
+analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) {
+  const ParsedKernel& k = g.parsed();
+  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
+  return analysis::find_aggregate_sites(k, [&](std::size_t t) {
+    const int line = k.tokens[t].line;
+    return line <= 0 || static_cast<std::size_t>(line) >= live_line.size() || live_line[static_cast<std::size_t>(line)];
+  });
+}
+
+const analysis::AggregateSite* site_at(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule) {
+  for (const auto& s : sites.sites)
+    if (g.rule_of_element(s.element) == rule) return &s;
+  return nullptr;
+}
+
+std::string indentation_of(const std::string& text) { return text.substr(0, text.find_first_not_of(" \t")); }
+
+// The lane's warp-sum of `v` (type t), among the lanes the warp has.
+std::vector<std::string> warp_sum(const std::string& v, const std::string& t) {
+  return {"for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {",
+          "    const " + t + " gi_other = __shfl_down_sync(gi_mask, " + v + ", gi_step);",
+          "    if (gi_lane + gi_step < gi_width) " + v + " += gi_other;", "}"};
+}
+
+std::vector<std::string> reduction(const analysis::AggregateSite& site, const std::string& acc, bool block) {
+  const std::string& t = site.type;
+  std::vector<std::string> out = {
+      std::string("{  // gi aggregate: one atomicAdd per ") + (block ? "block" : "warp") + " for all its threads' values",
+      "    const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
+      "    const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;",
+      "    const unsigned gi_lane = gi_tid & 31u;",
+      "    const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;",
+      "    const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;"};
+  if (block) out.insert(out.begin() + 1, "    __shared__ " + t + " " + acc + "_warps[32];");
+  for (const std::string& line : warp_sum(acc, t)) out.push_back("    " + line);
+  if (!block) {
+    out.push_back("    if (gi_lane == 0u) atomicAdd(" + site.address + ", " + acc + ");");
+  } else {
+    out.push_back("    if (gi_lane == 0u) " + acc + "_warps[gi_tid >> 5] = " + acc + ";");
+    out.push_back("    __syncthreads();");
+    out.push_back("    if (gi_tid < 32u) {");
+    out.push_back("        " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : (" + t + ")0;");
+    for (const std::string& line : warp_sum("gi_sum", t)) out.push_back("        " + line);
+    out.push_back("        if (gi_tid == 0u) atomicAdd(" + site.address + ", gi_sum);");
+    out.push_back("    }");
+  }
+  out.push_back("}");
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& lines, const std::string& indent) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" + indent : std::string()) + lines[i];
+  return out;
+}
+
+class AggregateFamily : public EditFamily {
+ public:
+  std::string name() const override { return "aggregate"; }
+  EditGroup group() const override { return EditGroup::Transform; }
+  std::string syntax() const override { return "aggregate:<_k.cu_N>=warp|block (N: an atomicAdd site)"; }
+
+  void parse(ArgumentReader& r, Edit& e) const override {
+    e.target = r.rule_ref();
+    r.expect('=');
+    e.literal = r.one_of({"warp", "block"});
+  }
+  std::string print(const Edit& e) const override { return "aggregate:" + e.target + "=" + e.literal; }
+
+  std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
+    if (e.literal != "warp" && e.literal != "block") return "the level must be warp or block";
+    const auto t = edits::named_rule(g, e.target);
+    if (!t || t->sub) return "unknown statement rule " + e.target;
+    const auto sites = sites_of(g, context);
+    if (site_at(g, sites, t->index)) return std::nullopt;
+    const int line = g.rule(t->index).first_line;
+    for (const std::string& refusal : sites.refusals)
+      if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no aggregate site: " + refusal;
+    return e.target + " is not an atomicAdd statement";
+  }
+
+  std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
+    std::vector<Edit> out;
+    for (const auto& s : sites_of(g, context).sites)
+      for (const char* level : {"warp", "block"})
+        out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.element)), "", 0, 0, level});
+    return out;
+  }
+
+  void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
+    const auto sites = sites_of(g, context);
+    const std::size_t rule = *g.find(e.target);
+    const analysis::AggregateSite& site = *site_at(g, sites, rule);
+    const std::string acc = "gi_sum_" + std::to_string(g.rule(rule).first_line);
+    const std::size_t first = g.rule_of_element(site.body_first_element);
+    const std::size_t close = g.rule_of_element(site.body_close_element);
+    const std::string body_indent = indentation_of(g.rule(first).text);
+    s.rules[rule].text = indentation_of(g.rule(rule).text) + acc + " += (" + site.type + ")(" + site.value + ");";
+    // Keyed by the site, so a later edit of the same site replaces an earlier.
+    s.rules[first].line_before[name() + " " + acc] = site.type + " " + acc + " = 0;";
+    s.rules[close].line_before[name() + " " + acc] =
+        body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
+    if (site.exit) {
+      const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
+      const std::size_t exit_last = g.rule_of_element(site.exit->last_element);
+      for (std::size_t r = exit_first; r <= exit_last; ++r) s.rules[r].dropped = true;
+      // The predicate opens at the next line with code (its indentation is that line's).
+      std::size_t from = exit_last + 1;
+      while (from < close && g.rule(from).text.find_first_not_of(" \t") == std::string::npos) ++from;
+      if (from < close)
+        s.wraps[name() + ":exit"] = Wrap{from, close - 1, {"if (!(" + site.exit->condition + ")) {"}, {"}"}};
+    }
+  }
+};
+
+}  // namespace
+}  // namespace gi::grammar
+
+GI_REGISTER_EDIT_FAMILY(gi::grammar::AggregateFamily)

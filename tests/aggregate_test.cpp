@@ -1,0 +1,302 @@
+// The first transformation family and what it stands on: the expression
+// view of statements (analysis/expression.hpp), uniformity
+// (analysis/uniformity.hpp), aggregate sites with their refusals
+// (analysis/aggregate_sites.hpp), and `aggregate` itself
+// (grammar/edits/aggregate.cpp): its variants compile with NVRTC and give
+// the seed's result in the CPU emulator, on plain kernels written for it and
+// on the library's sum_reduction. CPU only.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "analysis/aggregate_sites.hpp"
+#include "analysis/expression.hpp"
+#include "analysis/uniformity.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "grammar/edit_family.hpp"
+#include "grammar/grammar.hpp"
+#include "grammar/patch.hpp"
+#include "grammar/patch_apply.hpp"
+#include "gi/search/edit_operators.hpp"
+#include "gi/search/search.hpp"
+#include "gi/seed/seed.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gi::analysis::ExprKind;
+
+gi::grammar::ParsedKernel parsed(const std::string& source) { return gi::grammar::parse_kernel(source, "k.cu"); }
+
+// The element whose first code token is on `line`.
+std::size_t element_on_line(const gi::grammar::ParsedKernel& k, int line) {
+  for (std::size_t i = 0; i < k.elements.size(); ++i)
+    if (k.elements[i].kind != gi::grammar::ElementKind::Comment && k.tokens[k.elements[i].tokens.first].line == line)
+      return i;
+  ADD_FAILURE() << "no element on line " << line;
+  return 0;
+}
+
+std::optional<gi::analysis::Expr> expression(const std::string& text, std::string* why = nullptr) {
+  static std::vector<gi::grammar::Token> tokens;
+  tokens = gi::grammar::tokenize(text, "e.cu");
+  return gi::analysis::parse_expression(tokens, 0, tokens.size() - 1, why);
+}
+
+TEST(KernelExpression, ParsesWhatKernelStatementsHold) {
+  auto e = expression("atomicAdd(&out[blockIdx.x * 4 + k], (float)x[i] * 2.0f)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ExprKind::Call);
+  EXPECT_EQ(e->callee(), "atomicAdd");
+  ASSERT_EQ(e->children.size(), 3u);
+  EXPECT_EQ(e->children[1].kind, ExprKind::Unary);
+  EXPECT_EQ(e->children[1].children[0].kind, ExprKind::Index);
+  EXPECT_EQ(e->children[2].kind, ExprKind::Binary);
+  EXPECT_EQ(e->children[2].children[0].kind, ExprKind::Cast);
+  EXPECT_EQ(gi::analysis::names_in(*e),
+            (std::vector<std::string>{"atomicAdd", "out", "blockIdx", "k", "x", "i"}));
+
+  e = expression("s += c ? a->v : b.w[j]--");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(gi::analysis::is_assignment(*e));
+  EXPECT_EQ(e->children[1].kind, ExprKind::Ternary);
+  EXPECT_EQ(e->children[1].children[1].kind, ExprKind::Member);
+  EXPECT_EQ(e->children[1].children[1].field, "v");
+
+  e = expression("a = b = c + d * e - f");  // right-associative assignment, usual precedence
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->children[1].kind, ExprKind::Binary);
+  EXPECT_EQ(e->children[1].text, "=");
+  EXPECT_EQ(e->children[1].children[1].text, "-");
+}
+
+TEST(KernelExpression, RefusesWhatItCannotRead) {
+  std::string why;
+  EXPECT_FALSE(expression("min<int>(a, b)", &why));
+  EXPECT_NE(why.find("template"), std::string::npos) << why;
+  EXPECT_FALSE(expression("a + ", &why));
+  EXPECT_FALSE(expression("a b", &why));
+  EXPECT_NE(why.find("unexpected 'b'"), std::string::npos) << why;
+}
+
+const char* kUniformityKernel = R"(extern "C" __global__ void k(const float* x, int n, float* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * n;
+    int stride = gridDim.x * blockDim.x;
+    float v = x[row];
+    int j = 0;
+    if (i < n) {
+        j = 3;
+    }
+    for (int k = 0; k < n; k++) {
+        row += 1;
+    }
+    out[i] = v;
+}
+)";
+
+TEST(Uniformity, TaintsThreadIndicesLoadsAndDivergentAssignments) {
+  const auto k = parsed(kUniformityKernel);
+  const gi::analysis::Uniformity u(k, 0);
+  const std::size_t last = element_on_line(k, 13);
+  auto uniform = [&](const std::string& text) { return u.uniform(*expression(text), last); };
+  EXPECT_TRUE(uniform("row + stride * 2"));        // blockIdx, gridDim, parameters, a uniform loop
+  EXPECT_TRUE(uniform("n"));
+  EXPECT_TRUE(uniform("&out[row]"));                // an address: nothing loaded
+  EXPECT_FALSE(uniform("i"));                       // threadIdx
+  EXPECT_FALSE(uniform("v"));                       // a loaded value
+  EXPECT_FALSE(uniform("j"));                       // assigned under if (i < n)
+  EXPECT_FALSE(uniform("out[0]"));
+  EXPECT_EQ(*u.why_not(*expression("row + i"), last), "'i', assigned a value that differs between threads");
+  EXPECT_TRUE(u.uniform_control(element_on_line(k, 11)));   // inside a loop of uniform trip count
+  EXPECT_FALSE(u.uniform_control(element_on_line(k, 8)));   // inside if (i < n)
+}
+
+TEST(AggregateSites, FindsUniformAtomicsAndSaysWhyOthersAreNot) {
+  const auto k = parsed(R"(extern "C" __global__ void k(const int* bins, const float* x, int n, float* total, float* hist, float* seen) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    atomicAdd(total, v);
+    atomicAdd(&hist[bins[i]], 1.0f);
+    atomicAdd(&total[blockIdx.y], v);
+    atomicAdd(seen, v);
+    seen[0] = 1.0f;
+}
+)");
+  const auto found = gi::analysis::find_aggregate_sites(k);
+  ASSERT_EQ(found.sites.size(), 2u);
+  EXPECT_EQ(found.sites[0].address, "total");
+  EXPECT_EQ(found.sites[0].value, "v");
+  EXPECT_EQ(found.sites[0].type, "float");
+  ASSERT_TRUE(found.sites[0].exit);
+  EXPECT_EQ(found.sites[0].exit->condition, "i >= n");
+  EXPECT_EQ(found.sites[1].address, "&total[blockIdx.y]");
+  ASSERT_EQ(found.refusals.size(), 2u);
+  EXPECT_NE(found.refusals[0].find("line 6: atomicAdd(&hist[bins[i]], 1.0f): its address differs between threads"),
+            std::string::npos)
+      << found.refusals[0];
+  EXPECT_NE(found.refusals[1].find("the kernel also reads or writes seen at line 9"), std::string::npos) << found.refusals[1];
+}
+
+TEST(AggregateSites, ARefusedKernelNamesItsReturnOrItsLocal) {
+  auto refusal = [](const std::string& source) {
+    const auto found = gi::analysis::find_aggregate_sites(parsed(source));
+    EXPECT_TRUE(found.sites.empty());
+    return found.refusals.empty() ? std::string() : found.refusals[0];
+  };
+  EXPECT_NE(refusal(R"(__global__ void k(const float* x, int n, float* t) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (x[i] < 0) return;
+    atomicAdd(t, x[i]);
+}
+)").find("the kernel returns in 2 places"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"(__global__ void k(const float* x, int n, float* t) {
+    int b = blockIdx.x;
+    atomicAdd(&t[b], x[threadIdx.x]);
+}
+)").find("its address uses b, which is not a parameter"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"(__device__ void add(float* t, float v) {
+    atomicAdd(t, v);
+}
+)").find("not in a __global__ kernel"),
+            std::string::npos);
+}
+
+const fs::path kPlain = fs::path(GI_TEST_DATA) / "user";
+
+class AggregateFamily : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gi-aggregate-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `gi emulate SEED --patch EDIT`: exit code and output.
+  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& edit) {
+    const fs::path patch = dir_ / "p.gi";
+    std::ofstream(patch) << edit << "\n";
+    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
+                            (dir_ / "cache").string() + "\"");
+  }
+
+  static void compiles(const std::string& source, const std::string& what) {
+    gi::fitness::CompileRequest r;
+    r.source = source;
+    r.file_name = "kernel.cu";
+    gi::fitness::Compiler compiler(std::nullopt);
+    const auto result = compiler.compile(r);
+    EXPECT_TRUE(result.ok) << what << ":\n" << result.error << "\n" << source;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(AggregateFamily, EveryVariantOfAPlainKernelCompilesAndGivesTheSeedsResult) {
+  for (const char* name : {"dot_product", "count_positive"}) {
+    const gi::Seed seed = gi::load_seed(kPlain / name);
+    const auto& family = gi::grammar::edit_family("aggregate");
+    const auto candidates = family.candidates(seed.grammar, seed.context);
+    ASSERT_EQ(candidates.size(), 2u) << name;  // one site, warp and block
+    for (const auto& edit : candidates) {
+      gi::grammar::Patch patch;
+      patch.edits.push_back(edit);
+      const std::string text = gi::grammar::to_string(patch);
+      const std::string source = gi::grammar::apply_patch(seed.grammar, patch, seed.context);
+      EXPECT_NE(source.find("atomicAdd"), std::string::npos);
+      compiles(source, std::string(name) + " " + text);
+      const auto run = emulate(kPlain / name, text);
+      EXPECT_EQ(run.exit_code, 0) << name << " " << text << "\n" << run.output;
+      EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+    }
+  }
+}
+
+// The checks that pass the variants above do see a wrong one: the register
+// never added to leaves the total at 0.
+TEST_F(AggregateFamily, AVariantThatLosesTheValuesFails) {
+  const auto run = emulate(kPlain / "dot_product", "aggregate:<_kernel.cu_7>=block <_kernel.cu_7>");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("\"status\": \"wrong_output\""), std::string::npos) << run.output;
+}
+
+TEST_F(AggregateFamily, AnEarlyExitBecomesAPredicateAroundTheRestOfTheBody) {
+  const gi::Seed seed = gi::load_seed(kPlain / "count_positive");
+  const std::string source =
+      gi::grammar::apply_patch(seed.grammar, gi::grammar::parse_patch("aggregate:<_kernel.cu_7>=warp"), seed.context);
+  EXPECT_EQ(source.find("return"), std::string::npos) << source;
+  EXPECT_NE(source.find("    unsigned int gi_sum_7 = 0;\n    int i = blockIdx.x"), std::string::npos) << source;
+  EXPECT_NE(source.find("    if (!(i >= n)) {\n        if (values[i] > threshold) {\n            gi_sum_7 += (unsigned int)(1u);"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("if (gi_lane == 0u) atomicAdd(count, gi_sum_7);"), std::string::npos) << source;
+}
+
+// Two sums, two atomics: both aggregated at once, against the CPU reference.
+TEST_F(AggregateFamily, TheLibrarysCgDotProductsPassesItsChecksWithBothSitesAggregated) {
+  const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";
+  const gi::Seed seed = gi::load_seed(dir);
+  const auto candidates = gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context);
+  ASSERT_EQ(candidates.size(), 4u);  // &sums[0] and &sums[1], warp and block
+  std::string patch;
+  for (const auto& e : candidates)
+    if (e.literal == "warp") patch += gi::grammar::to_string(e) + " ";
+  const auto run = emulate(dir, patch);
+  EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
+}
+
+TEST(AggregateSites, AKernelThatUsesGiNamesIsLeftAlone) {
+  const auto found = gi::analysis::find_aggregate_sites(parsed(R"(__global__ void k(const float* x, float* t) {
+    float gi_sum_3 = x[threadIdx.x];
+    atomicAdd(t, gi_sum_3);
+}
+)"));
+  EXPECT_TRUE(found.sites.empty());
+  ASSERT_EQ(found.refusals.size(), 1u);
+  EXPECT_NE(found.refusals[0].find("already uses a name starting gi_ (gi_sum_3)"), std::string::npos) << found.refusals[0];
+}
+
+TEST_F(AggregateFamily, TheLibrarysPlainSumReductionPassesItsChecksAggregated) {
+  const fs::path dir = gi::test::source_dir() / "seeds/tools/sum_reduction";
+  const gi::Seed seed = gi::load_seed(dir);
+  const int line = gi::test::last_rule_line_holding(seed, "atomicAdd(sum, value)");
+  const auto& family = gi::grammar::edit_family("aggregate");
+  const auto candidates = family.candidates(seed.grammar, seed.context);
+  ASSERT_EQ(candidates.size(), 2u);  // the plain path's atomic; the switch paths' are not compiled by default
+  EXPECT_EQ(candidates[0].target, "<_kernel.cu_" + std::to_string(line) + ">");
+  const auto run = emulate(dir, "aggregate:<_kernel.cu_" + std::to_string(line) + ">=block");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  // A switch path's atomic is not a site of the default setting.
+  std::size_t path_rule = 0;
+  while (seed.grammar.rule(path_rule).text.find("atomicAdd(sum, value)") == std::string::npos) ++path_rule;
+  ASSERT_LT(seed.grammar.rule(path_rule).first_line, line);
+  gi::grammar::Edit other{"aggregate", seed.grammar.rule_name(path_rule), "", 0, 0, "warp"};
+  EXPECT_TRUE(family.problem(seed.grammar, seed.context, other).has_value());
+}
+
+// Few, large, independent edits: the first generation holds each of them,
+// as it holds a seed's switch settings.
+TEST_F(AggregateFamily, GpsFirstGenerationHoldsEveryAggregateEdit) {
+  const gi::Seed seed = gi::load_seed(kPlain / "dot_product");
+  gi::OperatorConfig config;
+  config.context = seed.context;
+  const gi::EditOperators ops(seed.grammar, config);
+  gi::SearchConfig c;
+  c.population = 10;
+  std::mt19937_64 rng(3);
+  const auto first = gi::make_search(c, ops)->propose(gi::SearchState{}, rng);
+  ASSERT_EQ(first.size(), 10u);
+  for (const auto& e : gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context))
+    EXPECT_NE(std::find(first.begin(), first.end(), gi::grammar::Patch{{e}}), first.end()) << e.literal;
+}
+
+}  // namespace
