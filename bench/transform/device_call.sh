@@ -13,7 +13,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gi-out}
-mkdir -p "$OUT" runs/transform
+mkdir -p "$OUT"
+# Fresh runs every call (a warm machine keeps runs/): the benchmark measures, it does not resume.
+rm -rf runs/transform runs/transform-evolved
+mkdir -p runs/transform
 [ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
 export PATH=/usr/local/cuda/bin:$PATH
 GI=$PWD/.carry/gi
