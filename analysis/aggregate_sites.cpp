@@ -33,12 +33,18 @@ bool is_return(const ParsedKernel& k, const Element& e) {
   return w < k.tokens.size() && k.tokens[w].is("return");
 }
 
-// The accumulated type, when atomicAdd takes a pointer to it.
-std::optional<std::string> atomic_add_type(const std::string& base) {
-  static const std::set<std::string> types = {"float", "double", "int", "unsigned int", "unsigned",
-                                              "unsigned long long", "unsigned long long int"};
-  if (!types.count(base)) return std::nullopt;
-  return base == "unsigned" ? std::string("unsigned int") : base;
+// The element type as atomics spell it ("unsigned" is "unsigned int").
+std::string canonical_type(std::string type) {
+  if (type == "unsigned") return "unsigned int";
+  if (type == "unsigned long long") return "unsigned long long int";
+  return type;
+}
+
+// Whether the operation takes a pointer to `type` (canonical).
+bool operation_takes(const AtomicOperation& op, const std::string& type) {
+  static const std::set<std::string> integers = {"int", "unsigned int", "unsigned long long int"};
+  if (op.kind == "add") return integers.count(type) || type == "float" || type == "double";
+  return integers.count(type) > 0;
 }
 
 // Whether evaluating `e` changes anything (an assignment, or a call other than a pure math function).
@@ -50,9 +56,11 @@ bool has_effects(const Expr& e) {
   return false;
 }
 
-// The pointer parameter an address points into: p, &p[i], p + i, i + p.
+// The pointer parameter an address points into: p, &p[i], p + i, i + p,
+// each also cast to another element type: (int*)p.
 const grammar::Param* pointee(const grammar::Function& f, const Expr& address) {
   const Expr* base = &address;
+  if (base->kind == ExprKind::Cast) base = &base->children[0];
   if (base->kind == ExprKind::Unary && base->text == "&" && base->children[0].kind == ExprKind::Index)
     base = &base->children[0].children[0];
   else if (base->kind == ExprKind::Binary && base->text == "+")
@@ -61,6 +69,17 @@ const grammar::Param* pointee(const grammar::Function& f, const Expr& address) {
   for (const grammar::Param& p : f.params)
     if (p.pointer && p.name == base->text) return &p;
   return nullptr;
+}
+
+// The element type an address names: the cast's pointee, else the parameter's.
+std::string element_type(const grammar::Param& p, const Expr& address) {
+  if (address.kind == ExprKind::Cast) {
+    std::string t = address.text;
+    while (!t.empty() && (t.back() == '*' || t.back() == ' ')) t.pop_back();
+    if (t.rfind("const ", 0) == 0) t = t.substr(6);
+    return canonical_type(t);
+  }
+  return canonical_type(p.base_type);
 }
 
 class KernelSites {
@@ -95,25 +114,27 @@ class KernelSites {
       const Element& e = k_.elements[i];
       if (e.function != function_ || e.kind != ElementKind::Statement || !live_(e.tokens.first)) continue;
       const auto [first, last] = statement_range(k_, e);
-      if (!k_.tokens[first].is("atomicAdd")) continue;
+      const auto op = combinable_atomic(k_.tokens[first].text);
+      if (!op) continue;
       const std::string where = "line " + std::to_string(k_.tokens[first].line) + ": ";
       std::string why;
       const auto call = parse_expression(k_.tokens, first, last, &why);
       if (!call || call->kind != ExprKind::Call || call->children.size() != 3) {
-        out_.refusals.push_back(where + "atomicAdd: " + (call ? "not a call of two arguments" : why));
+        out_.refusals.push_back(where + op->function + ": " + (call ? "not a call of two arguments" : why));
         continue;
       }
       const std::string text = expression_text(k_.tokens, *call);
-      if (auto refusal = refuse(i, *call)) {
+      if (auto refusal = refuse(i, *op, *call)) {
         out_.refusals.push_back(where + text + ": " + *refusal);
         continue;
       }
       AggregateSite site;
       site.element = i;
       site.function = function_;
+      site.operation = *op;
       site.address = expression_text(k_.tokens, call->children[1]);
       site.value = expression_text(k_.tokens, call->children[2]);
-      site.type = *atomic_add_type(pointee(f_, call->children[1])->base_type);
+      site.type = element_type(*pointee(f_, call->children[1]), call->children[1]);
       site.body_first_element = *body_first_;
       site.body_close_element = *body_close_;
       site.exit = exit_;
@@ -175,7 +196,7 @@ class KernelSites {
     exit_ = EarlyExit{h, last, expression_text(k_.tokens, *condition)};
   }
 
-  std::optional<std::string> refuse(std::size_t element, const Expr& call) const {
+  std::optional<std::string> refuse(std::size_t element, const AtomicOperation& op, const Expr& call) const {
     if (!f_.is_kernel) return "not in a __global__ kernel";
     if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
     const Expr& address = call.children[1];
@@ -192,8 +213,10 @@ class KernelSites {
     }
     const grammar::Param* p = pointee(f_, address);
     if (!p) return "its address is not a pointer parameter p, &p[i] or p + i";
-    if (!atomic_add_type(p->base_type)) return "atomicAdd on " + p->base_type + " is not combined";
-    // Every other use of the buffer: another atomicAdd statement (they commute).
+    const std::string type = element_type(*p, address);
+    if (!operation_takes(op, type)) return op.function + " on " + type + " is not combined";
+    // Every other use of the buffer: a statement of the same operation on the
+    // same element type (they commute).
     for (std::size_t i = 0; i < k_.elements.size(); ++i) {
       const Element& e = k_.elements[i];
       if (e.function != function_ || i == element || !live_(e.tokens.first) || e.kind == ElementKind::FunctionHeader) continue;
@@ -202,8 +225,15 @@ class KernelSites {
         uses = uses || (k_.tokens[t].is(p->name) && grammar::names_something(k_, t, e.tokens.first));
       if (!uses) continue;
       const auto [first, last] = statement_range(k_, e);
-      if (e.kind != ElementKind::Statement || !k_.tokens[first].is("atomicAdd"))
-        return "the kernel also reads or writes " + p->name + " at line " + std::to_string(k_.tokens[first].line);
+      const std::string line = std::to_string(k_.tokens[first].line);
+      const auto other = combinable_atomic(k_.tokens[first].text);
+      if (e.kind != ElementKind::Statement || !other)
+        return "the kernel also reads or writes " + p->name + " at line " + line;
+      const auto other_call = parse_expression(k_.tokens, first, last);
+      if (other->kind != op.kind || !other_call || other_call->children.size() != 3 ||
+          element_type(*p, other_call->children[1]) != type)
+        return "the kernel also updates " + p->name + " with another operation or element type at line " + line +
+               " (mixed atomics need not commute)";
     }
     // The line is rewritten whole: nothing else may stand on it.
     const Element& e = k_.elements[element];
@@ -228,6 +258,22 @@ class KernelSites {
 };
 
 }  // namespace
+
+std::optional<AtomicOperation> combinable_atomic(const std::string& name) {
+  static const std::vector<AtomicOperation> ops = {{"atomicAdd", "add"}, {"atomicMin", "min"}, {"atomicMax", "max"},
+                                                   {"atomicAnd", "and"}, {"atomicOr", "or"},   {"atomicXor", "xor"}};
+  for (const auto& op : ops)
+    if (op.function == name) return op;
+  return std::nullopt;
+}
+
+std::string identity_literal(const std::string& kind, const std::string& type) {
+  const bool is_int = type == "int", is_ull = type == "unsigned long long int";
+  if (kind == "min") return is_int ? "0x7fffffff" : is_ull ? "0xffffffffffffffffull" : "0xffffffffu";
+  if (kind == "max") return is_int ? "(-0x7fffffff - 1)" : is_ull ? "0ull" : "0u";
+  if (kind == "and") return is_int ? "-1" : is_ull ? "0xffffffffffffffffull" : "0xffffffffu";
+  return "0";  // add, or, xor
+}
 
 AggregateSites find_aggregate_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
   const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };

@@ -9,14 +9,18 @@
 // warp-uniform atomics only for 32-bit integer add/min/max at addresses it
 // can prove uniform).
 //
-// A site is a statement `atomicAdd(ADDRESS, VALUE);` in a kernel where
+// A site is a statement `atomicOP(ADDRESS, VALUE);` of an operation that
+// commutes with itself (add, min, max, and, or, xor) in a kernel where
 //  - ADDRESS is uniform (analysis/uniformity.hpp) and made of parameters the
 //    body never assigns, blockIdx/blockDim/gridDim and constants only, so it
 //    can be evaluated again where the kernel ends;
-//  - ADDRESS points into a pointer parameter of a type atomicAdd takes
-//    (float, double, int, unsigned int, unsigned long long), which the kernel
-//    touches elsewhere only through other atomicAdd statements (additions
-//    commute, so no other access can see a difference);
+//  - ADDRESS points into a pointer parameter (p, &p[i], p + i, or one of
+//    these cast to another element type: (int*)p) of a type the operation
+//    takes (add: float, double, int, unsigned int, unsigned long long; the
+//    others: int, unsigned int, unsigned long long), which the kernel touches
+//    elsewhere only through statements of the same operation on the same
+//    element type (they commute, so the order the warps' results arrive in
+//    is one the seed's atomics could have had too);
 //  - every thread reaches the end of the kernel: there is no return, or one
 //    early exit `if (COND) return;` in the kernel's outermost block, which
 //    becomes a predicate around the rest of the body (COND without side
@@ -39,9 +43,21 @@ struct EarlyExit {
   std::string condition;                            // COND, to be negated
 };
 
+// An atomic operation that commutes with itself, as aggregate combines it.
+struct AtomicOperation {
+  std::string function;  // "atomicAdd", "atomicMin", ...
+  std::string kind;      // "add", "min", "max", "and", "or", "xor"
+};
+
+// The operation of atomic function `name`, or nullopt (atomicExch, atomicCAS, ...).
+std::optional<AtomicOperation> combinable_atomic(const std::string& name);
+// The value that changes nothing under the operation, as a CUDA literal of `type`.
+std::string identity_literal(const std::string& kind, const std::string& type);
+
 struct AggregateSite {
   std::size_t element = 0;  // the atomic's statement
   int function = -1;
+  AtomicOperation operation;
   std::string address, value, type;  // as written (address, value) and the element type
   std::size_t body_first_element = 0;  // the first element of the kernel body
   std::size_t body_close_element = 0;  // the body's closing brace
@@ -50,7 +66,7 @@ struct AggregateSite {
 
 struct AggregateSites {
   std::vector<AggregateSite> sites;
-  std::vector<std::string> refusals;  // "line N: atomicAdd(...): why", one per atomic that is no site
+  std::vector<std::string> refusals;  // "line N: atomicMax(...): why", one per atomic that is no site
 };
 
 // `live`: whether a token is compiled (switch paths the seed's default

@@ -268,14 +268,16 @@ std::string expression_text(const std::vector<Token>& tokens, const Expr& e) {
     if (x.kind == TokenKind::Comment) continue;
     const bool tight_before = x.is(".") || x.is("->") || x.is("::") || x.is(")") || x.is("]") || x.is(",") ||
                               x.is("(") || x.is("[");
+    const bool after_unary_before = after_unary;
     const bool tight_after = after_unary || (before && (before->is(".") || before->is("->") || before->is("::") ||
                                                         before->is("(") || before->is("[")));
     // A prefix operator stands where an operand is expected: at the start or after another operator.
     after_unary = (x.is("&") || x.is("*") || x.is("-") || x.is("+") || x.is("!") || x.is("~")) &&
                   (!before || (before->kind == TokenKind::Punct && !before->is(")") && !before->is("]")));
     if (before && !tight_before && !tight_after) out += ' ';
-    if (before && x.is("(") && before->kind != TokenKind::Identifier && !before->is(")") && !before->is("]"))
-      out += ' ';  // `a * (b)` keeps its space; `f(b)` has none
+    if (before && x.is("(") && before->kind != TokenKind::Identifier && !before->is(")") && !before->is("]") &&
+        !before->is("(") && !before->is("[") && !after_unary_before)
+      out += ' ';  // `a * (b)` keeps its space; `f(b)`, `((b))` and `-(b)` have none
     out += x.text;
     before = &x;
   }

@@ -241,6 +241,51 @@ TEST_F(AggregateFamily, AnEarlyExitBecomesAPredicateAroundTheRestOfTheBody) {
   EXPECT_NE(source.find("if (gi_lane == 0u) atomicAdd(count, gi_sum_7);"), std::string::npos) << source;
 }
 
+// A maximum on a float's bits (atomicMax on int, through a cast of the
+// float buffer): the block's maximum, one atomicMax per block, against the
+// CPU reference; the other operations of the same kind are refused with
+// their reason where they are mixed on one buffer.
+TEST_F(AggregateFamily, TheLibrarysMaxVectorLengthPassesItsChecksAggregated) {
+  const fs::path dir = gi::test::source_dir() / "seeds/tools/max_vector_length";
+  const gi::Seed seed = gi::load_seed(dir);
+  const auto candidates = gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context);
+  ASSERT_EQ(candidates.size(), 2u);
+  for (const auto& e : candidates) {
+    const auto run = emulate(dir, gi::grammar::to_string(e));
+    EXPECT_EQ(run.exit_code, 0) << gi::grammar::to_string(e) << "\n" << run.output;
+  }
+  const std::string source = gi::grammar::apply_patch(seed.grammar, gi::grammar::Patch{{candidates[1]}}, seed.context);
+  EXPECT_NE(source.find("if (gi_tid == 0u) atomicMax((int *) maxLength, gi_sum);"), std::string::npos) << source;
+
+  const gi::Seed minmax = gi::load_seed(gi::test::source_dir() / "seeds/tools/intensity_minmax");
+  EXPECT_TRUE(gi::grammar::edit_family("aggregate").candidates(minmax.grammar, minmax.context).empty());
+}
+
+TEST(AggregateSites, OperationsOtherThanAddUseTheirIdentityAndStayUnmixed) {
+  const auto found = gi::analysis::find_aggregate_sites(parsed(R"(__global__ void k(const int* x, int n, int* lo, unsigned* flags, float* f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicMin(lo, x[i]);
+        atomicOr(flags, 1u << (x[i] & 31));
+        atomicMax((int*)f, x[i]);
+        atomicExch(lo + 1, x[i]);
+    }
+}
+)"));
+  ASSERT_EQ(found.sites.size(), 2u);
+  EXPECT_EQ(found.sites[0].operation.kind, "or");
+  EXPECT_EQ(found.sites[0].type, "unsigned int");
+  EXPECT_EQ(gi::analysis::identity_literal("or", found.sites[0].type), "0");
+  EXPECT_EQ(found.sites[1].operation.kind, "max");
+  EXPECT_EQ(found.sites[1].type, "int");  // the cast's view of the float buffer
+  EXPECT_EQ(gi::analysis::identity_literal("max", "int"), "(-0x7fffffff - 1)");
+  EXPECT_EQ(gi::analysis::identity_literal("min", "unsigned int"), "0xffffffffu");
+  // lo is also the target of atomicExch, which is no operation that commutes.
+  ASSERT_EQ(found.refusals.size(), 1u);
+  EXPECT_NE(found.refusals[0].find("atomicMin(lo, x[i]): the kernel also reads or writes lo at line 7"),
+            std::string::npos) << found.refusals[0];
+}
+
 // Two sums, two atomics: both aggregated at once, against the CPU reference.
 TEST_F(AggregateFamily, TheLibrarysCgDotProductsPassesItsChecksWithBothSitesAggregated) {
   const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";

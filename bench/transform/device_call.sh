@@ -36,7 +36,7 @@ evolve() {  # name, then gi evolve's arguments
   for seed in tests/data/user/*/; do
     evolve "user-$(basename "$seed")" "$seed"
   done
-  for kernel in tools/sum_reduction optimiser/cg_dot_products; do
+  for kernel in tools/sum_reduction optimiser/cg_dot_products tools/max_vector_length; do
     evolve "withheld-${kernel//\//-}" "$kernel" --families transform,structural
   done
 } 2>&1 | tee "$OUT/transform.log"

@@ -1,16 +1,19 @@
 // aggregate: `aggregate:<_k.cu_N>=warp|block` reduces before the atomic. The
-// atomicAdd of line N (a site: analysis/aggregate_sites.hpp says which atomics
-// are, and why the others are not) becomes an addition into a register
-// declared where the kernel body starts; where the body ends, the warp sums
-// its registers with shuffles and its first lane makes the one atomicAdd
-// (=warp), or the warps' sums meet in shared memory and the block's first
-// thread makes it (=block). A kernel's early exit `if (COND) return;` becomes
+// atomic of line N (add, min, max, and, or, xor: a site, which
+// analysis/aggregate_sites.hpp finds, saying why the other atomics are not)
+// becomes an update of a register declared where the kernel body starts
+// (at the operation's identity); where the body ends, the warp combines its
+// registers with shuffles and its first lane makes the one atomic (=warp), or
+// the warps' results meet in shared memory and the block's first thread makes
+// it (=block). A kernel's early exit `if (COND) return;` becomes
 // `if (!(COND)) { ...rest of the body... }`, so every thread reaches the
 // shuffles and the barrier. Partial warps (a block size that is no multiple
 // of 32) shuffle among the lanes they have.
 //
 // The atomics' order and grouping change: a float sum is reassociated, which
 // the seed's tolerance judges as for any variant (integer sums are exact).
+#include <cstdio>
+
 #include "analysis/aggregate_sites.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_text.hpp"
@@ -38,33 +41,45 @@ const analysis::AggregateSite* site_at(const Grammar& g, const analysis::Aggrega
 
 std::string indentation_of(const std::string& text) { return text.substr(0, text.find_first_not_of(" \t")); }
 
-// The lane's warp-sum of `v` (type t), among the lanes the warp has.
-std::vector<std::string> warp_sum(const std::string& v, const std::string& t) {
+// `into` combined with `value` by the operation, as a statement.
+std::string combine(const std::string& kind, const std::string& into, const std::string& value) {
+  if (kind == "add") return into + " += " + value + ";";
+  if (kind == "and") return into + " &= " + value + ";";
+  if (kind == "or") return into + " |= " + value + ";";
+  if (kind == "xor") return into + " ^= " + value + ";";
+  return "if (" + value + (kind == "min" ? " < " : " > ") + into + ") " + into + " = " + value + ";";
+}
+
+// The lane's warp result of `v` (type t), among the lanes the warp has.
+std::vector<std::string> warp_combine(const std::string& kind, const std::string& v, const std::string& t) {
   return {"for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {",
           "    const " + t + " gi_other = __shfl_down_sync(gi_mask, " + v + ", gi_step);",
-          "    if (gi_lane + gi_step < gi_width) " + v + " += gi_other;", "}"};
+          "    if (gi_lane + gi_step < gi_width) { " + combine(kind, v, "gi_other") + " }", "}"};
 }
 
 std::vector<std::string> reduction(const analysis::AggregateSite& site, const std::string& acc, bool block) {
   const std::string& t = site.type;
+  const std::string& kind = site.operation.kind;
+  const std::string& atomic = site.operation.function;
   std::vector<std::string> out = {
-      std::string("{  // gi aggregate: one atomicAdd per ") + (block ? "block" : "warp") + " for all its threads' values",
+      "{  // gi aggregate: one " + atomic + " per " + (block ? "block" : "warp") + " for all its threads' values",
       "    const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
       "    const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;",
       "    const unsigned gi_lane = gi_tid & 31u;",
       "    const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;",
       "    const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;"};
   if (block) out.insert(out.begin() + 1, "    __shared__ " + t + " " + acc + "_warps[32];");
-  for (const std::string& line : warp_sum(acc, t)) out.push_back("    " + line);
+  for (const std::string& line : warp_combine(kind, acc, t)) out.push_back("    " + line);
   if (!block) {
-    out.push_back("    if (gi_lane == 0u) atomicAdd(" + site.address + ", " + acc + ");");
+    out.push_back("    if (gi_lane == 0u) " + atomic + "(" + site.address + ", " + acc + ");");
   } else {
     out.push_back("    if (gi_lane == 0u) " + acc + "_warps[gi_tid >> 5] = " + acc + ";");
     out.push_back("    __syncthreads();");
     out.push_back("    if (gi_tid < 32u) {");
-    out.push_back("        " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : (" + t + ")0;");
-    for (const std::string& line : warp_sum("gi_sum", t)) out.push_back("        " + line);
-    out.push_back("        if (gi_tid == 0u) atomicAdd(" + site.address + ", gi_sum);");
+    out.push_back("        " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : " +
+                  analysis::identity_literal(kind, t) + ";");
+    for (const std::string& line : warp_combine(kind, "gi_sum", t)) out.push_back("        " + line);
+    out.push_back("        if (gi_tid == 0u) " + atomic + "(" + site.address + ", gi_sum);");
     out.push_back("    }");
   }
   out.push_back("}");
@@ -81,7 +96,7 @@ class AggregateFamily : public EditFamily {
  public:
   std::string name() const override { return "aggregate"; }
   EditGroup group() const override { return EditGroup::Transform; }
-  std::string syntax() const override { return "aggregate:<_k.cu_N>=warp|block (N: an atomicAdd site)"; }
+  std::string syntax() const override { return "aggregate:<_k.cu_N>=warp|block (N: an atomic site)"; }
 
   void parse(ArgumentReader& r, Edit& e) const override {
     e.target = r.rule_ref();
@@ -99,7 +114,7 @@ class AggregateFamily : public EditFamily {
     const int line = g.rule(t->index).first_line;
     for (const std::string& refusal : sites.refusals)
       if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no aggregate site: " + refusal;
-    return e.target + " is not an atomicAdd statement";
+    return e.target + " is not an atomic statement";
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
@@ -115,14 +130,22 @@ class AggregateFamily : public EditFamily {
     const std::size_t rule = *g.find(e.target);
     const analysis::AggregateSite& site = *site_at(g, sites, rule);
     const std::string acc = "gi_sum_" + std::to_string(g.rule(rule).first_line);
+    // Keys in source order (zero-padded), so the warps' results of two
+    // atomics on one buffer go out in the order each thread made them.
+    char key[32];
+    std::snprintf(key, sizeof key, "%s %08zu", name().c_str(), rule);
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
     const std::string body_indent = indentation_of(g.rule(first).text);
-    s.rules[rule].text = indentation_of(g.rule(rule).text) + acc + " += (" + site.type + ")(" + site.value + ");";
+    const std::string& kind = site.operation.kind;
+    s.rules[rule].text = indentation_of(g.rule(rule).text) +
+                         (kind == "add" || kind == "and" || kind == "or" || kind == "xor"
+                              ? combine(kind, acc, "(" + site.type + ")(" + site.value + ")")
+                              : "{ const " + site.type + " gi_value = (" + site.type + ")(" + site.value + "); " +
+                                    combine(kind, acc, "gi_value") + " }");
     // Keyed by the site, so a later edit of the same site replaces an earlier.
-    s.rules[first].line_before[name() + " " + acc] = site.type + " " + acc + " = 0;";
-    s.rules[close].line_before[name() + " " + acc] =
-        body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
+    s.rules[first].line_before[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
+    s.rules[close].line_before[key] = body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
     if (site.exit) {
       const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
       const std::size_t exit_last = g.rule_of_element(site.exit->last_element);
