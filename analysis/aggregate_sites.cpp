@@ -1,8 +1,10 @@
 #include "analysis/aggregate_sites.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
+#include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/uniformity.hpp"
 
@@ -40,7 +42,7 @@ std::string canonical_type(std::string type) {
   return type;
 }
 
-// Whether the operation takes a pointer to `type` (canonical).
+// Whether the built-in operation takes a pointer to `type` (canonical).
 bool operation_takes(const AtomicOperation& op, const std::string& type) {
   static const std::set<std::string> integers = {"int", "unsigned int", "unsigned long long int"};
   if (op.kind == "add") return integers.count(type) || type == "float" || type == "double";
@@ -84,9 +86,10 @@ std::string element_type(const grammar::Param& p, const Expr& address) {
 
 class KernelSites {
  public:
-  KernelSites(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live, AggregateSites& out)
-      : k_(k), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live), out_(out),
-        uniformity_(k, function, live) {}
+  KernelSites(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live,
+              const std::map<std::string, CasHelper>& helpers, AggregateSites& out)
+      : k_(k), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live),
+        helpers_(helpers), out_(out), uniformity_(k, function, live) {}
 
   void run() {
     const Element& header = k_.elements[static_cast<std::size_t>(f_.header_element)];
@@ -114,7 +117,7 @@ class KernelSites {
       const Element& e = k_.elements[i];
       if (e.function != function_ || e.kind != ElementKind::Statement || !live_(e.tokens.first)) continue;
       const auto [first, last] = statement_range(k_, e);
-      const auto op = combinable_atomic(k_.tokens[first].text);
+      const auto op = operation_of(k_.tokens[first].text);
       if (!op) continue;
       const std::string where = "line " + std::to_string(k_.tokens[first].line) + ": ";
       std::string why;
@@ -143,6 +146,18 @@ class KernelSites {
   }
 
  private:
+  // A built-in atomic that commutes with itself, or a helper made of CAS.
+  std::optional<AtomicOperation> operation_of(const std::string& name) const {
+    if (auto op = combinable_atomic(name)) return op;
+    if (auto h = helpers_.find(name); h != helpers_.end()) return h->second.operation;
+    return std::nullopt;
+  }
+  // Whether the operation takes a pointer to `type`: a helper only its own.
+  bool takes(const AtomicOperation& op, const std::string& type) const {
+    if (auto h = helpers_.find(op.function); h != helpers_.end()) return h->second.type == type;
+    return operation_takes(op, type);
+  }
+
   // One `if (COND) return;` in the outermost block may become a predicate;
   // any other return means some threads never reach the kernel's end.
   void find_exit() {
@@ -214,7 +229,7 @@ class KernelSites {
     const grammar::Param* p = pointee(f_, address);
     if (!p) return "its address is not a pointer parameter p, &p[i] or p + i";
     const std::string type = element_type(*p, address);
-    if (!operation_takes(op, type)) return op.function + " on " + type + " is not combined";
+    if (!takes(op, type)) return op.function + " on " + type + " is not combined";
     // Every other use of the buffer: a statement of the same operation on the
     // same element type (they commute).
     for (std::size_t i = 0; i < k_.elements.size(); ++i) {
@@ -226,11 +241,11 @@ class KernelSites {
       if (!uses) continue;
       const auto [first, last] = statement_range(k_, e);
       const std::string line = std::to_string(k_.tokens[first].line);
-      const auto other = combinable_atomic(k_.tokens[first].text);
+      const auto other = operation_of(k_.tokens[first].text);
       if (e.kind != ElementKind::Statement || !other)
         return "the kernel also reads or writes " + p->name + " at line " + line;
       const auto other_call = parse_expression(k_.tokens, first, last);
-      if (other->kind != op.kind || !other_call || other_call->children.size() != 3 ||
+      if (other->function != op.function || !other_call || other_call->children.size() != 3 ||
           element_type(*p, other_call->children[1]) != type)
         return "the kernel also updates " + p->name + " with another operation or element type at line " + line +
                " (mixed atomics need not commute)";
@@ -250,6 +265,7 @@ class KernelSites {
   const grammar::Function& f_;
   int function_;
   const std::function<bool(std::size_t)>& live_;
+  const std::map<std::string, CasHelper>& helpers_;
   AggregateSites& out_;
   Uniformity uniformity_;
   std::optional<std::size_t> body_first_, body_close_;
@@ -268,6 +284,11 @@ std::optional<AtomicOperation> combinable_atomic(const std::string& name) {
 }
 
 std::string identity_literal(const std::string& kind, const std::string& type) {
+  // Floats (compare-and-swap helpers): the infinity on the far side.
+  if (type == "float" && (kind == "max" || kind == "min"))
+    return kind == "max" ? "__int_as_float(0xff800000)" : "__int_as_float(0x7f800000)";
+  if (type == "double" && (kind == "max" || kind == "min"))
+    return kind == "max" ? "__longlong_as_double(0xfff0000000000000ll)" : "__longlong_as_double(0x7ff0000000000000ll)";
   const bool is_int = type == "int", is_ull = type == "unsigned long long int";
   if (kind == "min") return is_int ? "0x7fffffff" : is_ull ? "0xffffffffffffffffull" : "0xffffffffu";
   if (kind == "max") return is_int ? "(-0x7fffffff - 1)" : is_ull ? "0ull" : "0u";
@@ -278,9 +299,10 @@ std::string identity_literal(const std::string& kind, const std::string& type) {
 AggregateSites find_aggregate_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
   const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };
   AggregateSites out;
+  const std::map<std::string, CasHelper> helpers = find_cas_helpers(k);
   for (std::size_t f = 0; f < k.functions.size(); ++f) {
     if (k.functions[f].header_element < 0) continue;
-    KernelSites(k, static_cast<int>(f), every, out).run();
+    KernelSites(k, static_cast<int>(f), every, helpers, out).run();
   }
   return out;
 }

@@ -10,7 +10,9 @@
 // can prove uniform).
 //
 // A site is a statement `atomicOP(ADDRESS, VALUE);` of an operation that
-// commutes with itself (add, min, max, and, or, xor) in a kernel where
+// commutes with itself (add, min, max, and, or, xor; or a call of a
+// compare-and-swap helper that makes a float max or min, analysis/cas_helpers.hpp)
+// in a kernel where
 //  - ADDRESS is uniform (analysis/uniformity.hpp) and made of parameters the
 //    body never assigns, blockIdx/blockDim/gridDim and constants only, so it
 //    can be evaluated again where the kernel ends;
