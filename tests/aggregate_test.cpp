@@ -374,6 +374,27 @@ TEST_F(AggregateFamily, TheLibrarysPlainSumReductionPassesItsChecksAggregated) {
   EXPECT_TRUE(family.problem(seed.grammar, seed.context, other).has_value());
 }
 
+// The user kernels aggregate cannot help, with the reason it gives: their
+// atomics' addresses differ between threads (a histogram, a scatter into a
+// coarse grid) or they have no atomic at all (a row sum). The families that
+// privatise scatter and spread a row over a warp are to come.
+TEST_F(AggregateFamily, KernelsItCannotHelpAreRefusedWithTheirReason) {
+  for (const auto& [name, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"histogram256", "its address differs between threads (a call of bin_of)"},
+           {"grid_scatter", "its address differs between threads ('z', assigned a value that differs between threads)"},
+           {"row_sum", ""}}) {
+    const gi::Seed seed = gi::load_seed(kPlain / name);
+    EXPECT_TRUE(gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context).empty()) << name;
+    const auto found = gi::analysis::find_aggregate_sites(seed.grammar.parsed());
+    if (reason.empty()) {
+      EXPECT_TRUE(found.refusals.empty()) << name;
+      continue;
+    }
+    ASSERT_EQ(found.refusals.size(), 1u) << name;
+    EXPECT_NE(found.refusals[0].find(reason), std::string::npos) << found.refusals[0];
+  }
+}
+
 // Few, large, independent edits: the first generation holds each of them,
 // as it holds a seed's switch settings.
 TEST_F(AggregateFamily, GpsFirstGenerationHoldsEveryAggregateEdit) {
