@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/cas_helpers.hpp"
+#include "analysis/privatise_sites.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/uniformity.hpp"
 
@@ -84,12 +85,28 @@ std::string element_type(const grammar::Param& p, const Expr& address) {
   return canonical_type(p.base_type);
 }
 
+// The two kinds of atomic site: aggregate's (one address for the whole
+// block) and privatise's (an address taken from data, analysis/privatise_sites.hpp).
+enum class SiteRule { UniformAddress, DataAddress };
+
+// The index of an address &p[i], p + i or i + p into parameter p (no cast); nullptr otherwise.
+const Expr* data_index(const Expr& address, const std::string& p) {
+  if (address.kind == ExprKind::Unary && address.text == "&" && address.children[0].kind == ExprKind::Index &&
+      address.children[0].children[0].is_name(p))
+    return &address.children[0].children[1];
+  if (address.kind == ExprKind::Binary && address.text == "+") {
+    if (address.children[0].is_name(p)) return &address.children[1];
+    if (address.children[1].is_name(p)) return &address.children[0];
+  }
+  return nullptr;
+}
+
 class KernelSites {
  public:
   KernelSites(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live,
-              const std::map<std::string, CasHelper>& helpers, AggregateSites& out)
+              const std::map<std::string, CasHelper>& helpers, SiteRule rule, AggregateSites& out)
       : k_(k), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live),
-        helpers_(helpers), out_(out), uniformity_(k, function, live) {}
+        helpers_(helpers), rule_(rule), out_(out), uniformity_(k, function, live) {}
 
   void run() {
     const Element& header = k_.elements[static_cast<std::size_t>(f_.header_element)];
@@ -113,6 +130,12 @@ class KernelSites {
       if (k_.tokens[t].kind == TokenKind::Identifier && k_.tokens[t].text.rfind("gi_", 0) == 0 && live_(t))
         no_exit_ = "the kernel already uses a name starting gi_ (" + k_.tokens[t].text + ")";
     if (!no_exit_) find_exit();
+    // A private copy lives in dynamic shared memory, which the kernel must not use itself.
+    if (rule_ == SiteRule::DataAddress && !no_exit_)
+      for (std::size_t t = open; t <= close && t < k_.tokens.size(); ++t)
+        if (k_.tokens[t].is("extern") && live_(t) && next_code(k_.tokens, t + 1) < k_.tokens.size() &&
+            k_.tokens[next_code(k_.tokens, t + 1)].is("__shared__"))
+          no_exit_ = "the kernel has dynamic shared memory of its own";
     for (std::size_t i = 0; i < k_.elements.size(); ++i) {
       const Element& e = k_.elements[i];
       if (e.function != function_ || e.kind != ElementKind::Statement || !live_(e.tokens.first)) continue;
@@ -137,7 +160,10 @@ class KernelSites {
       site.operation = *op;
       site.address = expression_text(k_.tokens, call->children[1]);
       site.value = expression_text(k_.tokens, call->children[2]);
-      site.type = element_type(*pointee(f_, call->children[1]), call->children[1]);
+      const grammar::Param& buffer = *pointee(f_, call->children[1]);
+      site.type = element_type(buffer, call->children[1]);
+      site.buffer = buffer.name;
+      if (const Expr* index = data_index(call->children[1], buffer.name)) site.index = expression_text(k_.tokens, *index);
       site.body_first_element = *body_first_;
       site.body_close_element = *body_close_;
       site.exit = exit_;
@@ -211,10 +237,8 @@ class KernelSites {
     exit_ = EarlyExit{h, last, expression_text(k_.tokens, *condition)};
   }
 
-  std::optional<std::string> refuse(std::size_t element, const AtomicOperation& op, const Expr& call) const {
-    if (!f_.is_kernel) return "not in a __global__ kernel";
-    if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
-    const Expr& address = call.children[1];
+  // Why one address for the whole block cannot be re-evaluated where the kernel ends, or nullopt.
+  std::optional<std::string> address_not_uniform(std::size_t element, const Expr& address) const {
     if (auto why = uniformity_.why_not(address, element)) return "its address differs between threads (" + *why + ")";
     for (const std::string& name : names_in(address)) {
       if (name == "blockIdx" || name == "blockDim" || name == "gridDim") continue;
@@ -225,6 +249,25 @@ class KernelSites {
                          k_.declarations[static_cast<std::size_t>(d)].block == f_.block;
       if (!param) return "its address uses " + name + ", which is not a parameter (the block's sum is added where the kernel ends)";
       if (uniformity_.assigned(d)) return "its address uses parameter " + name + ", which the kernel assigns";
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> refuse(std::size_t element, const AtomicOperation& op, const Expr& call) const {
+    if (!f_.is_kernel) return "not in a __global__ kernel";
+    if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
+    const Expr& address = call.children[1];
+    if (rule_ == SiteRule::UniformAddress) {
+      if (auto why = address_not_uniform(element, address)) return why;
+    } else {
+      const grammar::Param* p = pointee(f_, address);
+      if (!p || !data_index(address, p->name))
+        return "its address is not &p[i], p + i or i + p of a pointer parameter p";
+      if (uniformity_.uniform(address, element))
+        return "its address is the same for every thread of a block (aggregate reduces it in registers)";
+      const Element& e = k_.elements[element];
+      const int d = grammar::resolve(k_, p->name, e.block, e.pos);
+      if (d >= 0 && uniformity_.assigned(d)) return "the kernel assigns its buffer parameter " + p->name;
     }
     const grammar::Param* p = pointee(f_, address);
     if (!p) return "its address is not a pointer parameter p, &p[i] or p + i";
@@ -266,6 +309,7 @@ class KernelSites {
   int function_;
   const std::function<bool(std::size_t)>& live_;
   const std::map<std::string, CasHelper>& helpers_;
+  SiteRule rule_;
   AggregateSites& out_;
   Uniformity uniformity_;
   std::optional<std::size_t> body_first_, body_close_;
@@ -296,15 +340,27 @@ std::string identity_literal(const std::string& kind, const std::string& type) {
   return "0";  // add, or, xor
 }
 
-AggregateSites find_aggregate_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
+namespace {
+
+AggregateSites find_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live, SiteRule rule) {
   const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };
   AggregateSites out;
   const std::map<std::string, CasHelper> helpers = find_cas_helpers(k);
   for (std::size_t f = 0; f < k.functions.size(); ++f) {
     if (k.functions[f].header_element < 0) continue;
-    KernelSites(k, static_cast<int>(f), every, helpers, out).run();
+    KernelSites(k, static_cast<int>(f), every, helpers, rule, out).run();
   }
   return out;
+}
+
+}  // namespace
+
+AggregateSites find_aggregate_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
+  return find_sites(k, live, SiteRule::UniformAddress);
+}
+
+AggregateSites find_privatise_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
+  return find_sites(k, live, SiteRule::DataAddress);
 }
 
 }  // namespace gi::analysis

@@ -61,6 +61,8 @@ struct AggregateSite {
   int function = -1;
   AtomicOperation operation;
   std::string address, value, type;  // as written (address, value) and the element type
+  std::string buffer;                // the pointer parameter the address points into
+  std::string index;                 // i of &p[i], p + i or i + p; "" for other forms
   std::size_t body_first_element = 0;  // the first element of the kernel body
   std::size_t body_close_element = 0;  // the body's closing brace
   std::optional<EarlyExit> exit;

@@ -120,6 +120,7 @@ std::string write(const Grammar& g, const PatchState& s, bool device_only) {
     const RuleContext& c = g.context(i);
     const RuleChange& change = s.rules[i];
     const std::string indent = indentation(r.text);
+    for (const auto& [family, line] : change.line_before_wraps) w.push(indent + line);
     for (const Wrap* wrap : wraps_opening(s, i)) {
       wrap_indent[wrap] = indent;
       for (const std::string& line : wrap->open) w.push(indent + line);
@@ -158,6 +159,12 @@ std::string write(const Grammar& g, const PatchState& s, bool device_only) {
   return w.text(g.final_newline());
 }
 
+std::string switches_text(const std::map<std::string, std::string>& switches) {
+  LaunchEffect effect;
+  effect.switches = switches;
+  return to_string(effect);
+}
+
 // Two wraps either nest or stand apart: overlapping ones would cross braces.
 void check_wraps_nest(const Grammar& g, const PatchState& state) {
   for (const auto& [a_key, a] : state.wraps)
@@ -183,7 +190,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   check_wraps_nest(g, state);
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
-    throw PatchError("switch setting " + to_string(LaunchEffect{state.launch.switches, 1}) +
+    throw PatchError("switch setting " + switches_text(state.launch.switches) +
                      " is not one the seed's spec allows (switch_combinations)");
   // A wrapping edit (coarsening, an early exit made a predicate) works on
   // the path the seed compiles by default; with that path switched off its
@@ -193,7 +200,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
     const auto line = static_cast<std::size_t>(g.rule(wrap.first).first_line);
     if (line < live.size() && !live[line])
       throw PatchError("the region a " + key + " edit wraps (line " + std::to_string(line) +
-                       ") is not compiled under switch setting " + to_string(LaunchEffect{state.launch.switches, 1}));
+                       ") is not compiled under switch setting " + switches_text(state.launch.switches));
   }
 }
 

@@ -25,6 +25,9 @@ struct RuleChange {
   // One line per family put before the rule (`#pragma unroll 4`); the last
   // edit of a family wins.
   std::map<std::string, std::string> line_before;
+  // Lines put before the rule and before any wrap that opens there (what a
+  // kernel body needs before everything: a register, a shared copy), by family.
+  std::map<std::string, std::string> line_before_wraps;
   // Token rewrites of the rule's text by family (__ldg, fast math); each
   // applied once, in family-name order (they commute).
   std::map<std::string, std::function<std::string(const std::string&)>> rewrites;
@@ -38,10 +41,15 @@ struct Wrap {
   std::vector<std::string> open, close;
 };
 
+// The wrap an early exit `if (COND) return;` becomes, `if (!(COND)) { ... }`:
+// one key for every family that needs all threads at the kernel's end
+// (aggregate, privatise), so two of them make one predicate.
+inline constexpr const char* kEarlyExitWrap = "early-exit";
+
 struct PatchState {
   std::vector<RuleChange> rules;  // one per seed rule
   HeaderEdits header;             // __restrict__, __launch_bounds__, constants
-  // Keyed by what makes them ("coarsen", "aggregate:exit"): a later edit
+  // Keyed by what makes them ("coarsen", kEarlyExitWrap): a later edit
   // of one key replaces the earlier. Wraps must nest (validate_patch).
   std::map<std::string, Wrap> wraps;
   LaunchEffect launch;            // switch values and grid shrink

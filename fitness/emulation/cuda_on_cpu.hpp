@@ -22,8 +22,8 @@
 //     launch with a message naming the block and what each thread waits in.
 // Not modelled: timing, memory ordering between blocks (blocks run in
 // order), texture/surface objects,
-// cooperative groups, half precision, inline PTX other than %laneid and
-// %globaltimer reads.
+// cooperative groups, half precision, inline PTX other than reads of
+// %laneid, %globaltimer and %dynamic_smem_size.
 #pragma once
 
 #include <math.h>  // libstdc++'s math.h: C's functions plus C++'s float overloads in the global namespace
@@ -354,6 +354,10 @@ inline void __nanosleep(unsigned) {}
 inline void __trap() { __builtin_trap(); }
 inline void __brkpt() { __builtin_trap(); }
 inline unsigned gi_emu_laneid() { return gi_emu::current->lane; }
+namespace gi_emu {
+inline size_t dynamic_shared_size = 0;  // the launch's dynamic shared memory in bytes
+}
+inline unsigned gi_emu_dynamic_smem_size() { return (unsigned)gi_emu::dynamic_shared_size; }
 
 // ---------------------------------------------- barriers and warp collectives
 namespace gi_emu {
@@ -942,6 +946,7 @@ extern "C" __attribute__((visibility("default"))) int gi_emulate_launch(const gi
   message[0] = 0;
   where = launch->where;
   launch_args = launch->args;
+  dynamic_shared_size = launch->dynamic_shared_bytes;
   gridDim = dim3(launch->grid[0], launch->grid[1], launch->grid[2]);
   blockDim = dim3(launch->block[0], launch->block[1], launch->block[2]);
   fiber_count = blockDim.x * blockDim.y * blockDim.z;

@@ -56,11 +56,14 @@ std::string rewrite_for_cpu(std::string_view source) {
   static const std::regex globaltimer(
       R"re(\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u64\s+%0\s*,\s*%%globaltimer\s*;?"\s*:\s*"=l"\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\)\s*;)re");
   text = replace_all(text, globaltimer, [](const std::smatch& m) { return m.str(1) + " = gi_emu_globaltimer();"; });
+  static const std::regex dynamic_smem_size(
+      R"re(\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u32\s+%0\s*,\s*%%dynamic_smem_size\s*;?"\s*:\s*"=r"\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\)\s*;)re");
+  text = replace_all(text, dynamic_smem_size, [](const std::smatch& m) { return m.str(1) + " = gi_emu_dynamic_smem_size();"; });
   static const std::regex other_asm(R"(\b(asm|__asm__)\s*(volatile\s*|__volatile__\s*)?\()");
   std::smatch m;
   if (std::regex_search(text, m, other_asm))
     throw EmulationError("line " + std::to_string(line_of(text, static_cast<std::size_t>(m.position(0)))) +
-                         ": inline PTX cannot run on the CPU emulator (only reads of %laneid and %globaltimer are "
+                         ": inline PTX cannot run on the CPU emulator (only reads of %laneid, %globaltimer and %dynamic_smem_size are "
                          "understood)");
   return text;
 }

@@ -1,5 +1,6 @@
 #include "fitness/workload/workload_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -221,7 +222,19 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
   }
   if (threads > 1024)
     fail(spec, "launch.block", "the block has " + std::to_string(threads) + " threads: at most 1024");
+  // A grid-stride loop covers every item with at most grid_threads threads.
+  if (effect.grid_threads != 0)
+    plan.grid[0] = std::min<unsigned>(plan.grid[0], static_cast<unsigned>((effect.grid_threads + threads - 1) / threads));
   plan.dynamic_shared_bytes = static_cast<std::size_t>(whole(spec, spec.shared_bytes, v, "launch.shared_bytes", 0, 232448.0, "a shared memory size in bytes"));
+  if (!effect.private_buffer.empty()) {
+    // The kernel reads the size it was given; a copy too large for a block
+    // gets none, and its updates go to global memory as the seed's did.
+    const ParamSpec* p = spec.find_parameter(effect.private_buffer);
+    if (p == nullptr || p->role == ParamRole::Scalar)
+      fail(spec, "parameters", "a private copy of '" + effect.private_buffer + "', which is no buffer parameter");
+    const std::size_t bytes = element_count(spec, *p, variables) * effect.private_element_bytes;
+    plan.dynamic_shared_bytes = bytes <= grammar::kPrivateSharedLimit ? bytes : 0;
+  }
 }
 
 std::vector<ExpectedOutput> expected_outputs(const KernelSpec& spec, const Workload& workload,

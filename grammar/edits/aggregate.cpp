@@ -144,7 +144,7 @@ class AggregateFamily : public EditFamily {
                               : "{ const " + site.type + " gi_value = (" + site.type + ")(" + site.value + "); " +
                                     combine(kind, acc, "gi_value") + " }");
     // Keyed by the site, so a later edit of the same site replaces an earlier.
-    s.rules[first].line_before[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
+    s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
     s.rules[close].line_before[key] = body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
     if (site.exit) {
       const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
@@ -154,7 +154,7 @@ class AggregateFamily : public EditFamily {
       std::size_t from = exit_last + 1;
       while (from < close && g.rule(from).text.find_first_not_of(" \t") == std::string::npos) ++from;
       if (from < close)
-        s.wraps[name() + ":exit"] = Wrap{from, close - 1, {"if (!(" + site.exit->condition + ")) {"}, {"}"}};
+        s.wraps[kEarlyExitWrap] = Wrap{from, close - 1, {"if (!(" + site.exit->condition + ")) {"}, {"}"}};
     }
   }
 };

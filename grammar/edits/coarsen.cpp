@@ -22,174 +22,10 @@
 #include "grammar/edit_text.hpp"
 #include "grammar/patch_state.hpp"
 #include "grammar/switches.hpp"
+#include "grammar/edits/work_item_region.hpp"
 
 namespace gi::grammar {
 namespace {
-
-constexpr const char* kItem = "gi_item";
-
-struct CoarsenSite {
-  std::size_t first_rule = 0, last_rule = 0;  // the index line .. the guard's closing brace
-  std::string index_text;                     // `blockIdx.x * blockDim.x + threadIdx.x` as written
-};
-
-bool tokens_are(const ParsedKernel& k, std::size_t first, std::size_t last, const std::vector<std::string>& words) {
-  std::size_t t = first;
-  for (const std::string& w : words) {
-    while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
-    if (t > last || k.tokens[t].text != w) return false;
-    ++t;
-  }
-  while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
-  return t > last;
-}
-
-// The global thread index in one of its usual spellings.
-bool is_global_index(const ParsedKernel& k, std::size_t first, std::size_t last) {
-  static const std::vector<std::vector<std::string>> forms = {
-      {"blockIdx", ".", "x", "*", "blockDim", ".", "x", "+", "threadIdx", ".", "x"},
-      {"blockDim", ".", "x", "*", "blockIdx", ".", "x", "+", "threadIdx", ".", "x"},
-      {"threadIdx", ".", "x", "+", "blockIdx", ".", "x", "*", "blockDim", ".", "x"},
-      {"threadIdx", ".", "x", "+", "blockDim", ".", "x", "*", "blockIdx", ".", "x"}};
-  for (const auto& f : forms)
-    if (tokens_are(k, first, last, f)) return true;
-  return false;
-}
-
-std::size_t next_code(const ParsedKernel& k, std::size_t t) {
-  while (t < k.tokens.size() && k.tokens[t].kind == TokenKind::Comment) ++t;
-  return t;
-}
-
-// The token closing the bracket at `open`.
-std::size_t closing(const ParsedKernel& k, std::size_t open) {
-  int depth = 0;
-  for (std::size_t t = open; t < k.tokens.size(); ++t) {
-    if (k.tokens[t].kind != TokenKind::Punct) continue;
-    const std::string& x = k.tokens[t].text;
-    if (x == "(" || x == "[" || x == "{") ++depth;
-    if ((x == ")" || x == "]" || x == "}") && --depth == 0) return t;
-  }
-  return k.tokens.size();
-}
-
-// The last token of the if statement whose condition ends at `rp`, else
-// branches included; npos when a body is not braced.
-std::size_t if_statement_end(const ParsedKernel& k, std::size_t rp) {
-  std::size_t body = next_code(k, rp + 1);
-  if (body >= k.tokens.size() || !k.tokens[body].is("{")) return std::string::npos;
-  std::size_t end = closing(k, body);
-  const std::size_t e = next_code(k, end + 1);
-  if (e < k.tokens.size() && k.tokens[e].is("else")) {
-    const std::size_t next = next_code(k, e + 1);
-    if (next < k.tokens.size() && k.tokens[next].is("if")) {
-      const std::size_t lp = next_code(k, next + 1);
-      return if_statement_end(k, closing(k, lp));
-    }
-    if (next >= k.tokens.size() || !k.tokens[next].is("{")) return std::string::npos;
-    end = closing(k, next);
-  }
-  return end;
-}
-
-// `NAME = <global index>;`: the position of NAME and of '=', or nothing.
-std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel& k, const Element& e) {
-  if (e.kind != ElementKind::Statement) return std::nullopt;
-  const std::size_t name = next_code(k, e.tokens.first);
-  const std::size_t eq = next_code(k, name + 1);
-  if (k.tokens[name].kind != TokenKind::Identifier || eq >= e.tokens.last || !k.tokens[eq].is("=")) return std::nullopt;
-  if (!is_global_index(k, eq + 1, e.tokens.last - 1)) return std::nullopt;
-  return std::make_pair(name, eq);
-}
-
-// The site, or why the kernel has none (the first reason met). Only lines
-// the seed's default switch setting compiles are looked at.
-std::variant<std::string, CoarsenSite> find_site(const Grammar& g, const EditContext& context) {
-  const ParsedKernel& k = g.parsed();
-  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
-  auto live = [&](const Token& t) {
-    return t.line <= 0 || static_cast<std::size_t>(t.line) >= live_line.size() || live_line[static_cast<std::size_t>(t.line)];
-  };
-  std::optional<std::string> reason;
-  auto because = [&](std::string why) {
-    if (!reason) reason = std::move(why);
-  };
-  for (const Function& f : k.functions) {
-    if (!f.is_kernel) continue;
-    const std::size_t head = k.elements[static_cast<std::size_t>(f.header_element)].tokens.first;
-    const std::size_t body_end = closing(k, k.elements[static_cast<std::size_t>(f.header_element)].tokens.last);
-    // What rules the whole kernel out: blockIdx may only appear in index lines.
-    std::vector<bool> in_index_line(k.tokens.size(), false);
-    for (const Element& e : k.elements)
-      if (e.function == static_cast<int>(&f - k.functions.data()) && index_line(k, e))
-        for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) in_index_line[t] = true;
-    std::optional<std::string> unfit;
-    for (std::size_t t = head; t <= body_end && t < k.tokens.size(); ++t) {
-      const Token& x = k.tokens[t];
-      if (!live(x)) continue;
-      if (x.is("__shared__") || x.is("__syncthreads")) unfit = "the kernel uses shared memory or barriers";
-      if (x.is(kItem)) unfit = std::string("the kernel already uses the name ") + kItem;
-      if (x.is("blockIdx") && !in_index_line[t]) unfit = "blockIdx is used outside the index line";
-    }
-    if (unfit) {
-      because(*unfit);
-      continue;
-    }
-    for (std::size_t e = 0; e < k.elements.size(); ++e) {
-      const Element& index = k.elements[e];
-      if (index.function != static_cast<int>(&f - k.functions.data()) || !live(k.tokens[index.tokens.first])) continue;
-      const auto parts = index_line(k, index);
-      if (!parts) continue;
-      const auto [name, eq] = *parts;
-      const std::string tid = k.tokens[name].text;
-      // The guard: the first if of the same block after it, `if (tid < ...)`.
-      std::size_t h = e + 1;
-      while (h < k.elements.size() && !(k.elements[h].block == index.block && k.elements[h].kind == ElementKind::IfHeader))
-        ++h;
-      if (h >= k.elements.size()) {
-        because("no `if (" + tid + " < ...)` follows the index line");
-        continue;
-      }
-      const Element& guard = k.elements[h];
-      const std::size_t var = next_code(k, guard.condition->first + 1), less = next_code(k, var + 1);
-      if (!k.tokens[var].is(tid) || !k.tokens[less].is("<")) {
-        because("the first if after the index line is not `if (" + tid + " < ...)`");
-        continue;
-      }
-      const std::size_t end = if_statement_end(k, guard.condition->last);
-      if (end == std::string::npos) {
-        because("the guard `if (" + tid + " < ...)` has a body without braces");
-        continue;
-      }
-      std::optional<std::string> inside;
-      for (std::size_t t = index.tokens.first; t <= end; ++t) {
-        const Token& x = k.tokens[t];
-        if (x.is("return")) inside = "a return inside the guarded region would end every item";
-        if (x.is(tid) && t != name) {
-          const std::size_t after = next_code(k, t + 1);
-          if (after < k.tokens.size() && (k.tokens[after].is("=") || k.tokens[after].is("++") || k.tokens[after].is("--") ||
-                                           k.tokens[after].is("+=") || k.tokens[after].is("-=")))
-            inside = tid + " is assigned inside the guarded region";
-        }
-      }
-      if (inside) {
-        because(*inside);
-        continue;
-      }
-      CoarsenSite site;
-      site.first_rule = site.last_rule = g.rule_of_element(e);
-      for (std::size_t x = e; x < k.elements.size() && k.elements[x].tokens.first <= end; ++x)
-        site.last_rule = std::max(site.last_rule, g.rule_of_element(x));
-      // The index expression as written, from the rule's text.
-      const std::size_t from = k.tokens[next_code(k, eq + 1)].offset;
-      const Token& last = k.tokens[index.tokens.last - 1];
-      const std::size_t rule_start = g.context(site.first_rule).source_offset;
-      site.index_text = g.rule(site.first_rule).text.substr(from - rule_start, last.offset + last.text.size() - from);
-      return site;
-    }
-  }
-  return reason.value_or("no index line `tid = blockIdx.x * blockDim.x + threadIdx.x;` in a kernel's body");
-}
 
 class CoarsenFamily : public EditFamily {
  public:
@@ -208,26 +44,26 @@ class CoarsenFamily : public EditFamily {
   std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
     if (e.value < 2 || e.value > 64) return "coarsening factor must be 2..64";
     if (e.literal != "consecutive" && e.literal != "strided") return "item order must be consecutive or strided";
-    const auto site = find_site(g, context);
+    const auto site = find_work_item_region(g, context);
     if (const auto* why = std::get_if<std::string>(&site)) return "no coarsening site in " + g.file_name() + ": " + *why;
     return std::nullopt;
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
-    if (!std::holds_alternative<CoarsenSite>(find_site(g, context))) return out;
+    if (!std::holds_alternative<WorkItemRegion>(find_work_item_region(g, context))) return out;
     for (int k : context.coarsen_factors)
       for (const char* order : {"consecutive", "strided"}) out.push_back(Edit{name(), "", "", k, 0, order});
     return out;
   }
 
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
-    const CoarsenSite site = std::get<CoarsenSite>(find_site(g, context));
+    const WorkItemRegion site = std::get<WorkItemRegion>(find_work_item_region(g, context));
     const std::string k = std::to_string(e.value);
     const std::string index = site.index_text;
     const std::string coarse = e.literal == "strided"
-                                   ? index + " + " + kItem + " * gridDim.x * blockDim.x"
-                                   : "(" + index + ") * " + k + " + " + kItem;
+                                   ? index + " + " + kItemCounter + " * gridDim.x * blockDim.x"
+                                   : "(" + index + ") * " + k + " + " + kItemCounter;
     // The index line as it stands in the variant (another edit may have
     // replaced it: then its text has no index expression and stays).
     s.rules[site.first_rule].rewrites[name()] = [index, coarse](const std::string& text) {
@@ -235,8 +71,9 @@ class CoarsenFamily : public EditFamily {
       return at == std::string::npos ? text : text.substr(0, at) + coarse + text.substr(at + index.size());
     };
     s.wraps["coarsen"] = Wrap{site.first_rule, site.last_rule,
-                  {"for (int " + std::string(kItem) + " = 0; " + kItem + " < " + k + "; " + kItem + "++) {"}, {"}"}};
+                  {"for (int " + std::string(kItemCounter) + " = 0; " + kItemCounter + " < " + k + "; " + kItemCounter + "++) {"}, {"}"}};
     s.launch.coarsen = e.value;
+    s.launch.grid_threads = 0;  // its loop replaces a grid-stride loop of privatise (same wrap)
   }
 };
 

@@ -1,0 +1,201 @@
+#include "grammar/edits/work_item_region.hpp"
+
+#include <optional>
+
+#include "analysis/expression.hpp"
+#include "grammar/switches.hpp"
+
+namespace gi::grammar {
+namespace {
+
+
+bool tokens_are(const ParsedKernel& k, std::size_t first, std::size_t last, const std::vector<std::string>& words) {
+  std::size_t t = first;
+  for (const std::string& w : words) {
+    while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
+    if (t > last || k.tokens[t].text != w) return false;
+    ++t;
+  }
+  while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
+  return t > last;
+}
+
+// The global thread index in one of its usual spellings.
+bool is_global_index(const ParsedKernel& k, std::size_t first, std::size_t last) {
+  static const std::vector<std::vector<std::string>> forms = {
+      {"blockIdx", ".", "x", "*", "blockDim", ".", "x", "+", "threadIdx", ".", "x"},
+      {"blockDim", ".", "x", "*", "blockIdx", ".", "x", "+", "threadIdx", ".", "x"},
+      {"threadIdx", ".", "x", "+", "blockIdx", ".", "x", "*", "blockDim", ".", "x"},
+      {"threadIdx", ".", "x", "+", "blockDim", ".", "x", "*", "blockIdx", ".", "x"}};
+  for (const auto& f : forms)
+    if (tokens_are(k, first, last, f)) return true;
+  return false;
+}
+
+std::size_t next_code(const ParsedKernel& k, std::size_t t) {
+  while (t < k.tokens.size() && k.tokens[t].kind == TokenKind::Comment) ++t;
+  return t;
+}
+
+// The token closing the bracket at `open`.
+std::size_t closing(const ParsedKernel& k, std::size_t open) {
+  int depth = 0;
+  for (std::size_t t = open; t < k.tokens.size(); ++t) {
+    if (k.tokens[t].kind != TokenKind::Punct) continue;
+    const std::string& x = k.tokens[t].text;
+    if (x == "(" || x == "[" || x == "{") ++depth;
+    if ((x == ")" || x == "]" || x == "}") && --depth == 0) return t;
+  }
+  return k.tokens.size();
+}
+
+// The last token of the if statement whose condition ends at `rp`, else
+// branches included; npos when a body is not braced.
+std::size_t if_statement_end(const ParsedKernel& k, std::size_t rp) {
+  std::size_t body = next_code(k, rp + 1);
+  if (body >= k.tokens.size() || !k.tokens[body].is("{")) return std::string::npos;
+  std::size_t end = closing(k, body);
+  const std::size_t e = next_code(k, end + 1);
+  if (e < k.tokens.size() && k.tokens[e].is("else")) {
+    const std::size_t next = next_code(k, e + 1);
+    if (next < k.tokens.size() && k.tokens[next].is("if")) {
+      const std::size_t lp = next_code(k, next + 1);
+      return if_statement_end(k, closing(k, lp));
+    }
+    if (next >= k.tokens.size() || !k.tokens[next].is("{")) return std::string::npos;
+    end = closing(k, next);
+  }
+  return end;
+}
+
+// `NAME = <global index>;` or the declaration `[const] int NAME = <global
+// index>;`: the position of NAME and of '=', or nothing.
+std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel& k, const Element& e) {
+  if (e.kind != ElementKind::Statement && !(e.kind == ElementKind::Declaration && e.declares.size() == 1))
+    return std::nullopt;
+  std::size_t name = next_code(k, e.tokens.first);
+  if (e.kind == ElementKind::Declaration) {
+    while (name < e.tokens.last && !k.tokens[name].is(e.declares[0])) name = next_code(k, name + 1);
+    if (name >= e.tokens.last) return std::nullopt;
+  }
+  const std::size_t eq = next_code(k, name + 1);
+  if (k.tokens[name].kind != TokenKind::Identifier || eq >= e.tokens.last || !k.tokens[eq].is("=")) return std::nullopt;
+  if (!is_global_index(k, eq + 1, e.tokens.last - 1)) return std::nullopt;
+  return std::make_pair(name, eq);
+}
+
+bool assigns(const ParsedKernel& k, std::size_t t) {
+  const std::size_t after = next_code(k, t + 1);
+  if (after >= k.tokens.size()) return false;
+  for (const char* op : {"=", "++", "--", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
+    if (k.tokens[after].is(op)) return true;
+  return t > 0 && (k.tokens[t - 1].is("++") || k.tokens[t - 1].is("--") || k.tokens[t - 1].is("&"));
+}
+
+// N of a guard `tid < N` or `tid < N && ...`, when no name of N is assigned
+// in tokens [from, to]; "" otherwise.
+std::string guard_bound(const ParsedKernel& k, const Element& guard, const std::string& tid, std::size_t from,
+                        std::size_t to) {
+  const auto condition = analysis::parse_expression(k.tokens, guard.condition->first + 1, guard.condition->last - 1);
+  if (!condition) return "";
+  const analysis::Expr* c = &*condition;
+  while (c->kind == analysis::ExprKind::Binary && c->text == "&&") c = &c->children[0];
+  if (c->kind != analysis::ExprKind::Binary || c->text != "<" || !c->children[0].is_name(tid)) return "";
+  const analysis::Expr& bound = c->children[1];
+  for (const std::string& name : analysis::names_in(bound))
+    for (std::size_t t = from; t <= to && t < k.tokens.size(); ++t)
+      if (k.tokens[t].is(name) && assigns(k, t)) return "";
+  return analysis::expression_text(k.tokens, bound);
+}
+
+}  // namespace
+
+std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context) {
+  const ParsedKernel& k = g.parsed();
+  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
+  auto live = [&](const Token& t) {
+    return t.line <= 0 || static_cast<std::size_t>(t.line) >= live_line.size() || live_line[static_cast<std::size_t>(t.line)];
+  };
+  std::optional<std::string> reason;
+  auto because = [&](std::string why) {
+    if (!reason) reason = std::move(why);
+  };
+  for (const Function& f : k.functions) {
+    if (!f.is_kernel) continue;
+    const std::size_t head = k.elements[static_cast<std::size_t>(f.header_element)].tokens.first;
+    const std::size_t body_end = closing(k, k.elements[static_cast<std::size_t>(f.header_element)].tokens.last);
+    // What rules the whole kernel out: blockIdx may only appear in index lines.
+    std::vector<bool> in_index_line(k.tokens.size(), false);
+    for (const Element& e : k.elements)
+      if (e.function == static_cast<int>(&f - k.functions.data()) && index_line(k, e))
+        for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) in_index_line[t] = true;
+    std::optional<std::string> unfit;
+    for (std::size_t t = head; t <= body_end && t < k.tokens.size(); ++t) {
+      const Token& x = k.tokens[t];
+      if (!live(x)) continue;
+      if (x.is("__shared__") || x.is("__syncthreads")) unfit = "the kernel uses shared memory or barriers";
+      if (x.is(kItemCounter)) unfit = std::string("the kernel already uses the name ") + kItemCounter;
+      if (x.is("blockIdx") && !in_index_line[t]) unfit = "blockIdx is used outside the index line";
+    }
+    if (unfit) {
+      because(*unfit);
+      continue;
+    }
+    for (std::size_t e = 0; e < k.elements.size(); ++e) {
+      const Element& index = k.elements[e];
+      if (index.function != static_cast<int>(&f - k.functions.data()) || !live(k.tokens[index.tokens.first])) continue;
+      const auto parts = index_line(k, index);
+      if (!parts) continue;
+      const auto [name, eq] = *parts;
+      const std::string tid = k.tokens[name].text;
+      // The guard: the first if of the same block after it, `if (tid < ...)`.
+      std::size_t h = e + 1;
+      while (h < k.elements.size() && !(k.elements[h].block == index.block && k.elements[h].kind == ElementKind::IfHeader))
+        ++h;
+      if (h >= k.elements.size()) {
+        because("no `if (" + tid + " < ...)` follows the index line");
+        continue;
+      }
+      const Element& guard = k.elements[h];
+      const std::size_t var = next_code(k, guard.condition->first + 1), less = next_code(k, var + 1);
+      if (!k.tokens[var].is(tid) || !k.tokens[less].is("<")) {
+        because("the first if after the index line is not `if (" + tid + " < ...)`");
+        continue;
+      }
+      const std::size_t end = if_statement_end(k, guard.condition->last);
+      if (end == std::string::npos) {
+        because("the guard `if (" + tid + " < ...)` has a body without braces");
+        continue;
+      }
+      std::optional<std::string> inside;
+      for (std::size_t t = index.tokens.first; t <= end; ++t) {
+        const Token& x = k.tokens[t];
+        if (x.is("return")) inside = "a return inside the guarded region would end every item";
+        if (x.is(tid) && t != name && assigns(k, t)) inside = tid + " is assigned inside the guarded region";
+      }
+      // A declared index lives in the loop around the region: nothing after it may use it.
+      if (index.kind == ElementKind::Declaration)
+        for (std::size_t t = end + 1; t <= body_end && t < k.tokens.size(); ++t)
+          if (k.tokens[t].is(tid) && live(k.tokens[t])) inside = tid + " is declared in the region and used after it";
+      if (inside) {
+        because(*inside);
+        continue;
+      }
+      WorkItemRegion site;
+      site.tid = tid;
+      site.bound = guard_bound(k, guard, tid, guard.condition->last + 1, end);
+      site.first_rule = site.last_rule = g.rule_of_element(e);
+      for (std::size_t x = e; x < k.elements.size() && k.elements[x].tokens.first <= end; ++x)
+        site.last_rule = std::max(site.last_rule, g.rule_of_element(x));
+      // The index expression as written, from the rule's text.
+      const std::size_t from = k.tokens[next_code(k, eq + 1)].offset;
+      const Token& last = k.tokens[index.tokens.last - 1];
+      const std::size_t rule_start = g.context(site.first_rule).source_offset;
+      site.index_text = g.rule(site.first_rule).text.substr(from - rule_start, last.offset + last.text.size() - from);
+      return site;
+    }
+  }
+  return reason.value_or("no index line `tid = blockIdx.x * blockDim.x + threadIdx.x;` in a kernel's body");
+}
+
+}  // namespace gi::grammar
