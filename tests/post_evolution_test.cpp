@@ -129,8 +129,11 @@ gi::ValidationResult passing_validation() {
     san->status = "skipped";
     san->reason = "compute-sanitizer not found";
   }
+  for (gi::SanitizerResult* san : {&v.synccheck, &v.initcheck}) san->status = "not needed";
   v.memcheck.tool = "memcheck";
   v.racecheck.tool = "racecheck";
+  v.synccheck.tool = "synccheck";
+  v.initcheck.tool = "initcheck";
   return v;
 }
 

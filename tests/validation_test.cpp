@@ -180,6 +180,32 @@ TEST(ValidationResultJson, RoundTripsWorkloadsAndSanitizers) {
   EXPECT_EQ(back.workloads[2].first.output_digest, "00000000deadbeef");
 }
 
+// synccheck and initcheck: needed where a variant adds barriers or shared
+// memory; a validation written before they existed reads as not needing them.
+TEST(ValidationResultJson, SyncAndInitCheckAreNeededWhereAVariantAddsBarriersOrSharedMemory) {
+  const std::string seed = "__global__ void k(int* b) { atomicAdd(&b[threadIdx.x], 1); }";
+  EXPECT_FALSE(gi::adds_barriers_or_shared_memory(seed, seed));
+  EXPECT_TRUE(gi::adds_barriers_or_shared_memory(seed, "__global__ void k(int* b) { __shared__ int c[4]; }"));
+  EXPECT_TRUE(gi::adds_barriers_or_shared_memory("__syncthreads();", "__syncthreads(); __syncthreads();"));
+
+  gi::ValidationResult r;
+  for (int i = 0; i < 5; ++i) r.workloads.push_back(passing("validate:" + std::to_string(i), 3'300'000));
+  gi::summarize_validation(r);
+  for (auto* s : {&r.memcheck, &r.racecheck}) *s = gi::judge_sanitizer("memcheck", 0, "========= ERROR SUMMARY: 0 errors\n");
+  nlohmann::json old = r.to_json();
+  old["sanitizer"].erase("synccheck");
+  old["sanitizer"].erase("initcheck");
+  const gi::ValidationResult before = gi::ValidationResult::from_json(old);
+  EXPECT_EQ(before.synccheck.status, "not needed");
+  EXPECT_TRUE(before.fully_passed());
+  r.synccheck = gi::judge_sanitizer("synccheck", 9, "========= ERROR SUMMARY: 1 error\n");
+  r.initcheck.tool = "initcheck";
+  r.initcheck.status = "not needed";
+  EXPECT_FALSE(gi::ValidationResult::from_json(r.to_json()).fully_passed());
+  r.synccheck = gi::judge_sanitizer("synccheck", 0, "========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_TRUE(gi::ValidationResult::from_json(r.to_json()).fully_passed());
+}
+
 // ---- output digest ---------------------------------------------------------
 
 std::vector<std::byte> bytes(std::initializer_list<int> values) {

@@ -9,7 +9,9 @@
 # Needs the binaries of scripts/pack_carry.sh in .carry/. Logs and the run and
 # evolved folders come back in $OUT/transform_runs.tar.gz; the logs' tails also
 # in $OUT/transform.log.
-#   bash bench/transform/device_call.sh POPULATION GENERATIONS
+#   bash bench/transform/device_call.sh POPULATION GENERATIONS [NAME...]
+# NAMEs (user kernel folder names or withheld library kernels such as
+# similarity/nmi_joint_histogram) pick a subset; none: all of them.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gi-out}
@@ -21,6 +23,14 @@ mkdir -p runs/transform
 export PATH=/usr/local/cuda/bin:$PATH
 GI=$PWD/.carry/gi
 population=${1:-20} generations=${2:-3}
+shift 2 || true
+only=("$@")
+wanted() {  # name: whether this call measures it
+  [ ${#only[@]} -eq 0 ] && return 0
+  local x
+  for x in "${only[@]}"; do [ "$x" = "$1" ] && return 0; done
+  return 1
+}
 { date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; nproc; "$GI" doctor | head -2; } > "$OUT/machine.txt" 2>&1
 evolve() {  # name, then gi evolve's arguments
   local name=$1 start
@@ -34,10 +44,10 @@ evolve() {  # name, then gi evolve's arguments
 }
 {
   for seed in tests/data/user/*/; do
-    evolve "user-$(basename "$seed")" "$seed"
+    wanted "$(basename "$seed")" && evolve "user-$(basename "$seed")" "$seed"
   done
-  for kernel in tools/sum_reduction optimiser/cg_dot_products tools/max_vector_length; do
-    evolve "withheld-${kernel//\//-}" "$kernel" --families transform,structural
+  for kernel in tools/sum_reduction optimiser/cg_dot_products tools/max_vector_length similarity/nmi_joint_histogram; do
+    wanted "$kernel" && evolve "withheld-${kernel//\//-}" "$kernel" --families transform,structural
   done
 } 2>&1 | tee "$OUT/transform.log"
 tar czf "$OUT/transform_runs.tar.gz" runs/transform runs/transform-evolved

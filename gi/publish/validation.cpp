@@ -206,7 +206,10 @@ nlohmann::json ValidationResult::to_json() const {
           {"problems", problems},
           {"required", {{"output_values", kMinValidationValues}, {"workloads", kMinValidationWorkloads}}},
           {"per_workload", list},
-          {"sanitizer", {{"memcheck", memcheck.to_json()}, {"racecheck", racecheck.to_json()}}}};
+          {"sanitizer", {{"memcheck", memcheck.to_json()},
+                         {"racecheck", racecheck.to_json()},
+                         {"synccheck", synccheck.to_json()},
+                         {"initcheck", initcheck.to_json()}}}};
 }
 
 ValidationResult ValidationResult::from_json(const nlohmann::json& j) {
@@ -227,6 +230,16 @@ ValidationResult ValidationResult::from_json(const nlohmann::json& j) {
   summarize_validation(r);
   r.memcheck = SanitizerResult::from_json(j.at("sanitizer").at("memcheck"));
   r.racecheck = SanitizerResult::from_json(j.at("sanitizer").at("racecheck"));
+  // Validations from before gi ran them had no kernel that needed them.
+  for (auto [tool, result] : {std::pair{"synccheck", &r.synccheck}, std::pair{"initcheck", &r.initcheck}}) {
+    if (j.at("sanitizer").contains(tool)) {
+      *result = SanitizerResult::from_json(j.at("sanitizer").at(tool));
+    } else {
+      result->tool = tool;
+      result->status = "not needed";
+      result->reason = "validated before gi ran " + std::string(tool);
+    }
+  }
   return r;
 }
 
@@ -300,6 +313,17 @@ std::string shell_quote(const std::string& text) {
   return q + "'";
 }
 
+bool adds_barriers_or_shared_memory(const std::string& seed_source, const std::string& variant_source) {
+  auto count = [](const std::string& text, const std::string& word) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
+    return n;
+  };
+  for (const char* word : {"__syncthreads", "__shared__", "__syncwarp"})
+    if (count(variant_source, word) > count(seed_source, word)) return true;
+  return false;
+}
+
 SanitizerResult run_sanitizer(const std::string& tool, const Seed& seed, const grammar::Patch& patch,
                               const Tuning& tuning, const std::string& workload, const ValidationOptions& options,
                               const fs::path& scratch) {
@@ -350,6 +374,8 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
   ValidationResult result;
   result.memcheck.tool = "memcheck";
   result.racecheck.tool = "racecheck";
+  result.synccheck.tool = "synccheck";
+  result.initcheck.tool = "initcheck";
   const fs::path scratch = (options.cache_dir ? *options.cache_dir : fs::temp_directory_path()) /
                            ("validate-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
@@ -443,7 +469,14 @@ ValidationResult validate(const Seed& seed, const fitness::KernelSpec& spec, con
   // compute-sanitizer: `gi check` in a process of its own on one workload.
   std::vector<std::size_t> values;
   for (const WorkloadCheck& w : result.workloads) values.push_back(w.values_checked);
-  for (SanitizerResult* s : {&result.memcheck, &result.racecheck}) {
+  const bool adds = adds_barriers_or_shared_memory(variant_source(seed, grammar::Patch{}).source,
+                                                  variant_source(seed, patch).source);
+  for (SanitizerResult* s : {&result.memcheck, &result.racecheck, &result.synccheck, &result.initcheck}) {
+    if ((s == &result.synccheck || s == &result.initcheck) && !adds) {
+      s->status = "not needed";
+      s->reason = "the variant adds no barrier and no shared memory";
+      continue;
+    }
     if (!options.sanitizers) {
       s->status = "skipped";
       s->reason = "sanitizer runs switched off";

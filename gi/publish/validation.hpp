@@ -56,8 +56,10 @@ WorkloadCheck judge_workload(std::string which, fitness::CheckReport first, fitn
 WorkloadCheck failed_workload(std::string which, std::string message);
 
 struct SanitizerResult {
-  std::string tool;                 // "memcheck", "racecheck"
-  std::string status = "not run";   // "passed", "failed", "timed out", "skipped", "not run"
+  std::string tool;                 // "memcheck", "racecheck", "synccheck", "initcheck"
+  // "passed", "failed", "timed out", "skipped", "not run", or "not needed"
+  // (synccheck and initcheck of a variant that adds no barrier and no shared memory)
+  std::string status = "not run";
   std::string workload;             // the validation workload it ran on
   std::string summary;              // the tool's summary line ("ERROR SUMMARY: 0 errors")
   std::string reason;               // for skipped / failed / timed out: why
@@ -67,6 +69,8 @@ struct SanitizerResult {
   std::string output_tail;          // the end of what it printed, for a failure
 
   bool passed() const { return status == "passed"; }
+  // Passed, or a check the variant does not need.
+  bool clear() const { return passed() || status == "not needed"; }
   nlohmann::json to_json() const;
   static SanitizerResult from_json(const nlohmann::json& j);
 };
@@ -82,9 +86,19 @@ struct ValidationResult {
   bool passed = false;              // every workload passed, with enough values and workloads
   std::vector<std::string> problems;
   SanitizerResult memcheck, racecheck;
+  // Run when the variant adds a barrier or shared memory to the seed (a
+  // transformation family's block reduction or private copy): a barrier some
+  // threads miss, shared memory read before it is written.
+  SanitizerResult synccheck, initcheck;
 
-  // Correctness and both sanitizers passed (a skipped sanitizer is not a pass).
-  bool fully_passed() const { return passed && memcheck.passed() && racecheck.passed(); }
+  // The four, in the order they run.
+  std::vector<const SanitizerResult*> sanitizers() const { return {&memcheck, &racecheck, &synccheck, &initcheck}; }
+  // Correctness and every sanitizer passed (a skipped sanitizer is not a pass).
+  bool fully_passed() const {
+    for (const SanitizerResult* s : sanitizers())
+      if (!s->clear()) return false;
+    return passed;
+  }
   nlohmann::json to_json() const;
   static ValidationResult from_json(const nlohmann::json& j);
 };
@@ -124,7 +138,12 @@ struct ValidationOptions {
   std::function<void(const std::string&)> log;  // progress lines; none when empty
 };
 
-// compute-sanitizer `tool` (memcheck, racecheck) on `gi check` of the
+// Whether the variant's source has more barriers or shared memory
+// declarations than the seed's (both with switches resolved): then
+// synccheck and initcheck run too.
+bool adds_barriers_or_shared_memory(const std::string& seed_source, const std::string& variant_source);
+
+// compute-sanitizer `tool` (memcheck, racecheck, synccheck, initcheck) on `gi check` of the
 // variant on one workload, in a process of its own; scratch holds the patch
 // file. "skipped" when the tool is not installed.
 SanitizerResult run_sanitizer(const std::string& tool, const Seed& seed, const grammar::Patch& patch,

@@ -102,8 +102,8 @@ nlohmann::json set_aside_summary(const RunDirectory& run, const PublishCandidate
   summary["patch"] = grammar::to_string(candidate.patch);
   summary["tuning"] = to_json(candidate.tuning);
   std::vector<std::string> rejected = validation.problems;
-  for (const SanitizerResult* s : {&validation.memcheck, &validation.racecheck})
-    if (s->status != "skipped" && !s->passed()) rejected.push_back("compute-sanitizer " + s->tool + ": " + s->status);
+  for (const SanitizerResult* s : validation.sanitizers())
+    if (s->status != "skipped" && !s->clear()) rejected.push_back("compute-sanitizer " + s->tool + ": " + s->status);
   summary["rejected"] = rejected;
   return summary;
 }
@@ -193,10 +193,10 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
     say("validation FAILED:");
     for (const auto& p : validation.problems) say("  " + p);
   }
-  for (const SanitizerResult* s : {&validation.memcheck, &validation.racecheck}) {
+  for (const SanitizerResult* s : validation.sanitizers()) {
     if (s->status == "skipped") {
       say("compute-sanitizer " + s->tool + " skipped: " + s->reason);
-    } else if (!s->passed()) {
+    } else if (!s->clear()) {
       say("compute-sanitizer " + s->tool + " " + s->status + " (" + s->reason + "; " + s->summary + ")");
       valid = false;
     }
