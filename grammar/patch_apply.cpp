@@ -182,10 +182,39 @@ void check_wraps_nest(const Grammar& g, const PatchState& state) {
 
 }  // namespace
 
+namespace {
+
+// A transformation family's rewrite needs every thread at its barriers and
+// shuffles (grammar/edits/aggregate.cpp, privatise.cpp), which the analysis
+// proved on the seed; a line edit of the same patch must not bring in what
+// would break that: a copy of a return (some threads would leave early) or
+// of a barrier or warp collective (now inside a region threads reach apart).
+void check_transforms_keep_threads_together(const Grammar& g, const Patch& patch) {
+  const bool transformed = std::any_of(patch.edits.begin(), patch.edits.end(), [](const Edit& e) {
+    const EditFamily* f = find_edit_family(e.family);
+    return f != nullptr && f->group() == EditGroup::Transform;
+  });
+  if (!transformed) return;
+  for (std::size_t i = 0; i < patch.edits.size(); ++i) {
+    const Edit& e = patch.edits[i];
+    if (e.source.empty() || (e.family != "replace" && e.family != "insert")) continue;
+    const auto source = g.find(e.source);
+    if (!source) continue;
+    const std::string& text = g.rule(*source).text;
+    for (const char* word : {"return", "__syncthreads", "__syncwarp", "_sync("})
+      if (text.find(word) != std::string::npos)
+        throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(e) + "': copies a line with " + word +
+                         " into a kernel a transformation family rewrites, whose threads must all reach its barriers");
+  }
+}
+
+}  // namespace
+
 void validate_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
   for (std::size_t i = 0; i < patch.edits.size(); ++i)
     if (auto problem = edit_problem(g, context, patch.edits[i]))
       throw PatchError("edit " + std::to_string(i + 1) + " '" + to_string(patch.edits[i]) + "': " + *problem);
+  check_transforms_keep_threads_together(g, patch);
   const PatchState state = collect(g, patch, context);
   check_wraps_nest(g, state);
   if (context.switches.empty()) return;

@@ -216,6 +216,29 @@ TEST_F(PrivatiseFamily, ComposesWithCoarsenAndTakesOneBuffer) {
   EXPECT_NO_THROW(gi::grammar::apply_patch(two, gi::grammar::Patch{{both[0], both[1]}}, {}));
 }
 
+// Legality on the patched source: a line edit of the same patch may not copy
+// a return (or a barrier) into a kernel whose threads must all reach the
+// rewrite's barriers; without a transformation it may.
+TEST(TransformLegality, ALineEditMayNotCopyAReturnIntoATransformedKernel) {
+  const auto g = gi::grammar::Grammar::from_source(R"(__global__ void k(const float* x, int n, float* t) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    atomicAdd(t, x[i]);
+}
+)",
+                                                   "k.cu");
+  const gi::grammar::Patch copy = gi::grammar::parse_patch("<_k.cu_6>+<_k.cu_4>");
+  EXPECT_NO_THROW(gi::grammar::validate_patch(g, copy, {}));
+  try {
+    gi::grammar::validate_patch(g, gi::grammar::parse_patch("aggregate:<_k.cu_6>=block <_k.cu_6>+<_k.cu_4>"), {});
+    ADD_FAILURE() << "a copied return was let into an aggregated kernel";
+  } catch (const gi::grammar::PatchError& e) {
+    EXPECT_NE(std::string(e.what()).find("copies a line with return"), std::string::npos) << e.what();
+  }
+}
+
 // The launch: grid capped to whole blocks; the copy's bytes from the spec's
 // element count, or none when it does not fit.
 TEST(PrivatiseLaunch, CapsTheGridAndGivesTheCopyItsBytes) {
