@@ -108,7 +108,8 @@ class WarpPerItemFamily : public EditFamily {
     const int line = g.rule(t->index).first_line;
     for (const std::string& refusal : sites.refusals)
       if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no warp_per_item site: " + refusal;
-    return e.target + " is not a for loop";
+    if (g.rule(t->index).kind != RuleKind::For) return e.target + " is not a for loop";
+    return e.target + " is a for loop outside a __global__ kernel or on a switch path the seed's default setting leaves out";
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
