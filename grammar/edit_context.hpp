@@ -36,6 +36,9 @@ struct EditContext {
   std::vector<int> launch_bound_threads{64, 128, 256, 512, 1024};
   std::vector<int> launch_bound_blocks{0, 1, 2, 4, 8};
   std::vector<int> coarsen_factors{2, 4, 8};
+  // warp_per_item's group sizes, each a candidate at every site (a few, so
+  // that GP's first generation can hold them all).
+  std::vector<int> warp_group_sizes{8, 32};
 
   const SwitchDef* find_switch(std::string_view name) const {
     for (const SwitchDef& s : switches)

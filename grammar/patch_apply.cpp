@@ -217,6 +217,10 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   check_transforms_keep_threads_together(g, patch);
   const PatchState state = collect(g, patch, context);
   check_wraps_nest(g, state);
+  if (!state.conflicts.empty()) throw PatchError(state.conflicts.front());
+  // Both remake the global index line (K items per thread, G threads per item).
+  if (state.launch.coarsen != 1 && state.launch.group != 1)
+    throw PatchError("coarsen and warp_per_item both remake the global index: a patch holds one of them");
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
     throw PatchError("switch setting " + switches_text(state.launch.switches) +

@@ -9,6 +9,7 @@ std::string to_string(const LaunchEffect& effect) {
   if (effect.grid_threads != 0) out += ";grid_threads=" + std::to_string(effect.grid_threads);
   if (!effect.private_buffer.empty())
     out += ";private=" + effect.private_buffer + "x" + std::to_string(effect.private_element_bytes);
+  if (effect.group != 1) out += ";group=" + std::to_string(effect.group);
   return out;
 }
 

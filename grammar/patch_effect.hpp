@@ -1,7 +1,8 @@
 #pragma once
 // What a patch changes beyond the source text: the launch. Switch values may
 // appear in the spec's launch expressions (items per thread shrink the grid)
-// and thread coarsening divides the grid's x extent. A variant is one value:
+// and thread coarsening divides the grid's x extent (a group of threads per
+// item, warp_per_item, multiplies it). A variant is one value:
 // patch, switch settings, tuning, launch geometry and architecture; this is
 // the part of it the patch decides.
 #include <cstddef>
@@ -23,6 +24,7 @@ struct LaunchEffect {
   // memory). Replaces the spec's shared_bytes. "": none.
   std::string private_buffer;
   unsigned private_element_bytes = 0;
+  int group = 1;  // threads per work item (warp_per_item): grid.x is multiplied by this
   bool operator==(const LaunchEffect&) const = default;
 };
 
@@ -30,7 +32,7 @@ struct LaunchEffect {
 // use without opting in, so that several blocks still fit on one SM.
 inline constexpr std::size_t kPrivateSharedLimit = 48 * 1024;
 
-// "BSPLINE_PATH=1,ITEMS=2;coarsen=4": stable text for cache keys and logs.
+// "BSPLINE_PATH=1,ITEMS=2;coarsen=4" (";group=32" for a group per item): stable text for cache keys and logs.
 std::string to_string(const LaunchEffect& effect);
 
 }  // namespace gi::grammar

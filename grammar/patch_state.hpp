@@ -53,6 +53,10 @@ struct PatchState {
   // of one key replaces the earlier. Wraps must nest (validate_patch).
   std::map<std::string, Wrap> wraps;
   LaunchEffect launch;            // switch values and grid shrink
+  // Why edits of this patch cannot go together, as an edit's apply() finds
+  // it (two warp_per_item loops one inside the other); validate_patch
+  // rejects a patch with any.
+  std::vector<std::string> conflicts;
 };
 
 }  // namespace gi::grammar

@@ -209,6 +209,7 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
     v[name] = number;
   }
   if (effect.coarsen < 1) fail(spec, "launch", "coarsening factor " + std::to_string(effect.coarsen) + " is below 1");
+  if (effect.group < 1) fail(spec, "launch", "group size " + std::to_string(effect.group) + " is below 1");
   static const double kGridLimit[3] = {2147483647.0, 65535.0, 65535.0};
   std::uint64_t threads = 1;
   for (int i = 0; i < 3; ++i) {
@@ -218,8 +219,21 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
     plan.grid[i] = static_cast<unsigned>(whole(spec, spec.grid[i], v, gi, 1, kGridLimit[i], "a grid dimension"));
     // Each thread of a coarsened variant handles `coarsen` items of the x extent.
     if (i == 0) plan.grid[0] = (plan.grid[0] + static_cast<unsigned>(effect.coarsen) - 1) / static_cast<unsigned>(effect.coarsen);
+    // A group of `group` threads shares each item of the x extent (warp_per_item).
+    if (i == 0 && effect.group != 1) {
+      const double grown = static_cast<double>(plan.grid[0]) * effect.group;
+      if (grown > kGridLimit[0])
+        fail(spec, gi, "the grid's x extent " + std::to_string(plan.grid[0]) + " times the group size " +
+                           std::to_string(effect.group) + " is beyond the limit of 2147483647");
+      plan.grid[0] = static_cast<unsigned>(grown);
+    }
     threads *= plan.block[i];
   }
+  // A group must not straddle two blocks (its lanes shuffle within a warp).
+  if (effect.group != 1 && plan.block[0] % static_cast<unsigned>(effect.group) != 0)
+    fail(spec, "launch.block[0]", "a block of " + std::to_string(plan.block[0]) +
+                                      " threads along x is no multiple of the group size " +
+                                      std::to_string(effect.group) + " (warp_per_item)");
   if (threads > 1024)
     fail(spec, "launch.block", "the block has " + std::to_string(threads) + " threads: at most 1024");
   // A grid-stride loop covers every item with at most grid_threads threads.

@@ -3,34 +3,12 @@
 #include <optional>
 
 #include "analysis/expression.hpp"
+#include "analysis/global_index.hpp"
 #include "grammar/switches.hpp"
 
 namespace gi::grammar {
 namespace {
 
-
-bool tokens_are(const ParsedKernel& k, std::size_t first, std::size_t last, const std::vector<std::string>& words) {
-  std::size_t t = first;
-  for (const std::string& w : words) {
-    while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
-    if (t > last || k.tokens[t].text != w) return false;
-    ++t;
-  }
-  while (t <= last && k.tokens[t].kind == TokenKind::Comment) ++t;
-  return t > last;
-}
-
-// The global thread index in one of its usual spellings.
-bool is_global_index(const ParsedKernel& k, std::size_t first, std::size_t last) {
-  static const std::vector<std::vector<std::string>> forms = {
-      {"blockIdx", ".", "x", "*", "blockDim", ".", "x", "+", "threadIdx", ".", "x"},
-      {"blockDim", ".", "x", "*", "blockIdx", ".", "x", "+", "threadIdx", ".", "x"},
-      {"threadIdx", ".", "x", "+", "blockIdx", ".", "x", "*", "blockDim", ".", "x"},
-      {"threadIdx", ".", "x", "+", "blockDim", ".", "x", "*", "blockIdx", ".", "x"}};
-  for (const auto& f : forms)
-    if (tokens_are(k, first, last, f)) return true;
-  return false;
-}
 
 std::size_t next_code(const ParsedKernel& k, std::size_t t) {
   while (t < k.tokens.size() && k.tokens[t].kind == TokenKind::Comment) ++t;
@@ -69,19 +47,11 @@ std::size_t if_statement_end(const ParsedKernel& k, std::size_t rp) {
 }
 
 // `NAME = <global index>;` or the declaration `[const] int NAME = <global
-// index>;`: the position of NAME and of '=', or nothing.
+// index>;` (analysis/global_index.hpp): the position of NAME and of '=', or nothing.
 std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel& k, const Element& e) {
-  if (e.kind != ElementKind::Statement && !(e.kind == ElementKind::Declaration && e.declares.size() == 1))
-    return std::nullopt;
-  std::size_t name = next_code(k, e.tokens.first);
-  if (e.kind == ElementKind::Declaration) {
-    while (name < e.tokens.last && !k.tokens[name].is(e.declares[0])) name = next_code(k, name + 1);
-    if (name >= e.tokens.last) return std::nullopt;
-  }
-  const std::size_t eq = next_code(k, name + 1);
-  if (k.tokens[name].kind != TokenKind::Identifier || eq >= e.tokens.last || !k.tokens[eq].is("=")) return std::nullopt;
-  if (!is_global_index(k, eq + 1, e.tokens.last - 1)) return std::nullopt;
-  return std::make_pair(name, eq);
+  const auto line = analysis::global_index_line(k, e, true);
+  if (!line) return std::nullopt;
+  return std::make_pair(line->name, line->equals);
 }
 
 bool assigns(const ParsedKernel& k, std::size_t t) {

@@ -13,6 +13,7 @@
 
 #include "gi/search/search_strategy.hpp"
 #include "grammar/edit_family.hpp"
+#include "grammar/patch_apply.hpp"
 #include "gi/seed/switch_settings.hpp"
 
 namespace gi {
@@ -27,6 +28,16 @@ std::vector<Individual> ranked(std::vector<Individual> pop) {
 class GeneticProgramming : public ConfiguredSearch {
  public:
   using ConfiguredSearch::ConfiguredSearch;
+
+  // Whether the patch's edits are legal together.
+  bool together(const Patch& patch) const {
+    try {
+      grammar::validate_patch(ops_.grammar(), patch, ops_.context());
+      return true;
+    } catch (const grammar::PatchError&) {
+      return false;
+    }
+  }
 
   std::vector<Patch> propose(const SearchState& state, std::mt19937_64& rng) override {
     std::vector<Patch> out;
@@ -43,11 +54,12 @@ class GeneticProgramming : public ConfiguredSearch {
         for (const grammar::Edit& e : edits)
           if (out.size() < half) out.push_back(Patch{{e}});
         // Each setting at every site at once (two sums, two atomics): what
-        // would otherwise take crossover to find.
-        std::map<std::string, Patch> everywhere;
-        for (const grammar::Edit& e : edits) everywhere[e.literal].edits.push_back(e);
+        // would otherwise take crossover to find; not where the family
+        // refuses its sites together (warp_per_item loops one inside another).
+        std::map<std::pair<std::string, int>, Patch> everywhere;
+        for (const grammar::Edit& e : edits) everywhere[{e.literal, e.value}].edits.push_back(e);
         for (const auto& [setting, patch] : everywhere)
-          if (patch.edits.size() > 1 && out.size() < half) out.push_back(patch);
+          if (patch.edits.size() > 1 && out.size() < half && together(patch)) out.push_back(patch);
       }
       while (out.size() < static_cast<std::size_t>(config_.population)) {
         Patch p;

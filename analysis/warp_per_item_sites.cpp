@@ -1,0 +1,809 @@
+#include "analysis/warp_per_item_sites.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "analysis/expression.hpp"
+#include "analysis/global_index.hpp"
+#include "analysis/uniformity.hpp"
+
+namespace gi::analysis {
+namespace {
+
+using grammar::Element;
+using grammar::ElementKind;
+using grammar::ParsedKernel;
+using grammar::Token;
+using grammar::TokenKind;
+
+// How an element touches a variable. Whole: `x = e` (the old value is gone);
+// Part: a field, an element or a compound update (read and written);
+// Sum: `x += e` and its spellings, e without x.
+enum class Use { Read, Whole, Part, Sum };
+
+struct Access {
+  int variable = -1;  // declaration index
+  Use use = Use::Read;
+  std::size_t element = 0;
+  std::size_t order = 0;  // evaluation order across the function
+};
+
+// What one element does: the variables it touches, whether it writes
+// memory, and what the analysis could not read (then no loop near it is a site).
+struct ElementUses {
+  std::vector<Access> accesses;
+  bool memory = false;
+  std::string trouble;
+};
+
+// A function of the file as a call sees it: whether it stays inside its
+// own locals and pointer parameters, and for each parameter whether it is
+// written through (1: only written, 2: also read), else 0.
+struct CalleeSummary {
+  std::string why_not;  // empty: callable
+  std::vector<int> writes;
+};
+
+std::size_t next_code(const std::vector<Token>& t, std::size_t i) {
+  while (i < t.size() && t[i].kind == TokenKind::Comment) ++i;
+  return i;
+}
+
+// The token closing the bracket at `open`.
+std::size_t closing(const std::vector<Token>& t, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < t.size(); ++i) {
+    if (t[i].kind != TokenKind::Punct) continue;
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
+    if ((t[i].is(")") || t[i].is("]") || t[i].is("}")) && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+// [first, last] split at depth-0 `sep` tokens (a part may be empty: first > last).
+std::vector<std::pair<std::size_t, std::size_t>> split(const std::vector<Token>& t, std::size_t first, std::size_t last,
+                                                       const char* sep) {
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  int depth = 0;
+  std::size_t start = first;
+  for (std::size_t i = first; i <= last && i < t.size(); ++i) {
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
+    if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
+    if (depth == 0 && t[i].is(sep)) {
+      parts.emplace_back(start, i - 1);
+      start = i + 1;
+    }
+  }
+  parts.emplace_back(start, last);
+  return parts;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Names whose use makes lanes of one group differ, or needs every thread of a warp or block.
+std::optional<std::string> group_hazard(const std::string& name) {
+  if (name == "threadIdx" || name == "warpSize") return name;
+  if (name == "__shared__") return "shared memory";
+  for (const char* p : {"__sync", "__shfl", "__ballot", "__any", "__all", "__activemask", "__match", "__reduce"})
+    if (starts_with(name, p)) return "a barrier or warp collective (" + name + ")";
+  return std::nullopt;
+}
+
+bool shuffled_type(const std::string& t) {
+  static const std::set<std::string> types = {"int", "unsigned", "unsigned int", "long long", "long long int",
+                                              "unsigned long long", "unsigned long long int", "float", "double"};
+  return types.count(t) > 0;
+}
+
+class FunctionLoops {
+ public:
+  FunctionLoops(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live,
+                WarpPerItemSites& out)
+      : k_(k), t_(k.tokens), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live),
+        out_(out) {}
+
+  void run() {
+    const Element& header = k_.elements[static_cast<std::size_t>(f_.header_element)];
+    open_ = header.tokens.last;
+    if (!t_[open_].is("{")) return;
+    close_ = closing(t_, open_);
+    for (std::size_t i = 0; i < k_.elements.size(); ++i)
+      if (mine(i)) elements_.push_back(i);
+    uses_.resize(k_.elements.size());
+    for (std::size_t i : elements_) collect(i);
+    const std::string unfit = kernel_unfit();
+    for (std::size_t i : elements_) {
+      const Element& e = k_.elements[i];
+      if (e.kind != ElementKind::LoopHeader || !e.is_for) continue;
+      const std::string where = "line " + std::to_string(t_[e.tokens.first].line) + ": ";
+      if (!unfit.empty()) {
+        out_.refusals.push_back(where + unfit);
+        continue;
+      }
+      WarpPerItemSite site;
+      if (auto why = refuse(i, site)) {
+        out_.refusals.push_back(where + *why);
+        continue;
+      }
+      out_.sites.push_back(std::move(site));
+    }
+  }
+
+ private:
+  bool mine(std::size_t i) const {
+    const Element& e = k_.elements[i];
+    return e.function == function_ && e.tokens.first > open_ && e.tokens.first < close_ && live_(e.tokens.first) &&
+           e.kind != ElementKind::Comment;
+  }
+  int line_of(std::size_t element) const { return t_[next_code(t_, k_.elements[element].tokens.first)].line; }
+  std::string line(std::size_t element) const { return "line " + std::to_string(line_of(element)); }
+
+  bool encloses(int outer, int inner) const {
+    for (int b = inner; b >= 0; b = k_.blocks[static_cast<std::size_t>(b)].parent)
+      if (b == outer) return true;
+    return false;
+  }
+
+  // The declaration `name` means at element `element` (a for header's own
+  // declaration included), or -1 for names the file does not declare.
+  int resolve(const std::string& name, std::size_t element) const {
+    const Element& e = k_.elements[element];
+    if (e.kind == ElementKind::LoopHeader)
+      for (std::size_t d = 0; d < k_.declarations.size(); ++d)
+        if (k_.declarations[d].pos == e.pos && k_.declarations[d].name == name) return static_cast<int>(d);
+    return grammar::resolve(k_, name, e.block, e.kind == ElementKind::Declaration ? e.pos + 1 : e.pos);
+  }
+  // A local or parameter of this function (not the file's).
+  bool local(int d) const { return d >= 0 && encloses(f_.block, k_.declarations[static_cast<std::size_t>(d)].block); }
+
+  // The element declaring `d` and the token of its name there.
+  std::optional<std::pair<std::size_t, std::size_t>> declarator(int d) const {
+    const grammar::Declaration& decl = k_.declarations[static_cast<std::size_t>(d)];
+    for (std::size_t i : elements_) {
+      const Element& e = k_.elements[i];
+      if (e.pos != decl.pos || (e.kind != ElementKind::Declaration && e.kind != ElementKind::LoopHeader)) continue;
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
+        if (t_[t].is(decl.name) && grammar::names_something(k_, t, e.tokens.first)) return std::make_pair(i, t);
+    }
+    return std::nullopt;
+  }
+  bool is_param(int d, bool* pointer = nullptr) const {
+    const grammar::Declaration& decl = k_.declarations[static_cast<std::size_t>(d)];
+    if (decl.block != f_.block) return false;
+    for (const grammar::Param& p : f_.params)
+      if (p.name == decl.name) {
+        if (pointer) *pointer = p.pointer;
+        return !declarator(d);
+      }
+    return false;
+  }
+  // A local array (`float b[4];`): its elements are registers or local memory, not the GPU's global memory.
+  bool local_array(int d) const {
+    if (!local(d) || is_param(d)) return false;
+    const auto at = declarator(d);
+    return at && t_[next_code(t_, at->second + 1)].is("[");
+  }
+  // The declared type of a scalar local, as written without qualifiers ("unsigned int").
+  std::string type_of(int d) const {
+    const auto at = declarator(d);
+    if (!at) return "";
+    const Element& e = k_.elements[at->first];
+    std::size_t from = e.tokens.first;
+    if (e.kind == ElementKind::LoopHeader) from = next_code(t_, next_code(t_, from + 1) + 1);  // after `for (`
+    std::string type;
+    for (std::size_t t = from; t < at->second; ++t) {
+      if (t_[t].kind == TokenKind::Comment || t_[t].is("const") || t_[t].is("register") || t_[t].is("volatile")) continue;
+      if (t_[t].kind != TokenKind::Identifier) {
+        if (t_[t].is(",")) break;  // a later declarator of `int a, b;`: the type is the first words
+        return "";
+      }
+      type += (type.empty() ? "" : " ") + t_[t].text;
+    }
+    return type;
+  }
+
+  // ---- what each element touches ----
+
+  void add(std::size_t element, int variable, Use use) {
+    if (variable < 0) return;
+    uses_[element].accesses.push_back(Access{variable, use, element, element * 4096 + uses_[element].accesses.size()});
+  }
+  void trouble(std::size_t element, const std::string& why) {
+    if (uses_[element].trouble.empty()) uses_[element].trouble = why;
+  }
+
+  void reads(const Expr& e, std::size_t element) {
+    switch (e.kind) {
+      case ExprKind::Name: {
+        const int d = resolve(e.text, element);
+        if (local(d)) add(element, d, Use::Read);
+        return;
+      }
+      case ExprKind::Call: call(e, element); return;
+      case ExprKind::Unary:
+        if (e.text == "++" || e.text == "--" || e.text == "post++" || e.text == "post--") {
+          assigns(e.children[0], Use::Part, element);
+          return;
+        }
+        break;
+      case ExprKind::Binary:
+        if (is_assignment(e)) {
+          reads(e.children[1], element);
+          assigns(e.children[0], e.text == "=" ? Use::Whole : Use::Part, element);
+          return;
+        }
+        break;
+      default: break;
+    }
+    for (const Expr& c : e.children) reads(c, element);
+  }
+
+  // `lhs` is assigned (whole or in part).
+  void assigns(const Expr& lhs, Use use, std::size_t element) {
+    const Expr* x = &lhs;
+    while (x->kind == ExprKind::Member && x->text == ".") {
+      x = &x->children[0];
+      use = Use::Part;
+    }
+    if (x->kind == ExprKind::Name) {
+      const int d = resolve(x->text, element);
+      if (local(d)) return add(element, d, use);
+      uses_[element].memory = true;  // a file-level variable
+      return;
+    }
+    if (x->kind == ExprKind::Index) {
+      reads(x->children[1], element);
+      const Expr* base = &x->children[0];
+      while ((base->kind == ExprKind::Member && base->text == ".") || base->kind == ExprKind::Index) {
+        if (base->kind == ExprKind::Index) reads(base->children[1], element);
+        base = &base->children[0];
+      }
+      if (base->kind == ExprKind::Name) {
+        const int d = resolve(base->text, element);
+        if (local_array(d)) return add(element, d, Use::Part);
+      }
+      reads(*base, element);
+      uses_[element].memory = true;
+      return;
+    }
+    reads(*x, element);  // *p, p->f: memory
+    uses_[element].memory = true;
+  }
+
+  void call(const Expr& e, std::size_t element) {
+    const std::string callee = e.callee();
+    if (callee.empty()) return trouble(element, "a call through an expression");
+    const std::vector<Expr> args(e.children.begin() + 1, e.children.end());
+    if (is_pure_math_function(callee)) {
+      for (const Expr& a : args) reads(a, element);
+      return;
+    }
+    if (starts_with(callee, "atomic")) {
+      for (const Expr& a : args) reads(a, element);
+      uses_[element].memory = true;
+      return;
+    }
+    const CalleeSummary* s = summary(callee);
+    if (!s) return trouble(element, "a call of " + callee + ", which gi cannot see into");
+    if (!s->why_not.empty()) return trouble(element, "a call of " + callee + ", which " + s->why_not);
+    if (s->writes.size() != args.size()) return trouble(element, "a call of " + callee + " with another number of arguments");
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (s->writes[i] == 0) {
+        reads(args[i], element);
+        continue;
+      }
+      const int d = args[i].kind == ExprKind::Name ? resolve(args[i].text, element) : -1;
+      if (local_array(d)) {
+        add(element, d, s->writes[i] == 1 ? Use::Whole : Use::Part);
+      } else {
+        reads(args[i], element);
+        uses_[element].memory = true;  // a pointer it writes through
+      }
+    }
+  }
+
+  const CalleeSummary* summary(const std::string& name) {
+    if (auto it = callees_.find(name); it != callees_.end()) return &it->second;
+    const grammar::Function* fn = nullptr;
+    for (const grammar::Function& g : k_.functions)
+      if (g.name == name && g.header_element >= 0 && !g.is_kernel) fn = &g;
+    if (!fn) return nullptr;
+    CalleeSummary s;
+    s.writes.assign(fn->params.size(), 0);
+    const std::size_t open = k_.elements[static_cast<std::size_t>(fn->header_element)].tokens.last;
+    const std::size_t end = closing(t_, open);
+    auto param_index = [&](const std::string& n) -> int {
+      for (std::size_t p = 0; p < fn->params.size(); ++p)
+        if (fn->params[p].name == n) return static_cast<int>(p);
+      return -1;
+    };
+    std::vector<int> written_roots(fn->params.size(), 0), mentions(fn->params.size(), 0);
+    for (std::size_t t = open; t <= end && t < t_.size(); ++t) {
+      if (!live_(t) || t_[t].kind != TokenKind::Identifier) continue;
+      if (auto h = group_hazard(t_[t].text)) s.why_not = "uses " + *h;
+      if (starts_with(t_[t].text, "atomic")) s.why_not = "makes atomics";
+      const int p = param_index(t_[t].text);
+      if (p >= 0 && grammar::names_something(k_, t, open)) ++mentions[static_cast<std::size_t>(p)];
+    }
+    // Each assignment: to a local or parameter of its own, or through a pointer parameter.
+    for (std::size_t i = 0; i < k_.elements.size() && s.why_not.empty(); ++i) {
+      const Element& e = k_.elements[i];
+      if (e.tokens.first <= open || e.tokens.first >= end || !live_(e.tokens.first) || e.kind != ElementKind::Statement) continue;
+      std::size_t last = e.tokens.last;
+      while (last > e.tokens.first && (t_[last].is(";") || t_[last].kind == TokenKind::Comment)) --last;
+      const std::size_t first = next_code(t_, e.tokens.first);
+      if (t_[first].is("return") || t_[first].is("break") || t_[first].is("continue")) continue;
+      std::string why;
+      const auto x = parse_expression(t_, first, last, &why);
+      if (!x) {
+        s.why_not = "has a statement gi cannot read (" + why + ")";
+        break;
+      }
+      std::function<void(const Expr&)> walk = [&](const Expr& n) {
+        if (n.kind == ExprKind::Call && !is_pure_math_function(n.callee())) s.why_not = "calls " + n.callee();
+        if (is_assignment(n)) {
+          const Expr* lhs = n.kind == ExprKind::Unary ? &n.children[0] : &n.children[0];
+          while (lhs->kind == ExprKind::Member && lhs->text == ".") lhs = &lhs->children[0];
+          const bool through = lhs->kind == ExprKind::Index || (lhs->kind == ExprKind::Unary && lhs->text == "*");
+          const Expr* root = through ? &lhs->children[0] : lhs;
+          if (root->kind != ExprKind::Name) {
+            s.why_not = "assigns something other than a name or an element of a parameter";
+          } else if (through) {
+            const int p = param_index(root->text);
+            if (p < 0 || !fn->params[static_cast<std::size_t>(p)].pointer) {
+              const int d = grammar::resolve(k_, root->text, e.block, e.pos);
+              if (d < 0 || k_.declarations[static_cast<std::size_t>(d)].block == 0)
+                s.why_not = "writes through " + root->text + ", which is not its parameter";
+            } else {
+              s.writes[static_cast<std::size_t>(p)] = 1;
+              if (n.text == "=") ++written_roots[static_cast<std::size_t>(p)];
+            }
+          } else if (grammar::resolve(k_, root->text, e.block, e.pos) < 0 ||
+                     k_.declarations[static_cast<std::size_t>(grammar::resolve(k_, root->text, e.block, e.pos))].block == 0) {
+            s.why_not = "assigns " + root->text + ", which is not its own";
+          }
+        }
+        for (const Expr& c : n.children) walk(c);
+      };
+      walk(*x);
+    }
+    // Written through and also read: its writes are partial.
+    for (std::size_t p = 0; p < s.writes.size(); ++p)
+      if (s.writes[p] && mentions[p] > written_roots[p]) s.writes[p] = 2;
+    return &(callees_[name] = std::move(s));
+  }
+
+  // A statement `x += e` (and spellings), as a sum of x; nullopt otherwise.
+  std::optional<int> sum_of(const Expr& e, std::size_t element) const {
+    auto plain = [&](const Expr& x) -> int {
+      if (x.kind != ExprKind::Name) return -1;
+      const int d = resolve(x.text, element);
+      return local(d) && !local_array(d) ? d : -1;
+    };
+    auto without = [&](const Expr& x, const std::string& name) {
+      const auto names = names_in(x);
+      return std::find(names.begin(), names.end(), name) == names.end();
+    };
+    if (e.kind == ExprKind::Unary && (e.text == "++" || e.text == "--" || e.text == "post++" || e.text == "post--")) {
+      const int d = plain(e.children[0]);
+      if (d >= 0) return d;
+    }
+    if (e.kind != ExprKind::Binary) return std::nullopt;
+    const int d = plain(e.children[0]);
+    if (d < 0) return std::nullopt;
+    const std::string& name = e.children[0].text;
+    if ((e.text == "+=" || e.text == "-=") && without(e.children[1], name)) return d;
+    if (e.text == "=" && e.children[1].kind == ExprKind::Binary) {
+      const Expr& r = e.children[1];
+      if (r.text == "+" && r.children[0].is_name(name) && without(r.children[1], name)) return d;
+      if (r.text == "+" && r.children[1].is_name(name) && without(r.children[0], name)) return d;
+      if (r.text == "-" && r.children[0].is_name(name) && without(r.children[1], name)) return d;
+    }
+    return std::nullopt;
+  }
+
+  void expression(std::size_t first, std::size_t last, std::size_t element, bool statement) {
+    std::string why;
+    const auto x = parse_expression(t_, first, last, &why);
+    if (!x) return trouble(element, "an expression gi cannot read (" + why + ")");
+    if (statement)
+      if (auto d = sum_of(*x, element)) {
+        const Expr& value = x->kind == ExprKind::Unary ? *x : x->children[1];
+        if (x->kind != ExprKind::Unary) reads(value, element);
+        add(element, *d, Use::Sum);
+        // `x = x + e`: the right side's x is the sum's own read.
+        if (x->kind == ExprKind::Binary && x->text == "=") {
+          auto& a = uses_[element].accesses;
+          a.erase(std::remove_if(a.begin(), a.end(), [&](const Access& c) { return c.variable == *d && c.use == Use::Read; }),
+                  a.end());
+        }
+        return;
+      }
+    reads(*x, element);
+  }
+
+  // Declarators of `[first, last]` (a declaration without its ';'): each
+  // initialiser read, each name assigned whole.
+  void declarators(std::size_t first, std::size_t last, std::size_t element) {
+    for (const auto& [a, b] : split(t_, first, last, ",")) {
+      std::size_t eq = a;
+      while (eq <= b && !t_[eq].is("=")) ++eq;
+      std::size_t name = std::min(eq, b + 1) - 1;
+      while (name > a && (t_[name].kind != TokenKind::Identifier || t_[next_code(t_, name + 1)].is("["))) {
+        if (t_[name].is("]")) break;
+        --name;
+      }
+      if (eq <= b) {
+        for (std::size_t t = a; t < eq; ++t)
+          if (t_[t].is("[")) return trouble(element, "an array declared with an initialiser");
+        expression(eq + 1, b, element, false);
+      }
+      if (eq > b) continue;  // `int x;` gives x no value
+      for (std::size_t t = a; t < eq; ++t)
+        if (t_[t].kind == TokenKind::Identifier) {
+          const int d = resolve(t_[t].text, element);
+          if (d >= 0 && k_.declarations[static_cast<std::size_t>(d)].name == t_[t].text && local(d) &&
+              k_.declarations[static_cast<std::size_t>(d)].pos == k_.elements[element].pos)
+            add(element, d, Use::Whole);
+        }
+    }
+  }
+
+  void collect(std::size_t i) {
+    const Element& e = k_.elements[i];
+    const std::size_t first = next_code(t_, e.tokens.first);
+    std::size_t last = e.tokens.last;
+    while (last > first && (t_[last].is(";") || t_[last].kind == TokenKind::Comment)) --last;
+    for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
+      if (t_[t].is("static")) trouble(i, "a static local");
+    switch (e.kind) {
+      case ElementKind::Statement:
+        if (t_[first].is("break") || t_[first].is("continue") || t_[first].is(";")) return;
+        if (t_[first].is("return")) {
+          if (first < last) expression(first + 1, last, i, false);
+          return;
+        }
+        if (t_[first].is("goto")) return;
+        return expression(first, last, i, true);
+      case ElementKind::Declaration: {
+        // Skip the type words: the declarators start at the first name this element declares.
+        std::size_t from = first;
+        while (from <= last && !(t_[from].kind == TokenKind::Identifier &&
+                                 std::find(e.declares.begin(), e.declares.end(), t_[from].text) != e.declares.end()))
+          ++from;
+        while (from > first && (t_[from - 1].is("*") || t_[from - 1].is("&"))) --from;
+        if (from <= last) declarators(from, last, i);
+        return;
+      }
+      case ElementKind::IfHeader:
+        if (e.condition) expression(e.condition->first + 1, e.condition->last - 1, i, false);
+        return;
+      case ElementKind::SwitchHeader:
+      case ElementKind::LoopHeader: {
+        std::size_t lp = first;
+        while (lp <= e.tokens.last && !t_[lp].is("(")) ++lp;
+        if (lp > e.tokens.last) return;  // do
+        const std::size_t rp = closing(t_, lp);
+        if (!e.is_for) return expression(lp + 1, rp - 1, i, false);
+        const auto parts = split(t_, lp + 1, rp - 1, ";");
+        if (parts.size() != 3) return trouble(i, "a for header gi cannot read");
+        const auto [a, b] = parts[0];
+        bool declares = false;
+        for (std::size_t d = 0; d < k_.declarations.size(); ++d)
+          declares = declares || (k_.declarations[d].pos == e.pos && k_.declarations[d].block != e.block);
+        if (a <= b) {
+          if (declares) {
+            std::size_t from = a;
+            while (from <= b && !(t_[from].kind == TokenKind::Identifier && t_[next_code(t_, from + 1)].is("="))) ++from;
+            declarators(from, b, i);
+          } else {
+            expression(a, b, i, false);
+          }
+        }
+        if (parts[1].first <= parts[1].second) expression(parts[1].first, parts[1].second, i, false);
+        if (parts[2].first <= parts[2].second) expression(parts[2].first, parts[2].second, i, false);
+        return;
+      }
+      default: return;
+    }
+  }
+
+  // ---- the kernel as a whole ----
+
+  std::string kernel_unfit() {
+    if (!f_.is_kernel) return "not in a __global__ kernel";
+    for (std::size_t i : elements_)
+      if (auto line = global_index_line(k_, k_.elements[i], true)) {
+        index_ = i;
+        index_line_ = *line;
+        break;
+      }
+    if (!index_) return "no global index line `i = blockIdx.x * blockDim.x + threadIdx.x;` in the kernel";
+    // The outermost block, or a switch path in it (gi_lane, declared before the line, is seen by the rest).
+    int b = k_.elements[*index_].block;
+    while (b != f_.block && b >= 0 && k_.blocks[static_cast<std::size_t>(b)].branch) b = k_.blocks[static_cast<std::size_t>(b)].parent;
+    if (b != f_.block) return "the global index line is not in the kernel's outermost block";
+    const Element& index = k_.elements[*index_];
+    for (std::size_t t = open_; t <= close_ && t < t_.size(); ++t) {
+      if (!live_(t) || t_[t].kind != TokenKind::Identifier) continue;
+      const std::string& w = t_[t].text;
+      if (starts_with(w, "gi_")) return "the kernel already uses a name starting gi_ (" + w + ")";
+      if (t >= index.tokens.first && t <= index.tokens.last) continue;
+      const std::string where = " at line " + std::to_string(t_[t].line);
+      if (auto h = group_hazard(w)) return "the kernel uses " + *h + where + " (the lanes of a group would differ)";
+      const std::size_t dot = next_code(t_, t + 1), field = next_code(t_, dot + 1);
+      if ((w == "blockIdx" || w == "blockDim" || w == "gridDim") && dot < t_.size() && t_[dot].is(".") &&
+          field < t_.size() && t_[field].is("x"))
+        return "the kernel uses " + w + ".x outside the index line" + where + " (a block now holds blockDim.x / G items)";
+    }
+    index_variable_ = resolve(t_[index_line_.name].text, *index_);
+    for (std::size_t i : elements_) {
+      if (!uses_[i].trouble.empty()) return line(i) + " has " + uses_[i].trouble;
+      if (i == *index_) continue;
+      for (const Access& a : uses_[i].accesses)
+        if (a.variable == index_variable_ && a.use != Use::Read)
+          return "the index " + t_[index_line_.name].text + " is assigned again at " + line(i);
+    }
+    return "";
+  }
+
+  // ---- one loop ----
+
+  struct Extent {
+    std::size_t header = 0, close = 0;  // elements
+    std::size_t last_token = 0;
+  };
+  // The loop whose header is element h, up to its body's closing brace; nullopt without braces.
+  std::optional<Extent> extent(std::size_t h) const {
+    std::size_t next = h + 1;
+    while (next < k_.elements.size() && k_.elements[next].kind == ElementKind::Comment) ++next;
+    if (next >= k_.elements.size() || k_.elements[next].kind != ElementKind::BlockOpen) return std::nullopt;
+    const std::size_t end = closing(t_, k_.elements[next].tokens.first);
+    for (std::size_t i = next; i < k_.elements.size(); ++i)
+      if (k_.elements[i].kind == ElementKind::BlockClose && k_.elements[i].tokens.first == end) return Extent{h, i, end};
+    return std::nullopt;
+  }
+  bool inside(const Extent& x, std::size_t element) const { return element > x.header && element < x.close; }
+
+  // The loops (braced) around element `e`, innermost first; `unbraced` is set when a loop around it has no braces.
+  std::vector<Extent> loops_around(std::size_t e, bool& unbraced) const {
+    std::vector<Extent> out;
+    for (std::size_t i : elements_) {
+      if (i >= e) break;
+      if (k_.elements[i].kind != ElementKind::LoopHeader) continue;
+      const auto x = extent(i);
+      if (!x) {
+        // A brace-less body holds the elements of the blocks under the loop's own.
+        if (encloses(k_.elements[i].block, k_.elements[e].block) && k_.elements[e].block != k_.elements[i].block)
+          unbraced = true;
+        continue;
+      }
+      if (inside(*x, e)) out.push_back(*x);
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  std::vector<Access> accesses_of(int variable) const {
+    std::vector<Access> out;
+    for (std::size_t i : elements_)
+      for (const Access& a : uses_[i].accesses)
+        if (a.variable == variable) out.push_back(a);
+    return out;
+  }
+  // Whether a whole assignment among `writes` reaches read `r` on every path
+  // (it comes first, in a block around the read's) and lies in [from, to].
+  bool covered(const Access& r, const std::vector<Access>& all, std::size_t from, std::size_t to) const {
+    for (const Access& w : all)
+      if (w.use == Use::Whole && w.order < r.order && w.element >= from && w.element <= to &&
+          encloses(k_.elements[w.element].block, k_.elements[r.element].block))
+        return true;
+    return false;
+  }
+
+  std::string name_of(int d) const { return k_.declarations[static_cast<std::size_t>(d)].name; }
+
+  std::optional<std::string> refuse(std::size_t h, WarpPerItemSite& site) {
+    const Element& header = k_.elements[h];
+    if (h < *index_) return "the loop comes before the global index line";
+    const auto loop = extent(h);
+    if (!loop) return "the loop's body has no braces";
+    // The header: for (V = A; V < E; V++).
+    std::size_t lp = next_code(t_, header.tokens.first);
+    while (!t_[lp].is("(")) ++lp;
+    const std::size_t rp = closing(t_, lp);
+    const auto parts = split(t_, lp + 1, rp - 1, ";");
+    const char* form = "the loop is not `for (V = A; V < E; V++)`";
+    if (parts.size() != 3 || parts[0].first > parts[0].second) return form;
+    std::size_t eq = parts[0].first;
+    while (eq <= parts[0].second && !t_[eq].is("=")) ++eq;
+    if (eq > parts[0].second || eq == parts[0].first) return form;
+    std::size_t v = eq - 1;
+    while (t_[v].kind == TokenKind::Comment) --v;
+    const std::string var = t_[v].text;
+    std::string why;
+    const auto cond = parse_expression(t_, parts[1].first, parts[1].second, &why);
+    const auto step = parse_expression(t_, parts[2].first, parts[2].second, &why);
+    if (!cond || !step || cond->kind != ExprKind::Binary || (cond->text != "<" && cond->text != "<=") ||
+        !cond->children[0].is_name(var))
+      return form;
+    const bool unit = ((step->kind == ExprKind::Unary && (step->text == "++" || step->text == "post++")) &&
+                       step->children[0].is_name(var)) ||
+                      (step->kind == ExprKind::Binary && step->text == "+=" && step->children[0].is_name(var) &&
+                       step->children[1].kind == ExprKind::Literal && step->children[1].text == "1");
+    if (!unit) return form;
+    const int variable = resolve(var, h);
+    const std::vector<std::string> bound = names_in(cond->children[1]);
+    // The body.
+    std::vector<std::size_t> body;
+    for (std::size_t i : elements_)
+      if (inside(*loop, i)) body.push_back(i);
+    std::map<int, std::vector<Access>> touched;  // variables declared outside the body that it assigns
+    for (std::size_t i : body) {
+      const Element& e = k_.elements[i];
+      const std::size_t w = next_code(t_, e.tokens.first);
+      if (t_[w].is("return") || t_[w].is("goto")) return line(i) + ": a " + t_[w].text + " inside the loop";
+      if (t_[w].is("break") && e.kind == ElementKind::Statement) {
+        int b = e.block;
+        while (b >= 0 && !k_.blocks[static_cast<std::size_t>(b)].breakable) b = k_.blocks[static_cast<std::size_t>(b)].parent;
+        if (b == loop_block(h)) return line(i) + ": a break leaves the loop";
+      }
+      if (uses_[i].memory) return line(i) + ": the loop body writes memory";
+      for (const Access& a : uses_[i].accesses) {
+        if (a.use == Use::Read) continue;
+        const std::string& n = name_of(a.variable);
+        if (a.variable == variable) return line(i) + ": the loop variable " + var + " is assigned in the body";
+        if (std::find(bound.begin(), bound.end(), n) != bound.end())
+          return line(i) + ": " + n + ", of the loop's bound, is assigned in the body";
+        const int db = k_.declarations[static_cast<std::size_t>(a.variable)].block;
+        if (!encloses(loop_block(h), db)) touched[a.variable];
+      }
+    }
+    for (auto& [d, list] : touched) {
+      for (std::size_t i : body)
+        for (const Access& a : uses_[i].accesses)
+          if (a.variable == d) list.push_back(a);
+    }
+    // A loop variable declared outside the loop keeps a lane's own last value.
+    if (variable < 0) return "the loop variable " + var + " is not a local";
+    if (encloses(k_.declarations[static_cast<std::size_t>(variable)].block, header.block)) touched[variable];
+    bool unbraced = false;
+    const std::vector<Extent> around = loops_around(h, unbraced);
+    if (unbraced) return "a loop around it has a body without braces";
+    std::vector<LoopSum> sums;
+    for (const auto& [d, list] : touched) {
+      const std::string& n = name_of(d);
+      const bool sum = !list.empty() && std::all_of(list.begin(), list.end(), [](const Access& a) { return a.use == Use::Sum; });
+      if (sum) {
+        const std::string type = type_of(d);
+        if (is_param(d) || !shuffled_type(type))
+          return line(list[0].element) + ": " + n + " is a sum of type '" + type + "', which gi does not shuffle";
+        sums.push_back(LoopSum{n, type});
+        continue;
+      }
+      if (auto why_not = temporary_problem(d, list, *loop, around, h)) return *why_not;
+    }
+    if (sums.empty()) return "the loop sums nothing (no `x += e` of a variable declared outside it)";
+    // Memory: none written before the loop or in a loop around it; after it, whole statements.
+    std::vector<std::size_t> stores;
+    for (std::size_t i : elements_) {
+      if (!uses_[i].memory || inside(*loop, i)) continue;
+      const bool in_around = std::any_of(around.begin(), around.end(), [&](const Extent& x) { return inside(x, i); });
+      if (i < h || in_around)
+        return line(i) + ": the kernel writes memory " + (i < h ? "before the loop" : "in a loop around it") +
+               " (a lane could load what another lane of its group stored)";
+      const Element& e = k_.elements[i];
+      if (e.kind != ElementKind::Statement || !alone_on_its_lines(i))
+        return line(i) + ": memory written after the loop outside a statement of its own line";
+      stores.push_back(i);
+    }
+    site.function = function_;
+    site.loop = h;
+    site.body_close = loop->close;
+    site.variable = var;
+    site.start_first = next_code(t_, eq + 1);
+    site.start_last = parts[0].second;
+    while (t_[site.start_last].kind == TokenKind::Comment) --site.start_last;
+    site.step_first = next_code(t_, parts[2].first);
+    site.step_last = parts[2].second;
+    while (t_[site.step_last].kind == TokenKind::Comment) --site.step_last;
+    site.header_first = next_code(t_, header.tokens.first);
+    site.header_last = rp;
+    site.sums = std::move(sums);
+    site.index_line = *index_;
+    site.index_first = index_line_.first;
+    site.index_last = index_line_.last;
+    site.stores = std::move(stores);
+    return std::nullopt;
+  }
+
+  // The loop's own block: its header's declarations stand there, its
+  // braced body is a block inside it, and a break in the body ends there.
+  int loop_block(std::size_t h) const {
+    std::size_t next = h + 1;
+    while (next < k_.elements.size() && k_.elements[next].kind == ElementKind::Comment) ++next;
+    return k_.blocks[static_cast<std::size_t>(k_.elements[next].block_after)].parent;
+  }
+
+  bool alone_on_its_lines(std::size_t i) const {
+    const Element& e = k_.elements[i];
+    const int from = t_[e.tokens.first].line, to = t_[e.tokens.last].end_line;
+    for (std::size_t t = 0; t < t_.size(); ++t) {
+      const Token& x = t_[t];
+      if ((t < e.tokens.first || t > e.tokens.last) && x.kind != TokenKind::Comment && x.line <= to && x.end_line >= from)
+        return false;
+    }
+    return true;
+  }
+
+  // Why a variable the body assigns, and that is no sum, cannot be left to
+  // each lane: its value is carried between iterations, or read after the loop.
+  std::optional<std::string> temporary_problem(int d, const std::vector<Access>& in_body, const Extent& loop,
+                                               const std::vector<Extent>& around, std::size_t h) const {
+    const std::string& n = name_of(d);
+    const std::vector<Access> all = accesses_of(d);
+    for (const Access& a : in_body)
+      if (a.use != Use::Whole && !covered(a, in_body, loop.header, loop.close)) {
+          const Element& e = k_.elements[a.element];
+          std::string hint;
+          // `if (v > best) best = v;`: a maximum (with its position) is no sum.
+          for (std::size_t i = a.element + 1; i-- > loop.header;)
+            if (k_.elements[i].kind == ElementKind::IfHeader && k_.elements[i].condition &&
+                (i == a.element || encloses(k_.elements[i].block_after, e.block))) {
+              for (std::size_t t = k_.elements[i].condition->first; t <= k_.elements[i].condition->last; ++t)
+                if (t_[t].is(n)) hint = " (a maximum or minimum kept with its position: not supported yet)";
+              break;
+            }
+          return line(a.element) + ": " + n + " is carried from one iteration to the next and is no sum" + hint;
+        }
+    for (const Access& r : all) {
+      if (r.use == Use::Whole || (r.element >= loop.header && r.element <= loop.close)) continue;
+      const Extent* shared = nullptr;  // the innermost loop around both the site and the read
+      for (const Extent& x : around)
+        if (inside(x, r.element)) {
+          shared = &x;
+          break;
+        }
+      if (r.element < h && !shared) continue;  // runs before the loop ever does
+      const bool ok = r.element > loop.close ? covered(r, all, loop.close, r.element)
+                                             : covered(r, all, shared->header, r.element);
+      if (!ok)
+        return line(r.element) + ": " + n + ", assigned in the loop at " + line(in_body.empty() ? h : in_body[0].element) +
+               ", is read after it and is no sum" +
+               (std::any_of(in_body.begin(), in_body.end(), [](const Access& a) { return a.use == Use::Part; })
+                    ? " (assigned in part: a maximum or minimum kept with its position is not supported yet)"
+                    : "");
+    }
+    return std::nullopt;
+  }
+
+  const ParsedKernel& k_;
+  const std::vector<Token>& t_;
+  const grammar::Function& f_;
+  int function_;
+  const std::function<bool(std::size_t)>& live_;
+  WarpPerItemSites& out_;
+  std::size_t open_ = 0, close_ = 0;
+  std::vector<std::size_t> elements_;
+  std::vector<ElementUses> uses_;
+  std::map<std::string, CalleeSummary> callees_;
+  std::optional<std::size_t> index_;
+  GlobalIndexLine index_line_;
+  int index_variable_ = -1;
+};
+
+}  // namespace
+
+WarpPerItemSites find_warp_per_item_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
+  const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };
+  WarpPerItemSites out;
+  for (std::size_t f = 0; f < k.functions.size(); ++f) {
+    if (k.functions[f].header_element < 0 || !k.functions[f].is_kernel) continue;
+    FunctionLoops(k, static_cast<int>(f), every, out).run();
+  }
+  return out;
+}
+
+}  // namespace gi::analysis

@@ -1,0 +1,82 @@
+#pragma once
+// Loops a group of threads can share: the sites of the `warp_per_item`
+// family (grammar/edits/warp_per_item.cpp). A kernel that gives each thread
+// one item (a row, a node, a block of voxels) and a long loop over that
+// item's data leaves most of the GPU's memory bandwidth unused when
+// neighbouring threads read addresses far apart. When the loop only adds
+// into accumulators, G lanes of a warp can share it: lane l takes iterations
+// l, l + G, ..., the lanes' partial sums are combined with shuffles, and one
+// lane writes the item's result.
+//
+// A site is a `for (V = A; V < E; V++)` loop (also `<=`, `++V`, `V += 1`,
+// V declared in the header or not) with a braced body, in a __global__
+// kernel that
+//  - has one global index line `NAME = blockIdx.x * blockDim.x + threadIdx.x;`
+//    (analysis/global_index.hpp; `const int NAME = ...` too) in its
+//    outermost block, NAME never assigned again, and uses threadIdx,
+//    blockIdx.x, blockDim.x, gridDim.x, warpSize, shared memory, barriers
+//    and warp collectives nowhere else: then every value the kernel computes
+//    is the same in the G lanes that share an item;
+//  - calls only pure math functions (analysis/uniformity.hpp) and functions
+//    of the file that assign nothing but their own locals and parameters
+//    and write only through their pointer parameters (a call that passes a
+//    local array to such a parameter assigns the array);
+//  - writes no memory (a store through a pointer, an atomic, a call that
+//    gets a pointer to write through) before the loop or inside a loop
+//    around it: what the lanes load is then what the seed's thread loaded;
+//  - writes memory after the loop only in statements of their own line,
+//    which one lane of the group makes;
+// and whose body
+//  - writes no memory and has no return, goto, or break out of the loop
+//    (continue is fine), and does not assign V or a name of E;
+//  - assigns variables declared outside it only as
+//      sums: every use in the body is `x += e`, `x -= e`, `x = x + e`,
+//        `x++` or `x--` (e without x), x of a type a shuffle takes (int,
+//        unsigned, long long, unsigned long long, float, double), or as
+//      temporaries: each read in the body follows, in the same iteration,
+//        a whole assignment `x = e` (or a call that fills a local array),
+//        and the value the loop leaves is never read (every read after the
+//        loop, or before it inside a loop around it, follows a whole
+//        assignment made after the loop or in that same pass);
+//  - has at least one sum.
+// Anything else is refused with the line and the name (refusals). A
+// maximum with its position (`if (v > best) { best = v; at = i; }`) is
+// refused as such: combining it needs each lane's first iteration of the
+// best value, which is left for later.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "grammar/kernel_structure.hpp"
+
+namespace gi::analysis {
+
+struct LoopSum {
+  std::string name, type;  // the accumulator and its declared type
+};
+
+struct WarpPerItemSite {
+  int function = -1;
+  std::size_t loop = 0;        // the for header's element
+  std::size_t body_close = 0;  // the element of the body's closing brace
+  std::string variable;        // V
+  // Tokens of the start value A and of the step, and of `for` .. `)`.
+  std::size_t start_first = 0, start_last = 0, step_first = 0, step_last = 0, header_first = 0, header_last = 0;
+  std::vector<LoopSum> sums;
+  std::size_t index_line = 0;  // the global index line's element
+  std::size_t index_first = 0, index_last = 0;  // its index expression's tokens
+  std::vector<std::size_t> stores;  // statements after the loop that write memory: one lane makes them
+};
+
+struct WarpPerItemSites {
+  std::vector<WarpPerItemSite> sites;
+  std::vector<std::string> refusals;  // "line N: why", one per for loop that is no site
+};
+
+// `live`: whether a token is compiled (switch paths the seed's default
+// setting leaves out are not looked at); empty: every token.
+WarpPerItemSites find_warp_per_item_sites(const grammar::ParsedKernel& k,
+                                          const std::function<bool(std::size_t)>& live = {});
+
+}  // namespace gi::analysis

@@ -1,0 +1,328 @@
+// The warp_per_item family (grammar/edits/warp_per_item.cpp) and its site
+// analysis (analysis/warp_per_item_sites.hpp): which loops a group of lanes
+// may share and why the others may not; the variants compile with NVRTC and
+// give the seed's result in the CPU emulator (row_sum, the library's
+// voxel_to_node_gradient); a variant without the combine does not; the
+// launch grows the grid by the group size. CPU only.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "analysis/warp_per_item_sites.hpp"
+#include "fitness/compile/nvrtc_compiler.hpp"
+#include "fitness/emulation/cpu_emulator.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/library/seed_emulation.hpp"
+#include "gi/search/edit_operators.hpp"
+#include "gi/search/search.hpp"
+#include "gi/seed/seed.hpp"
+#include "grammar/edit_family.hpp"
+#include "grammar/grammar.hpp"
+#include "grammar/patch.hpp"
+#include "grammar/patch_apply.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kUser = fs::path(GI_TEST_DATA) / "user";
+const fs::path kPlain = fs::path(GI_TEST_DATA) / "plain";
+
+gi::analysis::WarpPerItemSites sites(const std::string& source) {
+  return gi::analysis::find_warp_per_item_sites(gi::grammar::parse_kernel(source, "k.cu"));
+}
+gi::analysis::WarpPerItemSites sites_of_file(const fs::path& file) {
+  return sites(gi::read_text_file(file));
+}
+int line_of(const gi::grammar::ParsedKernel& k, std::size_t element) { return k.tokens[k.elements[element].tokens.first].line; }
+
+// The one refusal of a kernel with one loop.
+std::string refusal(const std::string& source) {
+  const auto found = sites(source);
+  EXPECT_TRUE(found.sites.empty()) << source;
+  EXPECT_EQ(found.refusals.size(), 1u) << source;
+  return found.refusals.empty() ? std::string() : found.refusals[0];
+}
+
+TEST(WarpPerItemSites, RowSumsLoopIsASiteWithOneSumAndOneStore) {
+  const std::string source = gi::read_text_file(kUser / "row_sum/kernel.cu");
+  const auto k = gi::grammar::parse_kernel(source, "kernel.cu");
+  const auto found = gi::analysis::find_warp_per_item_sites(k);
+  ASSERT_EQ(found.sites.size(), 1u) << (found.refusals.empty() ? "" : found.refusals[0]);
+  const auto& s = found.sites[0];
+  EXPECT_EQ(line_of(k, s.loop), 8);
+  EXPECT_EQ(s.variable, "column");
+  ASSERT_EQ(s.sums.size(), 1u);
+  EXPECT_EQ(s.sums[0].name, "sum");
+  EXPECT_EQ(s.sums[0].type, "float");
+  ASSERT_EQ(s.stores.size(), 1u);
+  EXPECT_EQ(line_of(k, s.stores[0]), 11);
+}
+
+// Each reason a loop is not shared, with the line and the name.
+TEST(WarpPerItemSites, RefusesWithTheLineAndTheName) {
+  const std::string head = "__global__ void k(const float* x, int n, int m, float* out) {\n"
+                           "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  // A store in the body.
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s += x[i];\n        out[i] = s;\n    }\n}\n")
+                .find("line 4: line 6: the loop body writes memory"),
+            std::string::npos);
+  // A value other than a sum, read after the loop.
+  EXPECT_NE(refusal(head + "    float s = 0.0f, last = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s += x[i];\n"
+                           "        last = x[i];\n    }\n    out[t] = s + last;\n}\n")
+                .find("line 8: last, assigned in the loop at line 6, is read after it and is no sum"),
+            std::string::npos);
+  // A value carried from one iteration to the next.
+  EXPECT_NE(refusal(head + "    float s = 0.0f, prev = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s += prev * x[i];\n"
+                           "        prev = x[i];\n    }\n    out[t] = s;\n}\n")
+                .find("line 5: prev is carried from one iteration to the next and is no sum"),
+            std::string::npos);
+  // A barrier anywhere in the kernel.
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s += x[i];\n    }\n"
+                           "    __syncthreads();\n    out[t] = s;\n}\n")
+                .find("the kernel uses a barrier or warp collective (__syncthreads) at line 7"),
+            std::string::npos);
+  // threadIdx outside the index line.
+  EXPECT_NE(refusal(head + "    float s = x[threadIdx.x];\n    for (int i = 0; i < m; i++) {\n        s += x[i];\n    }\n    out[t] = s;\n}\n")
+                .find("the kernel uses threadIdx at line 3"),
+            std::string::npos);
+  // No global index.
+  EXPECT_NE(refusal("__global__ void k(const float* x, int m, float* out) {\n    float s = 0.0f;\n"
+                    "    for (int i = 0; i < m; i++) {\n        s += x[i];\n    }\n    out[blockIdx.x] = s;\n}\n")
+                .find("no global index line"),
+            std::string::npos);
+  // A break out of the loop.
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    for (int i = 0; i < m; i++) {\n        if (x[i] < 0.0f) break;\n        s += x[i];\n    }\n"
+                           "    out[t] = s;\n}\n")
+                .find("line 5: a break leaves the loop"),
+            std::string::npos);
+  // Memory written before the loop.
+  EXPECT_NE(refusal(head + "    out[t] = 0.0f;\n    float s = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s += x[i];\n    }\n"
+                           "    out[t] = s;\n}\n")
+                .find("line 3: the kernel writes memory before the loop"),
+            std::string::npos);
+  // A loop that sums nothing.
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    for (int i = 0; i < m; i++) {\n        s = x[i];\n    }\n    out[t] = 1.0f;\n}\n")
+                .find("the loop sums nothing"),
+            std::string::npos);
+}
+
+// Each of the three nested loops is a site: every level sums into sumX, sumY, sumZ.
+TEST(WarpPerItemSites, VoxelToNodeGradientsThreeLoopsAreSites) {
+  const std::string source = gi::read_text_file(kPlain / "tools_voxel_to_node_gradient.cu");
+  const auto k = gi::grammar::parse_kernel(source, "kernel.cu");
+  const auto found = gi::analysis::find_warp_per_item_sites(k);
+  ASSERT_EQ(found.sites.size(), 3u) << (found.refusals.empty() ? "" : found.refusals[0]);
+  EXPECT_TRUE(found.refusals.empty()) << found.refusals[0];
+  for (const auto& s : found.sites) {
+    ASSERT_EQ(s.sums.size(), 3u);
+    EXPECT_EQ(s.sums[0].name, "sumX");
+    ASSERT_EQ(s.stores.size(), 1u);
+  }
+}
+
+// Block matching: the sums over a block's voxels are sites; the loops over
+// displacements keep the best NCC with its position (an argmax), refused as such.
+TEST(WarpPerItemSites, BlockMatchingsMeansAreSitesAndItsArgmaxIsRefused) {
+  const auto found = sites_of_file(kPlain / "blockmatching_ncc_block_matching.cu");
+  std::vector<std::string> lines;
+  const auto k = gi::grammar::parse_kernel(gi::read_text_file(kPlain / "blockmatching_ncc_block_matching.cu"), "k.cu");
+  for (const auto& s : found.sites) lines.push_back(std::to_string(line_of(k, s.loop)));
+  std::string all;
+  for (const auto& r : found.refusals) all += r + "\n";
+  // The three loops of each of the three sums over a block's voxels.
+  EXPECT_EQ(lines, (std::vector<std::string>{"58", "60", "62", "77", "79", "81", "123", "125", "127"})) << all;
+  EXPECT_NE(all.find("line 94: line 144: result is carried from one iteration to the next and is no sum "
+                     "(a maximum or minimum kept with its position: not supported yet)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("line 99: line 119: inside, assigned in the loop at line 112, is read after it and is no sum"),
+            std::string::npos)
+      << all;
+}
+
+TEST(WarpPerItemSites, TheExactJacobianGradientsThreeLoopsAreSites) {
+  const auto found = sites_of_file(kPlain / "bspline_log_jacobian_gradient_exact.cu");
+  EXPECT_EQ(found.sites.size(), 3u);
+  EXPECT_TRUE(found.refusals.empty()) << found.refusals[0];
+}
+
+class WarpPerItemFamily : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gi-warp-per-item-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `gi emulate SEED --patch EDIT`: exit code and output.
+  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& edit) {
+    const fs::path patch = dir_ / "p.gi";
+    std::ofstream(patch) << edit << "\n";
+    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
+                            (dir_ / "cache").string() + "\"");
+  }
+
+  static void compiles(const std::string& source, const std::string& what) {
+    gi::fitness::CompileRequest r;
+    r.source = source;
+    r.file_name = "kernel.cu";
+    gi::fitness::Compiler compiler(std::nullopt);
+    const auto result = compiler.compile(r);
+    EXPECT_TRUE(result.ok) << what << ":\n" << result.error << "\n" << source;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(WarpPerItemFamily, EveryRowSumVariantCompilesAndGivesTheSeedsResult) {
+  const gi::Seed seed = gi::load_seed(kUser / "row_sum");
+  const auto candidates = gi::grammar::edit_family("warp_per_item").candidates(seed.grammar, seed.context);
+  ASSERT_EQ(candidates.size(), seed.context.warp_group_sizes.size());
+  for (const auto& edit : candidates) {
+    const gi::grammar::Patch patch{{edit}};
+    const std::string text = gi::grammar::to_string(patch);
+    const gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(seed.grammar, patch, seed.context);
+    EXPECT_EQ(variant.launch.group, edit.value);
+    compiles(variant.source, text);
+    const auto run = emulate(kUser / "row_sum", text);
+    EXPECT_EQ(run.exit_code, 0) << text << "\n" << run.output;
+    EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+  }
+  // The other group sizes, from the patch text.
+  for (const char* edit : {"warp_per_item:<for_kernel.cu_8>=4", "warp_per_item:<for_kernel.cu_8>=16"}) {
+    const auto run = emulate(kUser / "row_sum", edit);
+    EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+  }
+}
+
+TEST_F(WarpPerItemFamily, RowSumsVariantReadsNeighbouringColumnsInNeighbouringLanes) {
+  const gi::Seed seed = gi::load_seed(kUser / "row_sum");
+  const std::string source =
+      gi::grammar::apply_patch(seed.grammar, gi::grammar::parse_patch("warp_per_item:<for_kernel.cu_8>=32"), seed.context);
+  for (const char* expected :
+       {"    const int gi_lane = threadIdx.x % 32;  // gi warp_per_item: 32 lanes share each item\n"
+        "    const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;\n"
+        "    if (row >= rows) return;\n",
+        "        if (gi_lane != 0) sum = 0;  // the value before the loop counts once\n"
+        "        for (int column = gi_lane; column < cols; column += 32) {\n"
+        "            sum += matrix[row * cols + column];\n"
+        "        }\n",
+        "            sum += __shfl_xor_sync(gi_mask, sum, gi_step, 32);\n",
+        "    if (gi_lane == 0) sums[row] = sum;\n"})
+    EXPECT_NE(source.find(expected), std::string::npos) << expected << "\nin\n" << source;
+}
+
+// The checks that pass the variants above do see a wrong one: without the
+// combine, the first lane stores its own partial sum only.
+TEST_F(WarpPerItemFamily, AVariantWithoutTheCombineFails) {
+  const gi::Seed seed = gi::load_seed(kUser / "row_sum");
+  const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(seed.dir);
+  gi::grammar::PatchedKernel variant =
+      gi::grammar::patch_kernel(seed.grammar, gi::grammar::parse_patch("warp_per_item:<for_kernel.cu_8>=32"), seed.context);
+  const std::size_t at = variant.source.find("sum += __shfl_xor_sync");
+  ASSERT_NE(at, std::string::npos);
+  variant.source.erase(at, variant.source.find('\n', at) - at);
+  gi::fitness::EmulatorOptions options;
+  options.cache_dir = dir_ / "emulator";
+  const gi::fitness::CpuEmulator emulator(options);
+  gi::use_emulated_seed_as_reference(emulator, seed, spec);
+  gi::EmulatedVariant broken;
+  broken.kernel = emulator.load(variant.source, spec.entry, "kernel.cu");
+  broken.launch = variant.launch;
+  ASSERT_TRUE(broken.ok()) << broken.kernel.error;
+  const unsigned block = spec.default_block_size;
+  auto work = gi::fitness::prepare_workload(spec, gi::emulated_training_workloads(spec)[0], 0, std::nullopt, block);
+  const auto report = gi::emulate_workload(emulator, broken, spec, work, block).check;
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ(report.status, gi::fitness::RunStatus::WrongOutput) << gi::fitness::to_string(report.status);
+}
+
+// The library seed at its default switch (the plain path): the innermost
+// loop, the one over x, shared by 8 lanes, against the CPU reference.
+TEST_F(WarpPerItemFamily, TheLibrarysVoxelToNodeGradientPassesItsChecksWithItsXLoopShared) {
+  const fs::path dir = gi::test::source_dir() / "seeds/tools/voxel_to_node_gradient";
+  const gi::Seed seed = gi::load_seed(dir);
+  const auto candidates = gi::grammar::edit_family("warp_per_item").candidates(seed.grammar, seed.context);
+  ASSERT_EQ(candidates.size(), 3 * seed.context.warp_group_sizes.size());  // z, y and x, on the plain path only
+  const int x_loop = gi::test::last_rule_line_holding(seed, "for (int x = xFirst; x <= xLast; x++)");
+  const std::string edit = "warp_per_item:<for_kernel.cu_" + std::to_string(x_loop) + ">=8";
+  compiles(gi::grammar::apply_patch(seed.grammar, gi::grammar::parse_patch(edit), seed.context), edit);
+  const auto run = emulate(dir, edit);
+  EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+  // The z loop as well: each lane takes its own planes.
+  const int z_loop = gi::test::last_rule_line_holding(seed, "for (int z = zFirst; z <= zLast; z++)");
+  const auto z = emulate(dir, "warp_per_item:<for_kernel.cu_" + std::to_string(z_loop) + ">=8");
+  EXPECT_EQ(z.exit_code, 0) << z.output;
+}
+
+// One group size per launch, no loop split inside a split loop, and no
+// coarsening (which remakes the same index line): each said when the patch
+// is validated.
+TEST_F(WarpPerItemFamily, PatchesThatCannotHoldTheirEditsTogetherAreRejected) {
+  const gi::Seed seed = gi::load_seed(gi::test::source_dir() / "seeds/tools/voxel_to_node_gradient");
+  const std::string x = std::to_string(gi::test::last_rule_line_holding(seed, "for (int x = xFirst; x <= xLast; x++)"));
+  const std::string z = std::to_string(gi::test::last_rule_line_holding(seed, "for (int z = zFirst; z <= zLast; z++)"));
+  auto rejection = [&](const std::string& patch) {
+    try {
+      gi::grammar::validate_patch(seed.grammar, gi::grammar::parse_patch(patch), seed.context);
+    } catch (const gi::grammar::PatchError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(rejection("warp_per_item:<for_kernel.cu_" + z + ">=8 warp_per_item:<for_kernel.cu_" + x + ">=8")
+                .find("may not lie one inside the other"),
+            std::string::npos);
+  EXPECT_NE(rejection("warp_per_item:<for_kernel.cu_" + x + ">=8 warp_per_item:<for_kernel.cu_" + x + ">=32")
+                .find("must share the group size (8 and 32)"),
+            std::string::npos);
+  EXPECT_NE(rejection("coarsen:2 warp_per_item:<for_kernel.cu_" + x + ">=8").find("remake the global index"),
+            std::string::npos);
+  EXPECT_EQ(rejection("warp_per_item:<for_kernel.cu_" + x + ">=16"), "accepted");
+  EXPECT_NE(rejection("warp_per_item:<for_kernel.cu_" + x + ">=12").find("4, 8, 16 or 32"), std::string::npos);
+}
+
+// The grid grows by the group size; a block that a group would straddle is refused.
+TEST(WarpPerItemLaunch, GridGrowsByTheGroupSizeAndBlocksMustHoldWholeGroups) {
+  const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(kUser / "row_sum");
+  gi::fitness::LaunchPlan plan;
+  const std::map<std::string, double> vars = {{"rows", 1003}, {"cols", 37}};
+  gi::grammar::LaunchEffect effect;
+  gi::fitness::set_launch_geometry(plan, spec, vars, 128, effect);
+  EXPECT_EQ(plan.grid[0], 8u);  // ceil(1003 / 128)
+  effect.group = 32;
+  gi::fitness::set_launch_geometry(plan, spec, vars, 128, effect);
+  EXPECT_EQ(plan.grid[0], 256u);  // 8 * 32: 128 / 32 rows per block
+  EXPECT_EQ(gi::grammar::to_string(effect), ";group=32");
+  EXPECT_THROW(gi::fitness::set_launch_geometry(plan, spec, vars, 48, effect), std::runtime_error);
+  // 78,125,000 blocks of 64, times 32: beyond the grid limit.
+  EXPECT_THROW(gi::fitness::set_launch_geometry(plan, spec, {{"rows", 5e9}, {"cols", 1}}, 64, effect),
+               std::runtime_error);
+}
+
+// Few, large, independent edits: the first generation holds each of them;
+// the voxel kernel's loops nest, so no patch shares them all at once.
+TEST_F(WarpPerItemFamily, GpsFirstGenerationHoldsEveryWarpPerItemEdit) {
+  for (const fs::path& dir : {kUser / "row_sum", gi::test::source_dir() / "seeds/tools/voxel_to_node_gradient"}) {
+    const gi::Seed seed = gi::load_seed(dir);
+    gi::OperatorConfig config;
+    config.context = seed.context;
+    const gi::EditOperators ops(seed.grammar, config);
+    gi::SearchConfig c;
+    c.population = 20;
+    std::mt19937_64 rng(3);
+    const auto first = gi::make_search(c, ops)->propose(gi::SearchState{}, rng);
+    for (const auto& e : gi::grammar::edit_family("warp_per_item").candidates(seed.grammar, seed.context))
+      EXPECT_NE(std::find(first.begin(), first.end(), gi::grammar::Patch{{e}}), first.end()) << gi::grammar::to_string(e);
+    for (const auto& p : first) EXPECT_NO_THROW(gi::grammar::validate_patch(seed.grammar, p, seed.context)) << gi::grammar::to_string(p);
+  }
+}
+
+}  // namespace
