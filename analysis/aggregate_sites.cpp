@@ -1,6 +1,7 @@
 #include "analysis/aggregate_sites.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -253,6 +254,125 @@ class KernelSites {
     return std::nullopt;
   }
 
+  // Whether two atomics on one buffer commute although their operations or
+  // element types differ: they update different words (constant indices,
+  // one element size), or they are the two halves of a float minimum or
+  // maximum on the float's bits (analysis/aggregate_sites.hpp).
+  bool commute(std::size_t a, const grammar::Param& p, const Expr& call_a, std::size_t b, const Expr& call_b) const {
+    const auto word_a = constant_word(p, call_a.children[1]), word_b = constant_word(p, call_b.children[1]);
+    if (word_a >= 0 && word_b >= 0 && word_a != word_b) return true;
+    if (word_a < 0 || word_a != word_b) return false;
+    const SignHalf ha = sign_half(a, p, call_a), hb = sign_half(b, p, call_b);
+    if (ha.operand.empty() || ha.operand != hb.operand || ha.non_negative == hb.non_negative) return false;
+    const SignHalf& ints = ha.non_negative ? ha : hb;
+    const SignHalf& uints = ha.non_negative ? hb : ha;
+    // int min with unsigned max is a float minimum; int max with unsigned min a maximum.
+    return (ints.kind == "min" && uints.kind == "max") || (ints.kind == "max" && uints.kind == "min");
+  }
+
+  // The word index of an address &p[LITERAL], p or a cast of these, in 4-byte
+  // words; -1 otherwise.
+  long long constant_word(const grammar::Param& p, const Expr& address) const {
+    const Expr* a = address.kind == ExprKind::Cast ? &address.children[0] : &address;
+    const std::string type = element_type(p, address);
+    if (type != "int" && type != "unsigned int" && type != "float") return -1;
+    if (a->is_name(p.name)) return 0;
+    if (a->kind == ExprKind::Unary && a->text == "&" && a->children[0].kind == ExprKind::Index &&
+        a->children[0].children[0].is_name(p.name) && a->children[0].children[1].kind == ExprKind::Literal) {
+      char* end = nullptr;
+      const long long index = std::strtoll(a->children[0].children[1].text.c_str(), &end, 0);
+      if (end && *end == '\0' && canonical_type(p.base_type) == "float") return index;
+    }
+    return -1;
+  }
+
+  struct SignHalf {
+    std::string operand;       // V of __float_as_int(V) / __float_as_uint(V); "" when no half
+    bool non_negative = true;  // int half (V's sign bit clear) or unsigned half (set)
+    std::string kind;          // "min" or "max"
+  };
+
+  // `atomicMin/Max((int*)A, __float_as_int(V))` in the branch of
+  // `if (__float_as_int(V) >= 0)` that has V's sign bit clear, or
+  // `atomicMin/Max((unsigned int*)A, __float_as_uint(V))` in its branch that
+  // has it set, V a local not assigned inside the if.
+  SignHalf sign_half(std::size_t element, const grammar::Param& p, const Expr& call) const {
+    SignHalf none;
+    const auto op = combinable_atomic(call.callee());
+    if (!op || (op->kind != "min" && op->kind != "max")) return none;
+    const std::string type = element_type(p, call.children[1]);
+    const Expr& value = call.children[2];
+    const bool ints = type == "int";
+    if (!ints && type != "unsigned int") return none;
+    if (value.kind != ExprKind::Call || value.children.size() != 2 ||
+        value.callee() != (ints ? "__float_as_int" : "__float_as_uint") || value.children[1].kind != ExprKind::Name)
+      return none;
+    const std::string v = value.children[1].text;
+    const auto branch = enclosing_branch(element);
+    if (!branch) return none;
+    const auto [header, then_branch] = *branch;
+    const Element& h = k_.elements[header];
+    const auto condition = parse_expression(k_.tokens, h.condition->first + 1, h.condition->last - 1);
+    if (!condition || condition->kind != ExprKind::Binary || condition->children[1].kind != ExprKind::Literal ||
+        condition->children[1].text != "0")
+      return none;
+    const Expr& bits = condition->children[0];
+    if (bits.kind != ExprKind::Call || bits.callee() != "__float_as_int" || bits.children.size() != 2 ||
+        !bits.children[1].is_name(v))
+      return none;
+    bool clear_in_then;
+    if (condition->text == ">=") clear_in_then = true;
+    else if (condition->text == "<") clear_in_then = false;
+    else return none;
+    const bool clear = then_branch == clear_in_then;
+    if (clear != ints) return none;
+    // V keeps the value the condition tested.
+    for (std::size_t t = k_.elements[header].tokens.last + 1; t < k_.elements[element].tokens.first; ++t)
+      if (k_.tokens[t].is(v) && t + 1 < k_.tokens.size()) {
+        const std::string& next = k_.tokens[next_code(k_.tokens, t + 1)].text;
+        if (next == "=" || next == "+=" || next == "-=" || next == "++" || next == "--") return none;
+      }
+    return SignHalf{v, ints, op->kind};
+  }
+
+  // The if header whose branch holds `element` directly (braced or not), and
+  // whether it is the then branch; nullopt otherwise (an else-if chain too).
+  std::optional<std::pair<std::size_t, bool>> enclosing_branch(std::size_t element) const {
+    auto previous = [&](std::size_t i) {
+      while (i-- > 0)
+        if (k_.elements[i].kind != ElementKind::Comment) return i;
+      return std::string::npos;
+    };
+    std::size_t h = previous(element);
+    if (h == std::string::npos) return std::nullopt;
+    if (!(k_.elements[h].kind == ElementKind::IfHeader || k_.elements[h].kind == ElementKind::ElseHeader) ||
+        !k_.elements[h].awaits_braceless_body) {
+      // Braced: the block's opening brace, then its header.
+      const int b = k_.elements[element].block;
+      std::size_t open = element;
+      while (open-- > 0)
+        if (k_.elements[open].kind == ElementKind::BlockOpen && k_.elements[open].block_after == b) break;
+      if (open == std::string::npos || open >= element) return std::nullopt;
+      h = previous(open);
+      if (h == std::string::npos) return std::nullopt;
+    }
+    if (k_.elements[h].kind == ElementKind::IfHeader) {
+      const std::size_t before = previous(h);
+      if (before != std::string::npos && k_.elements[before].kind == ElementKind::ElseHeader) return std::nullopt;
+      return std::make_pair(h, true);
+    }
+    if (k_.elements[h].kind != ElementKind::ElseHeader) return std::nullopt;
+    // The else's if: the nearest if header before it in the same block.
+    std::size_t i = h;
+    while (i-- > 0)
+      if (k_.elements[i].kind == ElementKind::IfHeader && k_.elements[i].block == k_.elements[h].block) {
+        const std::size_t before = previous(i);
+        if (before != std::string::npos && k_.elements[before].kind == ElementKind::ElseHeader) return std::nullopt;
+        return std::make_pair(i, false);
+      }
+    return std::nullopt;
+  }
+
   std::optional<std::string> refuse(std::size_t element, const AtomicOperation& op, const Expr& call) const {
     if (!f_.is_kernel) return "not in a __global__ kernel";
     if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
@@ -288,8 +408,10 @@ class KernelSites {
       if (e.kind != ElementKind::Statement || !other)
         return "the kernel also reads or writes " + p->name + " at line " + line;
       const auto other_call = parse_expression(k_.tokens, first, last);
-      if (other->function != op.function || !other_call || other_call->children.size() != 3 ||
-          element_type(*p, other_call->children[1]) != type)
+      const bool same = other->function == op.function && other_call && other_call->children.size() == 3 &&
+                        element_type(*p, other_call->children[1]) == type;
+      if (!same && !(other_call && other_call->children.size() == 3 &&
+                     commute(element, *p, call, i, *other_call)))
         return "the kernel also updates " + p->name + " with another operation or element type at line " + line +
                " (mixed atomics need not commute)";
     }

@@ -20,9 +20,17 @@
 //    these cast to another element type: (int*)p) of a type the operation
 //    takes (add: float, double, int, unsigned int, unsigned long long; the
 //    others: int, unsigned int, unsigned long long), which the kernel touches
-//    elsewhere only through statements of the same operation on the same
-//    element type (they commute, so the order the warps' results arrive in
-//    is one the seed's atomics could have had too);
+//    elsewhere only through statements that commute with this one: the same
+//    operation on the same element type, an atomic on another constant word
+//    of the buffer (&p[0] and &p[1]), or the other half of a float minimum
+//    or maximum on the float's bits split on its sign (in the branch of
+//    `if (__float_as_int(v) >= 0)` where v's sign bit is clear,
+//    atomicMin((int*)A, __float_as_int(v)); where it is set,
+//    atomicMax((unsigned int*)A, __float_as_uint(v)): int min and unsigned
+//    max make the minimum, int max and unsigned min the maximum; each half
+//    only ever meets values of its sign, and the two commute on any word),
+//    so the order the warps' results arrive in is one the seed's atomics
+//    could have had too;
 //  - every thread reaches the end of the kernel: there is no return, or one
 //    early exit `if (COND) return;` in the kernel's outermost block, which
 //    becomes a predicate around the rest of the body (COND without side

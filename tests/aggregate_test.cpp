@@ -257,9 +257,50 @@ TEST_F(AggregateFamily, TheLibrarysMaxVectorLengthPassesItsChecksAggregated) {
   }
   const std::string source = gi::grammar::apply_patch(seed.grammar, gi::grammar::Patch{{candidates[1]}}, seed.context);
   EXPECT_NE(source.find("if (gi_tid == 0u) atomicMax((int *) maxLength, gi_sum);"), std::string::npos) << source;
+}
 
-  const gi::Seed minmax = gi::load_seed(gi::test::source_dir() / "seeds/tools/intensity_minmax");
-  EXPECT_TRUE(gi::grammar::edit_family("aggregate").candidates(minmax.grammar, minmax.context).empty());
+// A float minimum and maximum made of integer atomics on the float's bits,
+// split on its sign (int min and unsigned max make the minimum; int max and
+// unsigned min the maximum): the two halves commute, so all four atomics
+// are sites, and the library's plain intensity_minmax passes its checks
+// with all four aggregated. Without the sign split they are refused.
+TEST_F(AggregateFamily, SignSplitFloatMinimaAndMaximaAreSites) {
+  const fs::path dir = gi::test::source_dir() / "seeds/tools/intensity_minmax";
+  const gi::Seed minmax = gi::load_seed(dir);
+  const auto candidates = gi::grammar::edit_family("aggregate").candidates(minmax.grammar, minmax.context);
+  ASSERT_EQ(candidates.size(), 8u);  // four atomics, warp and block
+  gi::grammar::Patch all;
+  for (const auto& e : candidates)
+    if (e.literal == "block") all.edits.push_back(e);
+  const auto run = emulate(dir, gi::grammar::to_string(all));
+  EXPECT_EQ(run.exit_code, 0) << gi::grammar::to_string(all) << "\n" << run.output;
+
+  const auto unguarded = gi::analysis::find_aggregate_sites(parsed(R"(__global__ void k(const float* x, int n, float* m) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        atomicMin((int*)&m[0], __float_as_int(v));
+        atomicMax((unsigned int*)&m[0], __float_as_uint(v));
+    }
+}
+)"));
+  EXPECT_TRUE(unguarded.sites.empty());
+  ASSERT_EQ(unguarded.refusals.size(), 2u);
+  EXPECT_NE(unguarded.refusals[0].find("mixed atomics need not commute"), std::string::npos) << unguarded.refusals[0];
+  // The same halves the wrong way round (int max with unsigned max) are no float extremum either.
+  const auto wrong = gi::analysis::find_aggregate_sites(parsed(R"(__global__ void k(const float* x, int n, float* m) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        if (__float_as_int(v) >= 0) {
+            atomicMax((int*)&m[0], __float_as_int(v));
+        } else {
+            atomicMax((unsigned int*)&m[0], __float_as_uint(v));
+        }
+    }
+}
+)"));
+  EXPECT_TRUE(wrong.sites.empty());
 }
 
 TEST(AggregateSites, OperationsOtherThanAddUseTheirIdentityAndStayUnmixed) {
