@@ -126,6 +126,7 @@ class KernelSites {
         body_first_ = i;
     }
     if (!body_close_ || !body_first_) return;
+    body_close_token_ = close;
     // The rewrite declares names starting gi_; a kernel that has such names already could clash.
     for (std::size_t t = open; t <= close && t < k_.tokens.size(); ++t)
       if (k_.tokens[t].kind == TokenKind::Identifier && k_.tokens[t].text.rfind("gi_", 0) == 0 && live_(t))
@@ -168,6 +169,7 @@ class KernelSites {
       site.body_first_element = *body_first_;
       site.body_close_element = *body_close_;
       site.exit = exit_;
+      site.trailing_returns = trailing_returns_;
       out_.sites.push_back(std::move(site));
     }
   }
@@ -190,8 +192,12 @@ class KernelSites {
   void find_exit() {
     std::vector<std::size_t> returns;
     for (std::size_t i = 0; i < k_.elements.size(); ++i)
-      if (k_.elements[i].function == function_ && live_(k_.elements[i].tokens.first) && is_return(k_, k_.elements[i]))
-        returns.push_back(i);
+      if (k_.elements[i].function == function_ && live_(k_.elements[i].tokens.first) && is_return(k_, k_.elements[i])) {
+        if (trailing(i))
+          trailing_returns_.push_back(i);
+        else
+          returns.push_back(i);
+      }
     if (returns.empty()) return;
     if (returns.size() > 1) {
       no_exit_ = "the kernel returns in " + std::to_string(returns.size()) + " places";
@@ -373,6 +379,28 @@ class KernelSites {
     return std::nullopt;
   }
 
+  // A `return;` after which the thread would only leave blocks that are no
+  // loop or switch on its way to the kernel's end: dropping it changes
+  // nothing (`if (i < n) { ... } else { return; }` at the end of a kernel).
+  bool trailing(std::size_t r) const {
+    const auto [first, last] = statement_range(k_, k_.elements[r]);
+    if (first != last) return false;  // returns a value
+    // Alone on its line, so dropping its line drops nothing else.
+    for (std::size_t t = 0; t < k_.tokens.size(); ++t)
+      if ((t < k_.elements[r].tokens.first || t > k_.elements[r].tokens.last) && k_.tokens[t].kind != TokenKind::Comment &&
+          k_.tokens[t].line == k_.tokens[first].line)
+        return false;
+    for (int b = k_.elements[r].block; b >= 0 && b != static_cast<int>(f_.block); b = k_.blocks[static_cast<std::size_t>(b)].parent)
+      if (k_.blocks[static_cast<std::size_t>(b)].loop || k_.blocks[static_cast<std::size_t>(b)].breakable) return false;
+    for (std::size_t t = k_.elements[r].tokens.last + 1; t < k_.tokens.size(); ++t) {
+      const Token& x = k_.tokens[t];
+      if (x.kind == TokenKind::Comment || !live_(t)) continue;
+      if (!x.is("}")) return false;
+      if (t == body_close_token_) return true;
+    }
+    return false;
+  }
+
   std::optional<std::string> refuse(std::size_t element, const AtomicOperation& op, const Expr& call) const {
     if (!f_.is_kernel) return "not in a __global__ kernel";
     if (no_exit_) return *no_exit_;  // no early exit to make a predicate of, or a name that could clash
@@ -435,6 +463,8 @@ class KernelSites {
   AggregateSites& out_;
   Uniformity uniformity_;
   std::optional<std::size_t> body_first_, body_close_;
+  std::size_t body_close_token_ = 0;
+  std::vector<std::size_t> trailing_returns_;
   std::optional<EarlyExit> exit_;
   std::optional<std::string> no_exit_;
 };

@@ -34,7 +34,8 @@
 //  - every thread reaches the end of the kernel: there is no return, or one
 //    early exit `if (COND) return;` in the kernel's outermost block, which
 //    becomes a predicate around the rest of the body (COND without side
-//    effects);
+//    effects); returns after which only blocks that are no loop or switch
+//    close before the kernel's end are no exits (they are dropped);
 //  - the statement is the only one on its line.
 // What is refused, and why, is reported per atomic (refusals).
 #include <cstddef>
@@ -74,6 +75,10 @@ struct AggregateSite {
   std::size_t body_first_element = 0;  // the first element of the kernel body
   std::size_t body_close_element = 0;  // the body's closing brace
   std::optional<EarlyExit> exit;
+  // `return;` statements that only end the kernel where it would end anyway
+  // (no loop or switch left on the way): the rewrite drops them, so every
+  // thread reaches the code put before the body's closing brace.
+  std::vector<std::size_t> trailing_returns;
 };
 
 struct AggregateSites {

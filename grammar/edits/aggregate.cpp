@@ -146,6 +146,7 @@ class AggregateFamily : public EditFamily {
     // Keyed by the site, so a later edit of the same site replaces an earlier.
     s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
     s.rules[close].line_before[key] = body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
+    for (std::size_t r : site.trailing_returns) s.rules[g.rule_of_element(r)].dropped = true;
     if (site.exit) {
       const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
       const std::size_t exit_last = g.rule_of_element(site.exit->last_element);

@@ -177,6 +177,7 @@ class PrivatiseFamily : public EditFamily {
     const std::string body_indent = indentation_of(g.rule(first).text);
     s.rules[first].line_before_wraps[name()] = joined(prologue(site), body_indent);
     s.rules[close].line_before[name()] = body_indent + joined(epilogue(site), body_indent);
+    for (std::size_t r : site.trailing_returns) s.rules[g.rule_of_element(r)].dropped = true;
     if (site.exit) {
       const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
       const std::size_t exit_last = g.rule_of_element(site.exit->last_element);
