@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <tuple>
 
 #include "analysis/warp_per_item_sites.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
@@ -371,24 +370,36 @@ TEST_F(WarpPerItemFamily, PatchesThatCannotHoldTheirEditsTogetherAreRejected) {
 // Ties on purpose: the scores floorf(2x) of uniform(-1, 1) values take four
 // values, so a row's first and last column with the maximum differ. With
 // `>` the seed keeps the first, with `>=` the last; the combine must pick the
-// same, and a combine that breaks ties the other way fails the check.
+// same, and a combine that breaks ties the other way fails the check. The
+// value from before the loop ties too when the scores are capped at it: `>=`
+// replaces it by the last iteration that equals it, so it must come before
+// every iteration (a sentinel after them all fails).
 TEST_F(WarpPerItemFamily, ARecordsTiesGoToTheIterationTheSeedsComparisonKeeps) {
   std::string spec = gi::read_text_file(kUser / "row_sum/spec.json");
   spec.replace(spec.find("\"row_sum\""), 9, "\"row_max\"");
-  for (const auto& [op, tie, wrong_tie] : {std::tuple{">", "gi_their_at < gi_at_best", "gi_their_at > gi_at_best"},
-                                           std::tuple{">=", "gi_their_at > gi_at_best", "gi_their_at < gi_at_best"}}) {
-    const fs::path dir = dir_ / "user" / (std::string("row_max") + (op[1] ? "_last" : "_first"));
+  struct Case {
+    const char *op, *initial, *score, *right, *wrong;
+  };
+  const std::string floor = "floorf(matrix[row * cols + column] * 2.0f)";
+  const Case cases[] = {
+      {">", "-5.0f", "", "gi_their_at < gi_at_best", "gi_their_at > gi_at_best"},
+      {">=", "-5.0f", "", "gi_their_at > gi_at_best", "gi_their_at < gi_at_best"},
+      {">=", "0.0f", "fminf", "-2147483647 - 1;", "2147483647;"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const fs::path dir = dir_ / "user" / ("row_max_" + std::to_string(++n));
     fs::create_directories(dir);
     std::ofstream(dir / "spec.json") << spec;
     std::ofstream(dir / "kernel.cu")
         << "extern \"C\" __global__ void row_max(const float* matrix, int rows, int cols, float* sums) {\n"
            "    const int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
            "    if (row >= rows) return;\n"
-           "    float best = -5.0f;\n"
+           "    float best = " << c.initial << ";\n"
            "    int at = -1;\n"
            "    for (int column = 0; column < cols; column++) {\n"
-           "        const float score = floorf(matrix[row * cols + column] * 2.0f);\n"
-           "        if (score " << op << " best) {\n"
+           "        const float score = " << (*c.score ? std::string(c.score) + "(" + floor + ", 0.0f)" : floor) << ";\n"
+           "        if (score " << c.op << " best) {\n"
            "            best = score;\n"
            "            at = column;\n"
            "        }\n"
@@ -398,11 +409,11 @@ TEST_F(WarpPerItemFamily, ARecordsTiesGoToTheIterationTheSeedsComparisonKeeps) {
     const gi::Seed seed = gi::load_seed(dir);
     const gi::grammar::Patch patch = gi::grammar::parse_patch("warp_per_item:<for_kernel.cu_6>=8");
     gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(seed.grammar, patch, seed.context);
-    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::Ok) << op << "\n" << variant.source;
-    const std::size_t at = variant.source.find(tie);
+    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::Ok) << c.op << "\n" << variant.source;
+    const std::size_t at = variant.source.find(c.right);
     ASSERT_NE(at, std::string::npos) << variant.source;
-    variant.source.replace(at, std::string(tie).size(), wrong_tie);
-    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput) << op;
+    variant.source.replace(at, std::string(c.right).size(), c.wrong);
+    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput) << c.op << " " << c.wrong;
   }
 }
 
