@@ -8,6 +8,8 @@
 #include "analysis/expression.hpp"
 #include "analysis/extremum_record.hpp"
 #include "analysis/global_index.hpp"
+#include "analysis/loop_nest.hpp"
+#include "analysis/token_ranges.hpp"
 #include "analysis/uniformity.hpp"
 
 namespace gi::analysis {
@@ -47,40 +49,6 @@ struct CalleeSummary {
   std::vector<int> writes;
 };
 
-std::size_t next_code(const std::vector<Token>& t, std::size_t i) {
-  while (i < t.size() && t[i].kind == TokenKind::Comment) ++i;
-  return i;
-}
-
-// The token closing the bracket at `open`.
-std::size_t closing(const std::vector<Token>& t, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < t.size(); ++i) {
-    if (t[i].kind != TokenKind::Punct) continue;
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if ((t[i].is(")") || t[i].is("]") || t[i].is("}")) && --depth == 0) return i;
-  }
-  return t.size();
-}
-
-// [first, last] split at depth-0 `sep` tokens (a part may be empty: first > last).
-std::vector<std::pair<std::size_t, std::size_t>> split(const std::vector<Token>& t, std::size_t first, std::size_t last,
-                                                       const char* sep) {
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
-  int depth = 0;
-  std::size_t start = first;
-  for (std::size_t i = first; i <= last && i < t.size(); ++i) {
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
-    if (depth == 0 && t[i].is(sep)) {
-      parts.emplace_back(start, i - 1);
-      start = i + 1;
-    }
-  }
-  parts.emplace_back(start, last);
-  return parts;
-}
-
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // Names whose use makes lanes of one group differ, or needs every thread of a warp or block.
@@ -100,18 +68,6 @@ std::string component_type(const std::string& t) {
       return b == "uint" ? "unsigned int" : b == "longlong" ? "long long" : b == "ulonglong" ? "unsigned long long" : b;
   }
   return "";
-}
-
-// A whole number literal (`4`, `-3`): its value; nullopt-free: `ok` false otherwise.
-long long literal_value(const Expr& e, bool& ok) {
-  const Expr* x = &e;
-  const bool negative = e.kind == ExprKind::Unary && e.text == "-";
-  if (negative) x = &e.children[0];
-  ok = x->kind == ExprKind::Literal && !x->text.empty() && x->text.size() < 10 &&
-       std::all_of(x->text.begin(), x->text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!ok) return 0;
-  const long long v = std::stoll(x->text);
-  return negative ? -v : v;
 }
 
 bool shuffled_type(const std::string& t) {
@@ -633,7 +589,7 @@ class FunctionLoops {
     if (h < *index_) return "the loop comes before the global index line";
     const auto loop = extent(h);
     if (!loop) return "the loop's body has no braces";
-    const ForForm form = for_form(h);
+    const ForLoopForm form = for_loop_form(k_, h);
     if (!form.ok) return "the loop is not `for (V = A; V < E; V++)`";
     const std::string& var = form.var;
     const int variable = resolve(var, h);
@@ -678,7 +634,7 @@ class FunctionLoops {
     std::vector<LoopFlag> flags;
     std::vector<LoopRecord> records;
     std::set<int> in_records;
-    const std::vector<NestLevel> nest = nest_of(h, *loop, body);
+    const std::vector<NestLevel> nest = nest_of(h, body);
     const std::string counter = nest.empty() ? var : "gi_flat";
     for (const auto& [d, list] : touched) {
       const std::string& n = name_of(d);
@@ -730,7 +686,7 @@ class FunctionLoops {
     site.sums = std::move(sums);
     site.flags = std::move(flags);
     site.records = std::move(records);
-    site.literal_trips = literal_trips(nest.empty() ? std::vector<std::size_t>{h} : levels_of(nest));
+    site.literal_trips = nest.empty() ? for_loop_form(k_, h).trips : nest_trips(nest);
     site.nest = nest;
     site.index_line = *index_;
     site.index_first = index_line_.first;
@@ -740,63 +696,6 @@ class FunctionLoops {
   }
 
   // ---- a loop's header, a perfect nest, flags and records ----
-
-  // `for (V = A; V < E; V++)` (`<=`, `++V`, `V += 1`); ok false otherwise.
-  struct ForForm {
-    bool ok = false;
-    std::string var, op;
-    bool declared_int = false;  // `for (int V = ...`
-    std::size_t start_first = 0, start_last = 0, step_first = 0, step_last = 0, header_first = 0, header_last = 0;
-    std::string start, bound;  // A and E as text
-    std::vector<std::string> bound_names, start_names;
-    long long trips = -1;  // with literal A and E
-  };
-  ForForm for_form(std::size_t h) const {
-    ForForm f;
-    const Element& header = k_.elements[h];
-    std::size_t lp = next_code(t_, header.tokens.first);
-    while (lp <= header.tokens.last && !t_[lp].is("(")) ++lp;
-    if (lp > header.tokens.last) return f;
-    const std::size_t rp = closing(t_, lp);
-    const auto parts = split(t_, lp + 1, rp - 1, ";");
-    if (parts.size() != 3 || parts[0].first > parts[0].second) return f;
-    std::size_t eq = parts[0].first;
-    while (eq <= parts[0].second && !t_[eq].is("=")) ++eq;
-    if (eq > parts[0].second || eq == parts[0].first) return f;
-    std::size_t v = eq - 1;
-    while (t_[v].kind == TokenKind::Comment) --v;
-    f.var = t_[v].text;
-    f.declared_int = v > parts[0].first && t_[v - 1].is("int") && v - 1 == next_code(t_, parts[0].first);
-    const auto start = parse_expression(t_, eq + 1, parts[0].second);
-    const auto cond = parse_expression(t_, parts[1].first, parts[1].second);
-    const auto step = parse_expression(t_, parts[2].first, parts[2].second);
-    if (!start || !cond || !step || cond->kind != ExprKind::Binary || (cond->text != "<" && cond->text != "<=") ||
-        !cond->children[0].is_name(f.var))
-      return f;
-    const bool unit = ((step->kind == ExprKind::Unary && (step->text == "++" || step->text == "post++")) &&
-                       step->children[0].is_name(f.var)) ||
-                      (step->kind == ExprKind::Binary && step->text == "+=" && step->children[0].is_name(f.var) &&
-                       step->children[1].kind == ExprKind::Literal && step->children[1].text == "1");
-    if (!unit) return f;
-    f.ok = true;
-    f.op = cond->text;
-    f.start = expression_text(t_, *start);
-    f.bound = expression_text(t_, cond->children[1]);
-    f.start_names = names_in(*start);
-    f.bound_names = names_in(cond->children[1]);
-    bool a_ok = false, e_ok = false;
-    const long long a = literal_value(*start, a_ok), e = literal_value(cond->children[1], e_ok);
-    if (a_ok && e_ok) f.trips = std::max(0LL, e - a + (f.op == "<=" ? 1 : 0));
-    f.start_first = next_code(t_, eq + 1);
-    f.start_last = parts[0].second;
-    while (t_[f.start_last].kind == TokenKind::Comment) --f.start_last;
-    f.step_first = next_code(t_, parts[2].first);
-    f.step_last = parts[2].second;
-    while (t_[f.step_last].kind == TokenKind::Comment) --f.step_last;
-    f.header_first = next_code(t_, header.tokens.first);
-    f.header_last = rp;
-    return f;
-  }
 
   std::size_t next_element(std::size_t i) const {
     ++i;
@@ -809,34 +708,14 @@ class FunctionLoops {
   // nest is collapsed into one loop over gi_flat, so the levels' bounds must
   // not read the nest's counters nor be assigned in it, and no break may end
   // an inner level (it would end the collapsed loop).
-  std::vector<NestLevel> nest_of(std::size_t h, const Extent& loop, const std::vector<std::size_t>& body) const {
-    std::vector<NestLevel> levels;
+  std::vector<NestLevel> nest_of(std::size_t h, const std::vector<std::size_t>& body) const {
+    const std::vector<NestLevel> levels = perfect_nest(k_, h);
     std::vector<std::string> counters, bounds;
     std::vector<int> blocks;
-    std::size_t at = h;
-    Extent around = loop;
-    while (true) {
-      const ForForm f = for_form(at);
-      if (!f.ok || !f.declared_int) break;
-      const auto reads_counter = [&](const std::vector<std::string>& names) {
-        return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-          return std::find(counters.begin(), counters.end(), n) != counters.end() || n == f.var;
-        });
-      };
-      if (reads_counter(f.start_names) || reads_counter(f.bound_names)) break;
-      const std::string span = "(" + f.bound + ") - (" + f.start + ")" + (f.op == "<=" ? " + 1" : "");
-      levels.push_back(NestLevel{f.var, f.start, span, at, f.header_first, f.header_last});
-      counters.push_back(f.var);
-      bounds.insert(bounds.end(), f.start_names.begin(), f.start_names.end());
-      bounds.insert(bounds.end(), f.bound_names.begin(), f.bound_names.end());
-      blocks.push_back(loop_block(at));
-      // The next level: the only thing in this one's braces.
-      const std::size_t inner = next_element(next_element(at));
-      if (inner >= k_.elements.size() || k_.elements[inner].kind != ElementKind::LoopHeader || !k_.elements[inner].is_for) break;
-      const auto x = extent(inner);
-      if (!x || next_element(x->close) != around.close) break;
-      at = inner;
-      around = *x;
+    for (const NestLevel& l : levels) {
+      counters.push_back(l.variable);
+      bounds.insert(bounds.end(), l.names.begin(), l.names.end());
+      blocks.push_back(loop_block(l.header));
     }
     if (levels.size() < 2) return {};
     bounds.insert(bounds.end(), counters.begin(), counters.end());  // recovered as constants
@@ -854,22 +733,6 @@ class FunctionLoops {
     }
     return levels;
   }
-  static std::vector<std::size_t> levels_of(const std::vector<NestLevel>& nest) {
-    std::vector<std::size_t> out;
-    for (const NestLevel& l : nest) out.push_back(l.header);
-    return out;
-  }
-  // The trip count of loops nested in each other, when all their bounds are literals; else -1.
-  long long literal_trips(const std::vector<std::size_t>& headers) const {
-    long long trips = 1;
-    for (std::size_t h : headers) {
-      const ForForm f = for_form(h);
-      if (f.trips < 0) return -1;
-      trips *= f.trips;
-    }
-    return trips;
-  }
-
   // A flag: the body only sets d to one constant (`inside = 0;`) and never reads it.
   bool flag_of(int d, const std::vector<Access>& in_body, LoopFlag& flag) const {
     std::string value;

@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/loop_nest.hpp"
 #include "grammar/kernel_structure.hpp"
 
 namespace gi::analysis {
@@ -76,13 +77,6 @@ struct LoopRecord {
   std::string score_type;
   std::vector<std::pair<std::string, std::string>> others;  // the other accesses assigned with it, and their types
   std::size_t score_statement = 0;  // where the record takes the iteration
-};
-
-// One loop of a perfect nest `for V0 {for V1 {... BODY}}` the site's loop
-// (level 0) heads: collapsed into one loop over gi_flat.
-struct NestLevel {
-  std::string variable, start, span;  // span: the trip count as an expression
-  std::size_t header = 0, header_first = 0, header_last = 0;  // its element, its `for` .. `)` tokens
 };
 
 struct WarpPerItemSite {
