@@ -6,7 +6,10 @@
 #include <set>
 
 #include "analysis/expression.hpp"
+#include "analysis/extremum_record.hpp"
 #include "analysis/global_index.hpp"
+#include "analysis/loop_nest.hpp"
+#include "analysis/token_ranges.hpp"
 #include "analysis/uniformity.hpp"
 
 namespace gi::analysis {
@@ -46,40 +49,6 @@ struct CalleeSummary {
   std::vector<int> writes;
 };
 
-std::size_t next_code(const std::vector<Token>& t, std::size_t i) {
-  while (i < t.size() && t[i].kind == TokenKind::Comment) ++i;
-  return i;
-}
-
-// The token closing the bracket at `open`.
-std::size_t closing(const std::vector<Token>& t, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < t.size(); ++i) {
-    if (t[i].kind != TokenKind::Punct) continue;
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if ((t[i].is(")") || t[i].is("]") || t[i].is("}")) && --depth == 0) return i;
-  }
-  return t.size();
-}
-
-// [first, last] split at depth-0 `sep` tokens (a part may be empty: first > last).
-std::vector<std::pair<std::size_t, std::size_t>> split(const std::vector<Token>& t, std::size_t first, std::size_t last,
-                                                       const char* sep) {
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
-  int depth = 0;
-  std::size_t start = first;
-  for (std::size_t i = first; i <= last && i < t.size(); ++i) {
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
-    if (depth == 0 && t[i].is(sep)) {
-      parts.emplace_back(start, i - 1);
-      start = i + 1;
-    }
-  }
-  parts.emplace_back(start, last);
-  return parts;
-}
-
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // Names whose use makes lanes of one group differ, or needs every thread of a warp or block.
@@ -89,6 +58,16 @@ std::optional<std::string> group_hazard(const std::string& name) {
   for (const char* p : {"__sync", "__shfl", "__ballot", "__any", "__all", "__activemask", "__match", "__reduce"})
     if (starts_with(name, p)) return "a barrier or warp collective (" + name + ")";
   return std::nullopt;
+}
+
+// The component type of a CUDA vector type (float4: float), or "".
+std::string component_type(const std::string& t) {
+  for (const char* base : {"float", "double", "int", "uint", "longlong", "ulonglong"}) {
+    const std::string b = base;
+    if (t.size() == b.size() + 1 && t.rfind(b, 0) == 0 && t.back() >= '1' && t.back() <= '4')
+      return b == "uint" ? "unsigned int" : b == "longlong" ? "long long" : b == "ulonglong" ? "unsigned long long" : b;
+  }
+  return "";
 }
 
 bool shuffled_type(const std::string& t) {
@@ -610,32 +589,11 @@ class FunctionLoops {
     if (h < *index_) return "the loop comes before the global index line";
     const auto loop = extent(h);
     if (!loop) return "the loop's body has no braces";
-    // The header: for (V = A; V < E; V++).
-    std::size_t lp = next_code(t_, header.tokens.first);
-    while (!t_[lp].is("(")) ++lp;
-    const std::size_t rp = closing(t_, lp);
-    const auto parts = split(t_, lp + 1, rp - 1, ";");
-    const char* form = "the loop is not `for (V = A; V < E; V++)`";
-    if (parts.size() != 3 || parts[0].first > parts[0].second) return form;
-    std::size_t eq = parts[0].first;
-    while (eq <= parts[0].second && !t_[eq].is("=")) ++eq;
-    if (eq > parts[0].second || eq == parts[0].first) return form;
-    std::size_t v = eq - 1;
-    while (t_[v].kind == TokenKind::Comment) --v;
-    const std::string var = t_[v].text;
-    std::string why;
-    const auto cond = parse_expression(t_, parts[1].first, parts[1].second, &why);
-    const auto step = parse_expression(t_, parts[2].first, parts[2].second, &why);
-    if (!cond || !step || cond->kind != ExprKind::Binary || (cond->text != "<" && cond->text != "<=") ||
-        !cond->children[0].is_name(var))
-      return form;
-    const bool unit = ((step->kind == ExprKind::Unary && (step->text == "++" || step->text == "post++")) &&
-                       step->children[0].is_name(var)) ||
-                      (step->kind == ExprKind::Binary && step->text == "+=" && step->children[0].is_name(var) &&
-                       step->children[1].kind == ExprKind::Literal && step->children[1].text == "1");
-    if (!unit) return form;
+    const ForLoopForm form = for_loop_form(k_, h);
+    if (!form.ok) return "the loop is not `for (V = A; V < E; V++)`";
+    const std::string& var = form.var;
     const int variable = resolve(var, h);
-    const std::vector<std::string> bound = names_in(cond->children[1]);
+    const std::vector<std::string>& bound = form.bound_names;
     // The body.
     std::vector<std::size_t> body;
     for (std::size_t i : elements_)
@@ -673,6 +631,11 @@ class FunctionLoops {
     const std::vector<Extent> around = loops_around(h, unbraced);
     if (unbraced) return "a loop around it has a body without braces";
     std::vector<LoopSum> sums;
+    std::vector<LoopFlag> flags;
+    std::vector<LoopRecord> records;
+    std::set<int> in_records;
+    const std::vector<NestLevel> nest = nest_of(h, body);
+    const std::string counter = nest.empty() ? var : "gi_flat";
     for (const auto& [d, list] : touched) {
       const std::string& n = name_of(d);
       const bool sum = !list.empty() && std::all_of(list.begin(), list.end(), [](const Access& a) { return a.use == Use::Sum; });
@@ -683,9 +646,20 @@ class FunctionLoops {
         sums.push_back(LoopSum{n, type});
         continue;
       }
-      if (auto why_not = temporary_problem(d, list, *loop, around, h)) return *why_not;
+      const auto why_not = temporary_problem(d, list, *loop, around, h);
+      if (!why_not || in_records.count(d)) continue;
+      LoopFlag flag;
+      if (flag_of(d, list, flag)) {
+        flags.push_back(flag);
+        continue;
+      }
+      std::string why_record;
+      if (record_of(d, list, *loop, body, counter == var ? type_of(variable) : "int", records, in_records, why_record))
+        continue;
+      return *why_not + why_record;
     }
-    if (sums.empty()) return "the loop sums nothing (no `x += e` of a variable declared outside it)";
+    if (sums.empty() && flags.empty() && records.empty())
+      return "the loop sums nothing (no `x += e`, flag or record of a maximum or minimum declared outside it)";
     // Memory: none written before the loop or in a loop around it; after it, whole statements.
     std::vector<std::size_t> stores;
     for (std::size_t i : elements_) {
@@ -703,19 +677,151 @@ class FunctionLoops {
     site.loop = h;
     site.body_close = loop->close;
     site.variable = var;
-    site.start_first = next_code(t_, eq + 1);
-    site.start_last = parts[0].second;
-    while (t_[site.start_last].kind == TokenKind::Comment) --site.start_last;
-    site.step_first = next_code(t_, parts[2].first);
-    site.step_last = parts[2].second;
-    while (t_[site.step_last].kind == TokenKind::Comment) --site.step_last;
-    site.header_first = next_code(t_, header.tokens.first);
-    site.header_last = rp;
+    site.start_first = form.start_first;
+    site.start_last = form.start_last;
+    site.step_first = form.step_first;
+    site.step_last = form.step_last;
+    site.header_first = form.header_first;
+    site.header_last = form.header_last;
     site.sums = std::move(sums);
+    site.flags = std::move(flags);
+    site.records = std::move(records);
+    site.literal_trips = nest.empty() ? for_loop_form(k_, h).trips : nest_trips(nest);
+    site.nest = nest;
     site.index_line = *index_;
     site.index_first = index_line_.first;
     site.index_last = index_line_.last;
     site.stores = std::move(stores);
+    return std::nullopt;
+  }
+
+  // ---- a loop's header, a perfect nest, flags and records ----
+
+  std::size_t next_element(std::size_t i) const {
+    ++i;
+    while (i < k_.elements.size() && k_.elements[i].kind == ElementKind::Comment) ++i;
+    return i;
+  }
+
+  // The perfect nest loop `h` heads, `for (int k ...) { for (int j ...) { BODY } }` with nothing
+  // between the headers and braces, as levels (two or more), or empty. The
+  // nest is collapsed into one loop over gi_flat, so the levels' bounds must
+  // not read the nest's counters nor be assigned in it, and no break may end
+  // an inner level (it would end the collapsed loop).
+  std::vector<NestLevel> nest_of(std::size_t h, const std::vector<std::size_t>& body) const {
+    const std::vector<NestLevel> levels = perfect_nest(k_, h);
+    std::vector<std::string> counters, bounds;
+    std::vector<int> blocks;
+    for (const NestLevel& l : levels) {
+      counters.push_back(l.variable);
+      bounds.insert(bounds.end(), l.names.begin(), l.names.end());
+      blocks.push_back(loop_block(l.header));
+    }
+    if (levels.size() < 2) return {};
+    bounds.insert(bounds.end(), counters.begin(), counters.end());  // recovered as constants
+    for (std::size_t i : body) {
+      const Element& e = k_.elements[i];
+      if (t_[next_code(t_, e.tokens.first)].is("break") && e.kind == ElementKind::Statement) {
+        int b = e.block;
+        while (b >= 0 && !k_.blocks[static_cast<std::size_t>(b)].breakable) b = k_.blocks[static_cast<std::size_t>(b)].parent;
+        if (std::find(blocks.begin(), blocks.end(), b) != blocks.end()) return {};
+      }
+      const bool level = std::any_of(levels.begin(), levels.end(), [&](const NestLevel& l) { return l.header == i; });
+      for (const Access& a : uses_[i].accesses)
+        if (!level && a.use != Use::Read && std::find(bounds.begin(), bounds.end(), name_of(a.variable)) != bounds.end())
+          return {};
+    }
+    return levels;
+  }
+  // A flag: the body only sets d to one constant (`inside = 0;`) and never reads it.
+  bool flag_of(int d, const std::vector<Access>& in_body, LoopFlag& flag) const {
+    std::string value;
+    for (const Access& a : in_body) {
+      if (a.use != Use::Whole || k_.elements[a.element].kind != ElementKind::Statement) return false;
+      const Element& e = k_.elements[a.element];
+      std::size_t last = e.tokens.last;
+      while (last > e.tokens.first && (t_[last].is(";") || t_[last].kind == TokenKind::Comment)) --last;
+      const auto x = parse_expression(t_, next_code(t_, e.tokens.first), last);
+      if (!x || x->kind != ExprKind::Binary || x->text != "=" || !x->children[0].is_name(name_of(d))) return false;
+      bool literal = false;
+      literal_value(x->children[1], literal);
+      const std::string v = expression_text(t_, x->children[1]);
+      if (!literal || (!value.empty() && v != value)) return false;
+      value = v;
+    }
+    const std::string type = type_of(d);
+    if (value.empty() || is_param(d) || !shuffled_type(type)) return false;
+    flag = LoopFlag{name_of(d), type, value};
+    return true;
+  }
+
+  // A record of a maximum or minimum d belongs to (analysis/extremum_record.hpp):
+  // every assignment of its variables in the body is in the comparison's
+  // braces, and they are read there only in the comparison.
+  bool record_of(int d, const std::vector<Access>& in_body, const Extent& loop, const std::vector<std::size_t>& body,
+                 const std::string& counter_type, std::vector<LoopRecord>& records, std::set<int>& in_records,
+                 std::string& why) const {
+    // The innermost if around d's first assignment in the body.
+    std::size_t assigned = 0;
+    for (const Access& a : in_body)
+      if (a.use != Use::Read) {
+        assigned = a.element;
+        break;
+      }
+    std::size_t comparison = 0;
+    for (std::size_t i = assigned; i > loop.header && comparison == 0; --i) {
+      const Element& e = k_.elements[i];
+      if (e.kind == ElementKind::IfHeader) {
+        const auto x = extent_of_if(i);
+        if (x && assigned > i && assigned < *x) comparison = i;
+      }
+    }
+    if (comparison == 0) return false;
+    const RecordUpdate r = record_update(k_, comparison);
+    const std::string at = " at " + line(comparison);
+    if (!r.why.empty()) return why = " (no record of a maximum or minimum kept by the comparison" + at + ": " + r.why + ")", false;
+    if (counter_type != "int") return why = " (a record of a maximum or minimum needs an int loop counter)", false;
+    LoopRecord record;
+    record.op = r.op;
+    record.key = r.compared.root;
+    std::set<int> roots;
+    for (const RecordField& f : r.fields) {
+      const int v = resolve(f.root, r.statements[0]);
+      if (!local(v) || is_param(v) || local_array(v) || encloses(loop_block(loop.header), k_.declarations[static_cast<std::size_t>(v)].block))
+        return why = " (" + f.root + ", of the record the comparison" + at + " keeps, is no local declared outside the loop)", false;
+      const std::string type = f.field.empty() ? type_of(v) : component_type(type_of(v));
+      if (!shuffled_type(type) || (!f.field.empty() && f.field.find_first_not_of("xyzw") != std::string::npos))
+        return why = " (" + f.access + ", of the record the comparison" + at + " keeps, is of a type gi does not shuffle)", false;
+      if (f.access == r.compared.access) record.score_type = type;
+      else if (std::none_of(record.others.begin(), record.others.end(), [&](const auto& o) { return o.first == f.access; }))
+        record.others.emplace_back(f.access, type);
+      roots.insert(v);
+    }
+    for (std::size_t i : body)
+      for (const Access& a : uses_[i].accesses) {
+        if (!roots.count(a.variable)) continue;
+        const bool in_comparison = std::find(r.statements.begin(), r.statements.end(), i) != r.statements.end();
+        if (a.use != Use::Read && !in_comparison)
+          return why = " (" + name_of(a.variable) + ", of the record the comparison" + at + " keeps, is assigned outside it at " +
+                       line(i) + ")", false;
+        if (a.use == Use::Read && i != comparison)
+          return why = " (" + name_of(a.variable) + ", of the record the comparison" + at + " keeps, is read at " + line(i) + ")",
+                 false;
+      }
+    (void)d;
+    record.score = r.compared.access;
+    record.score_statement = r.score_statement;
+    records.push_back(record);
+    in_records.insert(roots.begin(), roots.end());
+    return true;
+  }
+  // The closing brace element of the braced body of the if at element `i`; 0 without braces.
+  std::optional<std::size_t> extent_of_if(std::size_t i) const {
+    const std::size_t open = next_element(i);
+    if (open >= k_.elements.size() || k_.elements[open].kind != ElementKind::BlockOpen) return std::nullopt;
+    const std::size_t end = closing(t_, k_.elements[open].tokens.first);
+    for (std::size_t c = open; c < k_.elements.size(); ++c)
+      if (k_.elements[c].kind == ElementKind::BlockClose && k_.elements[c].tokens.first == end) return c;
     return std::nullopt;
   }
 
@@ -746,17 +852,7 @@ class FunctionLoops {
     const std::vector<Access> all = accesses_of(d);
     for (const Access& a : in_body)
       if (a.use != Use::Whole && !covered(a, in_body, loop.header, loop.close)) {
-          const Element& e = k_.elements[a.element];
-          std::string hint;
-          // `if (v > best) best = v;`: a maximum (with its position) is no sum.
-          for (std::size_t i = a.element + 1; i-- > loop.header;)
-            if (k_.elements[i].kind == ElementKind::IfHeader && k_.elements[i].condition &&
-                (i == a.element || encloses(k_.elements[i].block_after, e.block))) {
-              for (std::size_t t = k_.elements[i].condition->first; t <= k_.elements[i].condition->last; ++t)
-                if (t_[t].is(n)) hint = " (a maximum or minimum kept with its position: not supported yet)";
-              break;
-            }
-          return line(a.element) + ": " + n + " is carried from one iteration to the next and is no sum" + hint;
+          return line(a.element) + ": " + n + " is carried from one iteration to the next and is no sum";
         }
     for (const Access& r : all) {
       if (r.use == Use::Whole || (r.element >= loop.header && r.element <= loop.close)) continue;
@@ -771,10 +867,7 @@ class FunctionLoops {
                                              : covered(r, all, shared->header, r.element);
       if (!ok)
         return line(r.element) + ": " + n + ", assigned in the loop at " + line(in_body.empty() ? h : in_body[0].element) +
-               ", is read after it and is no sum" +
-               (std::any_of(in_body.begin(), in_body.end(), [](const Access& a) { return a.use == Use::Part; })
-                    ? " (assigned in part: a maximum or minimum kept with its position is not supported yet)"
-                    : "");
+               ", is read after it and is no sum";
     }
     return std::nullopt;
   }

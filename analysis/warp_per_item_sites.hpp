@@ -37,23 +37,46 @@
 //        a whole assignment `x = e` (or a call that fills a local array),
 //        and the value the loop leaves is never read (every read after the
 //        loop, or before it inside a loop around it, follows a whole
-//        assignment made after the loop or in that same pass);
-//  - has at least one sum.
-// Anything else is refused with the line and the name (refusals). A
-// maximum with its position (`if (v > best) { best = v; at = i; }`) is
-// refused as such: combining it needs each lane's first iteration of the
-// best value, which is left for later.
+//        assignment made after the loop or in that same pass), or as
+//      flags: the body only sets x to one literal (`inside = 0;`) and
+//        never reads it; any lane that set it sets it for the group, or as
+//      records of a maximum or minimum (analysis/extremum_record.hpp):
+//        `if (SCORE > best.w) { best.x = ...; best.w = SCORE; }` (>=, <,
+//        <= too), the record's variables assigned nowhere else in the body
+//        and read there only in the comparison, the loop counter an int;
+//  - has at least one sum, flag or record.
+// A loop heading a perfect nest (nothing between the headers and braces,
+// int counters declared in the headers, bounds free of the nest's counters)
+// is collapsed into one loop over the nest's iterations (`nest`).
+// Anything else is refused with the line and the name (refusals).
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "analysis/loop_nest.hpp"
 #include "grammar/kernel_structure.hpp"
 
 namespace gi::analysis {
 
 struct LoopSum {
   std::string name, type;  // the accumulator and its declared type
+};
+
+// A variable the body only sets to one constant, read after the loop: if
+// any lane set it, every lane takes the constant.
+struct LoopFlag {
+  std::string name, type, value;
+};
+
+// A maximum or minimum kept with what goes with it (analysis/extremum_record.hpp).
+struct LoopRecord {
+  std::string op;     // SCORE op compared: >, >=, <, <=
+  std::string key;    // the compared variable's name: the lane's iteration is gi_at_<key>
+  std::string score;  // the compared access ("best.w") and its type
+  std::string score_type;
+  std::vector<std::pair<std::string, std::string>> others;  // the other accesses assigned with it, and their types
+  std::size_t score_statement = 0;  // where the record takes the iteration
 };
 
 struct WarpPerItemSite {
@@ -64,6 +87,12 @@ struct WarpPerItemSite {
   // Tokens of the start value A and of the step, and of `for` .. `)`.
   std::size_t start_first = 0, start_last = 0, step_first = 0, step_last = 0, header_first = 0, header_last = 0;
   std::vector<LoopSum> sums;
+  std::vector<LoopFlag> flags;
+  std::vector<LoopRecord> records;
+  // A perfect nest of two or more loops (int counters declared in their
+  // headers, bounds free of the nest's counters) is collapsed: empty otherwise.
+  std::vector<NestLevel> nest;
+  long long literal_trips = -1;  // the trip count (of the whole nest) when its bounds are literals, else -1
   std::size_t index_line = 0;  // the global index line's element
   std::size_t index_first = 0, index_last = 0;  // its index expression's tokens
   std::vector<std::size_t> stores;  // statements after the loop that write memory: one lane makes them

@@ -127,24 +127,86 @@ TEST(WarpPerItemSites, VoxelToNodeGradientsThreeLoopsAreSites) {
   }
 }
 
-// Block matching: the sums over a block's voxels are sites; the loops over
-// displacements keep the best NCC with its position (an argmax), refused as such.
-TEST(WarpPerItemSites, BlockMatchingsMeansAreSitesAndItsArgmaxIsRefused) {
+// Block matching: every loop is a site: the sums over a block's voxels, the
+// warped mean's loops with their flag `inside`, and the displacement loops
+// with their record of the best NCC (k heads a perfect nest of three, j of two).
+TEST(WarpPerItemSites, BlockMatchingsLoopsAreSitesWithTheirFlagAndRecord) {
   const auto found = sites_of_file(kPlain / "blockmatching_ncc_block_matching.cu");
   std::vector<std::string> lines;
   const auto k = gi::grammar::parse_kernel(gi::read_text_file(kPlain / "blockmatching_ncc_block_matching.cu"), "k.cu");
   for (const auto& s : found.sites) lines.push_back(std::to_string(line_of(k, s.loop)));
   std::string all;
   for (const auto& r : found.refusals) all += r + "\n";
-  // The three loops of each of the three sums over a block's voxels.
-  EXPECT_EQ(lines, (std::vector<std::string>{"58", "60", "62", "77", "79", "81", "123", "125", "127"})) << all;
-  EXPECT_NE(all.find("line 94: line 144: result is carried from one iteration to the next and is no sum "
-                     "(a maximum or minimum kept with its position: not supported yet)"),
-            std::string::npos)
+  EXPECT_EQ(lines, (std::vector<std::string>{"58", "60", "62", "77", "79", "81", "94", "95", "96", "99", "101", "103", "123",
+                                             "125", "127"}))
       << all;
-  EXPECT_NE(all.find("line 99: line 119: inside, assigned in the loop at line 112, is read after it and is no sum"),
-            std::string::npos)
-      << all;
+  for (const auto& s : found.sites) {
+    const int line = line_of(k, s.loop);
+    if (line == 94 || line == 95 || line == 96) {
+      ASSERT_EQ(s.records.size(), 1u) << line;
+      EXPECT_EQ(s.records[0].op, ">");
+      EXPECT_EQ(s.records[0].key, "result");
+      EXPECT_EQ(s.records[0].score, "result.w");
+      ASSERT_EQ(s.records[0].others.size(), 3u);
+      EXPECT_EQ(s.records[0].others[2].first, "result.z");
+      EXPECT_EQ(s.nest.size(), line == 94 ? 3u : line == 95 ? 2u : 0u) << line;
+      EXPECT_EQ(s.literal_trips, -1);
+      EXPECT_TRUE(s.flags.empty());  // inside is set again in every iteration: a temporary
+    }
+    if (line == 99 || line == 101 || line == 103) {
+      ASSERT_EQ(s.flags.size(), 1u) << line;
+      EXPECT_EQ(s.flags[0].name, "inside");
+      EXPECT_EQ(s.flags[0].value, "0");
+      EXPECT_EQ(s.sums.size(), 1u);  // warpedMean
+      EXPECT_EQ(s.literal_trips, 4);
+    }
+  }
+}
+
+// A maximum kept with its position by one comparison is a site (each of
+// the four comparisons); a record assigned or read outside its comparison,
+// or a comparison with something the body does not assign, is refused.
+TEST(WarpPerItemSites, RecordsOfAMaximumAreSitesAndOthersAreRefused) {
+  const std::string head = "__global__ void k(const float* x, int n, int m, float limit, float* out) {\n"
+                           "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    float best = -1.0f;\n    int at = -1;\n"
+                           "    for (int i = 0; i < m; i++) {\n";
+  const std::string tail = "    }\n    out[t] = best + at;\n}\n";
+  for (const char* op : {">", ">=", "<", "<="}) {
+    const auto found = sites(head + "        if (x[i] " + op + " best) {\n            best = x[i];\n            at = i;\n        }\n" + tail);
+    ASSERT_EQ(found.sites.size(), 1u) << op << (found.refusals.empty() ? "" : found.refusals[0]);
+    ASSERT_EQ(found.sites[0].records.size(), 1u);
+    EXPECT_EQ(found.sites[0].records[0].op, op);
+    EXPECT_EQ(found.sites[0].records[0].key, "best");
+    EXPECT_EQ(found.sites[0].records[0].others, (std::vector<std::pair<std::string, std::string>>{{"at", "int"}}));
+  }
+  // The position also assigned outside the comparison.
+  EXPECT_NE(refusal(head + "        if (x[i] > best) {\n            best = x[i];\n            at = i;\n        }\n"
+                           "        if (x[i] < -0.5f) at = -2;\n" + tail)
+                .find("at, of the record the comparison at line 6 keeps, is assigned outside it at line 10"),
+            std::string::npos);
+  // The record read outside its comparison (a second best would need it).
+  EXPECT_NE(refusal(head + "        float gap = x[i] - best;\n        if (x[i] > best) {\n            best = x[i];\n"
+                           "            at = i;\n        }\n        if (gap > 0.0f) {}\n" + tail)
+                .find("best, of the record the comparison at line 7 keeps, is read at line 6"),
+            std::string::npos);
+  // A comparison with something else: the record never takes what it was compared with.
+  EXPECT_NE(refusal(head + "        if (x[i] > limit) {\n            best = x[i];\n            at = i;\n        }\n" + tail)
+                .find("is read after it and is no sum (no record of a maximum or minimum kept by the comparison at line 6: "
+                      "limit, compared with, is not assigned in the comparison's body)"),
+            std::string::npos);
+  // A flag is a site; two constants are not (the last one set would win).
+  const std::string flag_head = "__global__ void k(const float* x, int m, int* out) {\n"
+                                "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n    int found = 0;\n"
+                                "    for (int i = 0; i < m; i++) {\n";
+  const auto flagged = sites(flag_head + "        if (x[i] < 0.0f) found = 1;\n    }\n    out[t] = found;\n}\n");
+  ASSERT_EQ(flagged.sites.size(), 1u) << (flagged.refusals.empty() ? "" : flagged.refusals[0]);
+  ASSERT_EQ(flagged.sites[0].flags.size(), 1u);
+  EXPECT_EQ(flagged.sites[0].flags[0].value, "1");
+  EXPECT_NE(refusal(flag_head + "        if (x[i] < 0.0f) found = 1;\n        if (x[i] > 2.0f) found = 2;\n    }\n"
+                                "    out[t] = found;\n}\n")
+                .find("found, assigned in the loop at line 5, is read after it and is no sum"),
+            std::string::npos);
 }
 
 TEST(WarpPerItemSites, TheExactJacobianGradientsThreeLoopsAreSites) {
@@ -167,6 +229,22 @@ class WarpPerItemFamily : public ::testing::Test {
     std::ofstream(patch) << edit << "\n";
     return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
                             (dir_ / "cache").string() + "\"");
+  }
+
+  // The status of a variant (not necessarily one a patch makes) on the seed's first training check.
+  gi::fitness::RunStatus status_of(const gi::Seed& seed, const gi::grammar::PatchedKernel& variant) {
+    const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(seed.dir);
+    gi::fitness::EmulatorOptions options;
+    options.cache_dir = dir_ / "emulator";
+    const gi::fitness::CpuEmulator emulator(options);
+    gi::use_emulated_seed_as_reference(emulator, seed, spec);
+    gi::EmulatedVariant run;
+    run.kernel = emulator.load(variant.source, spec.entry, "kernel.cu");
+    run.launch = variant.launch;
+    EXPECT_TRUE(run.ok()) << run.kernel.error;
+    const unsigned block = spec.default_block_size;
+    auto work = gi::fitness::prepare_workload(spec, gi::emulated_training_workloads(spec)[0], 0, std::nullopt, block);
+    return gi::emulate_workload(emulator, run, spec, work, block).check.status;
   }
 
   static void compiles(const std::string& source, const std::string& what) {
@@ -287,6 +365,79 @@ TEST_F(WarpPerItemFamily, PatchesThatCannotHoldTheirEditsTogetherAreRejected) {
             std::string::npos);
   EXPECT_EQ(rejection("warp_per_item:<for_kernel.cu_" + x + ">=16"), "accepted");
   EXPECT_NE(rejection("warp_per_item:<for_kernel.cu_" + x + ">=12").find("4, 8, 16 or 32"), std::string::npos);
+}
+
+// Ties on purpose: the scores floorf(2x) of uniform(-1, 1) values take four
+// values, so a row's first and last column with the maximum differ. With
+// `>` the seed keeps the first, with `>=` the last; the combine must pick the
+// same, and a combine that breaks ties the other way fails the check. The
+// value from before the loop ties too when the scores are capped at it: `>=`
+// replaces it by the last iteration that equals it, so it must come before
+// every iteration (a sentinel after them all fails).
+TEST_F(WarpPerItemFamily, ARecordsTiesGoToTheIterationTheSeedsComparisonKeeps) {
+  std::string spec = gi::read_text_file(kUser / "row_sum/spec.json");
+  spec.replace(spec.find("\"row_sum\""), 9, "\"row_max\"");
+  struct Case {
+    const char *op, *initial, *score, *right, *wrong;
+  };
+  const std::string floor = "floorf(matrix[row * cols + column] * 2.0f)";
+  const Case cases[] = {
+      {">", "-5.0f", "", "gi_their_at < gi_at_best", "gi_their_at > gi_at_best"},
+      {">=", "-5.0f", "", "gi_their_at > gi_at_best", "gi_their_at < gi_at_best"},
+      {">=", "0.0f", "fminf", "-2147483647 - 1;", "2147483647;"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const fs::path dir = dir_ / "user" / ("row_max_" + std::to_string(++n));
+    fs::create_directories(dir);
+    std::ofstream(dir / "spec.json") << spec;
+    std::ofstream(dir / "kernel.cu")
+        << "extern \"C\" __global__ void row_max(const float* matrix, int rows, int cols, float* sums) {\n"
+           "    const int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    if (row >= rows) return;\n"
+           "    float best = " << c.initial << ";\n"
+           "    int at = -1;\n"
+           "    for (int column = 0; column < cols; column++) {\n"
+           "        const float score = " << (*c.score ? std::string(c.score) + "(" + floor + ", 0.0f)" : floor) << ";\n"
+           "        if (score " << c.op << " best) {\n"
+           "            best = score;\n"
+           "            at = column;\n"
+           "        }\n"
+           "    }\n"
+           "    sums[row] = (float)at;\n"
+           "}\n";
+    const gi::Seed seed = gi::load_seed(dir);
+    const gi::grammar::Patch patch = gi::grammar::parse_patch("warp_per_item:<for_kernel.cu_6>=8");
+    gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(seed.grammar, patch, seed.context);
+    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::Ok) << c.op << "\n" << variant.source;
+    const std::size_t at = variant.source.find(c.right);
+    ASSERT_NE(at, std::string::npos) << variant.source;
+    variant.source.replace(at, std::string(c.right).size(), c.wrong);
+    EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput) << c.op << " " << c.wrong;
+  }
+}
+
+// The library's block matching at its default switch (the plain path): the
+// displacement nest collapsed and shared by 32 lanes passes its checks; the
+// record's position left out of the combine does not; the loops of four
+// literal iterations are no candidates.
+TEST_F(WarpPerItemFamily, TheLibrarysBlockMatchingPassesItsChecksWithItsDisplacementsShared) {
+  const fs::path dir = gi::test::source_dir() / "seeds/blockmatching/ncc_block_matching";
+  const gi::Seed seed = gi::load_seed(dir);
+  const int k_loop = gi::test::last_rule_line_holding(seed, "for (int k = -searchRadius; k <= searchRadius; k++)");
+  const std::string edit = "warp_per_item:<for_kernel.cu_" + std::to_string(k_loop) + ">=32";
+  const auto candidates = gi::grammar::edit_family("warp_per_item").candidates(seed.grammar, seed.context);
+  // k, j and i; the two passes' 3 x 3 loops of 4 voxels are left out.
+  EXPECT_EQ(candidates.size(), 3 * seed.context.warp_group_sizes.size());
+  const auto run = emulate(dir, edit);
+  EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+  EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+  gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(seed.grammar, gi::grammar::parse_patch(edit), seed.context);
+  compiles(variant.source, edit);
+  const std::size_t at = variant.source.find("result.x = gi_other_result_x;");
+  ASSERT_NE(at, std::string::npos) << variant.source;
+  variant.source.erase(at, std::string("result.x = gi_other_result_x;").size());
+  EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput);
 }
 
 // The grid grows by the group size; a block that a group would straddle is refused.

@@ -5,7 +5,7 @@
 // A + l, A + l + G, ..., so neighbouring lanes read neighbouring addresses
 // where the loop walks a row. Each sum the loop keeps starts from zero in
 // every lane but the first (the value from before the loop counts once),
-// and after the loop the lanes combine their partial sums with a butterfly
+// and after the loop the lanes combine their partial results with a butterfly
 // of __shfl_xor_sync within the group: every lane then holds the totals and
 // runs the rest of the kernel as the seed's thread would; only the group's
 // first lane (gi_lane == 0) makes the stores after the loop.
@@ -28,8 +28,19 @@
 // group's first lane, becomes that lane's register update, and the other
 // lanes add the identity.
 //
+// A flag the body sets to a constant takes it in every lane if any lane set
+// it. A record of a maximum or minimum (`if (ncc > result.w) {...}`) keeps
+// the iteration it comes from (gi_at_R: the loop's counter, INT_MIN for the
+// value from before the loop); the combine takes the partner's record when
+// its score is better or, equal, when its iteration is the one the seed's
+// comparison keeps (the first for > and <, the last for >= and <=). A perfect
+// nest of loops is collapsed into one (gi_flat) so that a short outer loop
+// (block matching's 7 displacements along z) still gives every lane work.
+// Loops of a few literal iterations (fewer than 2G) are not offered.
+//
 // Float sums are reassociated, which the seed's tolerance judges as for any
 // variant (integer sums are exact).
+#include <algorithm>
 #include <cstdio>
 
 #include "analysis/warp_per_item_sites.hpp"
@@ -86,6 +97,78 @@ std::function<std::string(const std::string&)> first_lane_only(bool braced) {
   };
 }
 
+// `x.y` as a name part: `x_y`.
+std::string plain(std::string access) {
+  std::replace(access.begin(), access.end(), '.', '_');
+  return access;
+}
+
+// A perfect nest `for (int k ...) { for (int j ...) { for (int i ...) { BODY } } }`
+// becomes one loop over gi_flat < span_k * span_j * span_i that the lanes
+// stride over: the outer header turns into the gi_flat loop, each inner one
+// into the declaration of the counters it recovers (the braces stay as plain
+// blocks), i fastest as in the seed.
+void collapse(const Grammar& g, const analysis::WarpPerItemSite& site, const std::string& G, std::vector<std::string>& open,
+              PatchState& s) {
+  const auto& nest = site.nest;
+  std::string count;
+  for (const auto& level : nest) {
+    open.push_back("    const int gi_span_" + level.variable + " = " + level.span + ";");
+    count += (count.empty() ? "" : " * ") + std::string("gi_span_") + level.variable;
+  }
+  std::string positive;
+  for (const auto& level : nest) positive += (positive.empty() ? "" : " && ") + std::string("gi_span_") + level.variable + " > 0";
+  open.push_back("    const int gi_count = " + positive + " ? " + count + " : 0;  // the nest's iterations, collapsed");
+  // The counter of level l: its start plus gi_flat / (the spans inside it) % its span.
+  auto recover = [&](std::size_t l) {
+    std::string inner;
+    for (std::size_t m = l + 1; m < nest.size(); ++m) inner += (inner.empty() ? "" : " * ") + std::string("gi_span_") + nest[m].variable;
+    std::string at = inner.empty() ? "gi_flat" : "gi_flat / (" + inner + ")";
+    if (l > 0) at += " % gi_span_" + nest[l].variable;
+    const std::string& start = nest[l].start;
+    const bool simple = start.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", 1) ==
+                            std::string::npos;  // a name or number, maybe negated
+    return "const int " + nest[l].variable + " = " + (simple ? start : "(" + start + ")") + " + " + at + ";";
+  };
+  const std::string first = text_of(g, nest[0].header_first, nest[0].header_last);
+  s.rules[g.rule_of_element(nest[0].header)].rewrites["warp_per_item"] =
+      replacing(first, "for (int gi_flat = gi_lane; gi_flat < gi_count; gi_flat += " + G + ")");
+  for (std::size_t l = 1; l < nest.size(); ++l) {
+    std::string declarations = recover(l - 1);
+    if (l + 1 == nest.size()) declarations += "  " + recover(l);
+    s.rules[g.rule_of_element(nest[l].header)].rewrites["warp_per_item"] =
+        replacing(text_of(g, nest[l].header_first, nest[l].header_last), declarations);
+  }
+}
+
+// One butterfly step of a record: each field of the partner lane's, taken
+// when its score is better or, equal, from the iteration the seed's
+// comparison keeps (the earlier for > and <, the later for >= and <=). A NaN
+// never enters a record (no comparison holds), so only the value from before
+// the loop can be one, and then all lanes hold it.
+void combine_record(const analysis::LoopRecord& r, const std::string& G, std::vector<std::string>& done) {
+  const std::string strict = r.op.substr(0, 1);
+  const std::string tie = r.op.size() == 1 ? "<" : ">";
+  const std::string mine = "gi_at_" + r.key, theirs = "gi_their_at";
+  done.push_back("        {  // the record of " + r.key + ": the " + (strict == ">" ? "larger" : "smaller") + " " + r.score +
+                 ", on equal ones the " + (tie == "<" ? "earlier" : "later") + " iteration");
+  auto shuffle = [&](const std::string& type, const std::string& access) {
+    done.push_back("            const " + type + " gi_other_" + plain(access) + " = __shfl_xor_sync(gi_mask, " + access +
+                   ", gi_step, " + G + ");");
+  };
+  shuffle(r.score_type, r.score);
+  done.push_back("            const int " + theirs + " = __shfl_xor_sync(gi_mask, " + mine + ", gi_step, " + G + ");");
+  for (const auto& [access, type] : r.others) shuffle(type, access);
+  const std::string other = "gi_other_" + plain(r.score);
+  done.push_back("            if (" + other + " " + strict + " " + r.score + " || (" + other + " == " + r.score + " && " + theirs +
+                 " " + tie + " " + mine + ")) {");
+  for (const auto& [access, type] : r.others) done.push_back("                " + access + " = gi_other_" + plain(access) + ";");
+  done.push_back("                " + r.score + " = " + other + ";");
+  done.push_back("                " + mine + " = " + theirs + ";");
+  done.push_back("            }");
+  done.push_back("        }");
+}
+
 class WarpPerItemFamily : public EditFamily {
  public:
   std::string name() const override { return "warp_per_item"; }
@@ -116,7 +199,8 @@ class WarpPerItemFamily : public EditFamily {
     std::vector<Edit> out;
     for (const auto& s : sites_of(g, context).sites)
       for (int size : context.warp_group_sizes)
-        if (group_size(size)) out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.loop)), "", size, 0, ""});
+        // A loop of a few literal iterations (`for (a = 0; a < 4; a++)`) leaves most lanes idle: legal, not offered.
+        if (group_size(size) && (s.literal_trips < 0 || s.literal_trips >= 2 * size)) out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.loop)), "", size, 0, ""});
     return out;
   }
 
@@ -142,28 +226,40 @@ class WarpPerItemFamily : public EditFamily {
     s.rules[index_rule].rewrites[name()] =
         replacing(text_of(g, site.index_first, site.index_last), "blockIdx.x * (blockDim.x / " + G + ") + threadIdx.x / " + G);
 
-    // The loop: lane l takes iterations A + l, A + l + G, ...
-    const std::string start = text_of(g, site.start_first, site.start_last);
-    const std::string header = text_of(g, site.header_first, site.header_last);
-    std::string split = header;
-    const auto& tokens = g.parsed().tokens;
-    const std::size_t step_at = tokens[site.step_first].offset - tokens[site.header_first].offset;
-    split.replace(step_at, text_of(g, site.step_first, site.step_last).size(), site.variable + " += " + G);
-    const std::size_t start_at = tokens[site.start_first].offset - tokens[site.header_first].offset;
-    split.replace(start_at, start.size(), start == "0" ? "gi_lane" : start + " + gi_lane");
-    s.rules[rule].rewrites[name()] = replacing(header, split);
-
-    // Around it: the sums start from zero in all lanes but the first, and are combined after it.
+    // The loop: lane l takes iterations A + l, A + l + G, ... (of the collapsed nest: gi_flat).
     std::vector<std::string> open = {
         "{  // gi warp_per_item: the " + G + " lanes of a group share this loop; lane l takes iterations l, l + " + G + ", ...",
         "    const unsigned gi_first = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32 / " + G +
             " * " + G + ";  // the group's first lane in its warp",
         "    const unsigned gi_mask = (0xffffffffu >> (32 - " + G + ")) << gi_first;  // the group's lanes"};
+    const std::string header = text_of(g, site.header_first, site.header_last);
+    if (site.nest.empty()) {
+      const std::string start = text_of(g, site.start_first, site.start_last);
+      std::string split = header;
+      const auto& tokens = g.parsed().tokens;
+      const std::size_t step_at = tokens[site.step_first].offset - tokens[site.header_first].offset;
+      split.replace(step_at, text_of(g, site.step_first, site.step_last).size(), site.variable + " += " + G);
+      const std::size_t start_at = tokens[site.start_first].offset - tokens[site.header_first].offset;
+      split.replace(start_at, start.size(), start == "0" ? "gi_lane" : start + " + gi_lane");
+      s.rules[rule].rewrites[name()] = replacing(header, split);
+    } else {
+      collapse(g, site, G, open, s);
+    }
     for (const auto& sum : site.sums) open.push_back("    if (gi_lane != 0) " + sum.name + " = 0;  // the value before the loop counts once");
-    std::vector<std::string> done = {"    // the lanes' partial sums combined: every lane of the group gets the totals",
+    const std::string counter = site.nest.empty() ? site.variable : "gi_flat";
+    for (const auto& r : site.records) {
+      open.push_back("    int gi_at_" + r.key + " = -2147483647 - 1;  // the iteration " + r.key +
+                     "'s record comes from: the value before the loop comes before every iteration");
+      s.rules[g.rule_of_element(r.score_statement)].line_before[name()] = "gi_at_" + r.key + " = " + counter + ";";
+    }
+    std::vector<std::string> done = {"    // the lanes' partial results combined: every lane of the group gets the group's results",
                                      "    for (int gi_step = " + std::to_string(e.value / 2) + "; gi_step > 0; gi_step /= 2) {"};
     for (const auto& sum : site.sums)
       done.push_back("        " + sum.name + " += __shfl_xor_sync(gi_mask, " + sum.name + ", gi_step, " + G + ");");
+    for (const auto& f : site.flags)
+      done.push_back("        if (__shfl_xor_sync(gi_mask, " + f.name + ", gi_step, " + G + ") == " + f.value + ") " + f.name +
+                     " = " + f.value + ";  // a lane that set the flag sets it for all");
+    for (const auto& r : site.records) combine_record(r, G, done);
     done.push_back("    }");
     done.push_back("}");
     std::size_t first = rule;

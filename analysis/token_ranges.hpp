@@ -1,0 +1,47 @@
+#pragma once
+// Token ranges of a kernel's statements: the next code token, the bracket
+// that closes one, a range split at its top-level separators. Shared by the
+// loop analyses (analysis/warp_per_item_sites.cpp, analysis/loop_nest.cpp).
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "grammar/token.hpp"
+
+namespace gi::analysis {
+
+inline std::size_t next_code(const std::vector<grammar::Token>& t, std::size_t i) {
+  while (i < t.size() && t[i].kind == grammar::TokenKind::Comment) ++i;
+  return i;
+}
+
+// The token closing the bracket at `open`.
+inline std::size_t closing(const std::vector<grammar::Token>& t, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < t.size(); ++i) {
+    if (t[i].kind != grammar::TokenKind::Punct) continue;
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
+    if ((t[i].is(")") || t[i].is("]") || t[i].is("}")) && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+// [first, last] split at depth-0 `sep` tokens (a part may be empty: first > last).
+inline std::vector<std::pair<std::size_t, std::size_t>> split(const std::vector<grammar::Token>& t, std::size_t first, std::size_t last,
+                                                       const char* sep) {
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  int depth = 0;
+  std::size_t start = first;
+  for (std::size_t i = first; i <= last && i < t.size(); ++i) {
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
+    if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
+    if (depth == 0 && t[i].is(sep)) {
+      parts.emplace_back(start, i - 1);
+      start = i + 1;
+    }
+  }
+  parts.emplace_back(start, last);
+  return parts;
+}
+
+}  // namespace gi::analysis
