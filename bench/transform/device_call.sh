@@ -47,7 +47,7 @@ evolve() {  # name, then gi evolve's arguments
     wanted "$(basename "$seed")" && evolve "user-$(basename "$seed")" "$seed"
   done
   for kernel in tools/sum_reduction optimiser/cg_dot_products tools/max_vector_length similarity/nmi_joint_histogram \
-    tools/voxel_to_node_gradient bspline/log_jacobian_gradient_exact blockmatching/ncc_block_matching; do
+    tools/voxel_to_node_gradient bspline/log_jacobian_gradient_exact blockmatching/ncc_block_matching tools/intensity_minmax; do
     wanted "$kernel" && evolve "withheld-${kernel//\//-}" "$kernel" --families transform,structural
   done
 } 2>&1 | tee "$OUT/transform.log"
