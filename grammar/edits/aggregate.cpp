@@ -17,6 +17,7 @@
 #include "analysis/aggregate_sites.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_text.hpp"
+#include "grammar/edits/atomic_site_edit.hpp"
 #include "grammar/edits/line_edits.hpp"
 #include "grammar/patch_state.hpp"
 #include "grammar/switches.hpp"
@@ -25,21 +26,8 @@ namespace gi::grammar {
 namespace {
 
 analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) {
-  const ParsedKernel& k = g.parsed();
-  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
-  return analysis::find_aggregate_sites(k, [&](std::size_t t) {
-    const int line = k.tokens[t].line;
-    return line <= 0 || static_cast<std::size_t>(line) >= live_line.size() || live_line[static_cast<std::size_t>(line)];
-  });
+  return analysis::find_aggregate_sites(g.parsed(), edits::live_tokens(g, context));
 }
-
-const analysis::AggregateSite* site_at(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule) {
-  for (const auto& s : sites.sites)
-    if (g.rule_of_element(s.element) == rule) return &s;
-  return nullptr;
-}
-
-std::string indentation_of(const std::string& text) { return text.substr(0, text.find_first_not_of(" \t")); }
 
 // `into` combined with `value` by the operation, as a statement.
 std::string combine(const std::string& kind, const std::string& into, const std::string& value) {
@@ -86,12 +74,6 @@ std::vector<std::string> reduction(const analysis::AggregateSite& site, const st
   return out;
 }
 
-std::string joined(const std::vector<std::string>& lines, const std::string& indent) {
-  std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" + indent : std::string()) + lines[i];
-  return out;
-}
-
 class AggregateFamily : public EditFamily {
  public:
   std::string name() const override { return "aggregate"; }
@@ -110,7 +92,7 @@ class AggregateFamily : public EditFamily {
     const auto t = edits::named_rule(g, e.target);
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
-    if (site_at(g, sites, t->index)) return std::nullopt;
+    if (edits::site_at(g, sites, t->index)) return std::nullopt;
     const int line = g.rule(t->index).first_line;
     for (const std::string& refusal : sites.refusals)
       if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no aggregate site: " + refusal;
@@ -128,7 +110,7 @@ class AggregateFamily : public EditFamily {
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
     const std::size_t rule = *g.find(e.target);
-    const analysis::AggregateSite& site = *site_at(g, sites, rule);
+    const analysis::AggregateSite& site = *edits::site_at(g, sites, rule);
     const std::string acc = "gi_sum_" + std::to_string(g.rule(rule).first_line);
     // Keys in source order (zero-padded), so the warps' results of two
     // atomics on one buffer go out in the order each thread made them.
@@ -136,27 +118,17 @@ class AggregateFamily : public EditFamily {
     std::snprintf(key, sizeof key, "%s %08zu", name().c_str(), rule);
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
-    const std::string body_indent = indentation_of(g.rule(first).text);
+    const std::string body_indent = edits::indentation_of(g.rule(first).text);
     const std::string& kind = site.operation.kind;
-    s.rules[rule].text = indentation_of(g.rule(rule).text) +
+    s.rules[rule].text = edits::indentation_of(g.rule(rule).text) +
                          (kind == "add" || kind == "and" || kind == "or" || kind == "xor"
                               ? combine(kind, acc, "(" + site.type + ")(" + site.value + ")")
                               : "{ const " + site.type + " gi_value = (" + site.type + ")(" + site.value + "); " +
                                     combine(kind, acc, "gi_value") + " }");
     // Keyed by the site, so a later edit of the same site replaces an earlier.
     s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
-    s.rules[close].line_before[key] = body_indent + joined(reduction(site, acc, e.literal == "block"), body_indent);
-    for (std::size_t r : site.trailing_returns) s.rules[g.rule_of_element(r)].dropped = true;
-    if (site.exit) {
-      const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
-      const std::size_t exit_last = g.rule_of_element(site.exit->last_element);
-      for (std::size_t r = exit_first; r <= exit_last; ++r) s.rules[r].dropped = true;
-      // The predicate opens at the next line with code (its indentation is that line's).
-      std::size_t from = exit_last + 1;
-      while (from < close && g.rule(from).text.find_first_not_of(" \t") == std::string::npos) ++from;
-      if (from < close)
-        s.wraps[kEarlyExitWrap] = Wrap{from, close - 1, {"if (!(" + site.exit->condition + ")) {"}, {"}"}};
-    }
+    s.rules[close].line_before[key] = body_indent + edits::joined(reduction(site, acc, e.literal == "block"), body_indent);
+    edits::keep_every_thread_to_the_end(g, site, s);
   }
 };
 

@@ -27,6 +27,7 @@
 #include "analysis/privatise_sites.hpp"
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_text.hpp"
+#include "grammar/edits/atomic_site_edit.hpp"
 #include "grammar/edits/line_edits.hpp"
 #include "grammar/edits/work_item_region.hpp"
 #include "grammar/patch_apply.hpp"
@@ -41,26 +42,7 @@ namespace {
 const std::vector<int> kGridThreads = {0, 65536, 262144, 1048576};
 
 analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) {
-  const ParsedKernel& k = g.parsed();
-  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
-  return analysis::find_privatise_sites(k, [&](std::size_t t) {
-    const int line = k.tokens[t].line;
-    return line <= 0 || static_cast<std::size_t>(line) >= live_line.size() || live_line[static_cast<std::size_t>(line)];
-  });
-}
-
-const analysis::AggregateSite* site_at(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule) {
-  for (const auto& s : sites.sites)
-    if (g.rule_of_element(s.element) == rule) return &s;
-  return nullptr;
-}
-
-std::string indentation_of(const std::string& text) { return text.substr(0, text.find_first_not_of(" \t")); }
-
-std::string joined(const std::vector<std::string>& lines, const std::string& indent) {
-  std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" + indent : std::string()) + lines[i];
-  return out;
+  return analysis::find_privatise_sites(g.parsed(), edits::live_tokens(g, context));
 }
 
 unsigned element_bytes(const std::string& type) {
@@ -105,7 +87,7 @@ std::vector<std::string> epilogue(const analysis::AggregateSite& site) {
 // The atomic, on the copy where the copy holds its element.
 std::string scatter(const analysis::AggregateSite& site, const std::string& indent) {
   const std::string& op = site.operation.function;
-  return joined({"{",
+  return edits::joined({"{",
                  "    const long long gi_index = " + site.index + ";",
                  "    if (gi_index >= 0 && gi_index < (long long)gi_private_size) " + op + "(&gi_private[gi_index], " +
                      site.value + ");",
@@ -134,7 +116,7 @@ class PrivatiseFamily : public EditFamily {
     const auto t = edits::named_rule(g, e.target);
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
-    if (!site_at(g, sites, t->index)) {
+    if (!edits::site_at(g, sites, t->index)) {
       const int line = g.rule(t->index).first_line;
       for (const std::string& refusal : sites.refusals)
         if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no privatise site: " + refusal;
@@ -162,30 +144,22 @@ class PrivatiseFamily : public EditFamily {
 
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
-    const analysis::AggregateSite& site = *site_at(g, sites, *g.find(e.target));
+    const analysis::AggregateSite& site = *edits::site_at(g, sites, *g.find(e.target));
     if (!s.launch.private_buffer.empty() && s.launch.private_buffer != site.buffer)
       throw PatchError("privatise: " + s.launch.private_buffer + " is privatised already; one buffer per kernel");
     // Every atomic on the buffer updates the copy (the analysis made sure they are all of one operation).
     for (const auto& other : sites.sites) {
       if (other.buffer != site.buffer) continue;
       const std::size_t rule = g.rule_of_element(other.element);
-      const std::string indent = indentation_of(g.rule(rule).text);
+      const std::string indent = edits::indentation_of(g.rule(rule).text);
       s.rules[rule].text = indent + scatter(other, indent);
     }
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
-    const std::string body_indent = indentation_of(g.rule(first).text);
-    s.rules[first].line_before_wraps[name()] = joined(prologue(site), body_indent);
-    s.rules[close].line_before[name()] = body_indent + joined(epilogue(site), body_indent);
-    for (std::size_t r : site.trailing_returns) s.rules[g.rule_of_element(r)].dropped = true;
-    if (site.exit) {
-      const std::size_t exit_first = g.rule_of_element(site.exit->first_element);
-      const std::size_t exit_last = g.rule_of_element(site.exit->last_element);
-      for (std::size_t r = exit_first; r <= exit_last; ++r) s.rules[r].dropped = true;
-      std::size_t from = exit_last + 1;
-      while (from < close && g.rule(from).text.find_first_not_of(" \t") == std::string::npos) ++from;
-      if (from < close) s.wraps[kEarlyExitWrap] = Wrap{from, close - 1, {"if (!(" + site.exit->condition + ")) {"}, {"}"}};
-    }
+    const std::string body_indent = edits::indentation_of(g.rule(first).text);
+    s.rules[first].line_before_wraps[name()] = edits::joined(prologue(site), body_indent);
+    s.rules[close].line_before[name()] = body_indent + edits::joined(epilogue(site), body_indent);
+    edits::keep_every_thread_to_the_end(g, site, s);
     s.launch.private_buffer = site.buffer;
     s.launch.private_element_bytes = element_bytes(site.type);
     if (e.value > 0) grid_stride_loop(g, context, static_cast<unsigned>(e.value), s);
