@@ -72,12 +72,46 @@ TEST(StudyPlan, TheNamedCellsAreAlwaysThereAndFactorsVaryOneAtATime) {
   EXPECT_EQ(dirs.size(), runs.size());
 }
 
+TEST(StudyPlan, CellKernelsSetAPlainSeedAgainstItsLibrarySeed) {
+  // transform_only and the line edits on the plain seed, switches_only on
+  // the library's: both have the slug tools-sum_reduction, never in one cell.
+  const StudyPlan p = parse_study(R"({
+    "kernels": ["runs/plain/tools/sum_reduction", "seeds/tools/sum_reduction"], "repeats": 2,
+    "cells": [{"name": "transform_only", "families": "transform,structural", "launch_tuning": false}],
+    "cell_kernels": {"switches_only": ["seeds/tools/sum_reduction"],
+                     "everything": ["runs/plain/tools/sum_reduction"],
+                     "line_and_cuda_edits": ["runs/plain/tools/sum_reduction"],
+                     "launch_tuning_only": ["runs/plain/tools/sum_reduction"],
+                     "transform_only": ["runs/plain/tools/sum_reduction"]}})",
+                                  "study.json");
+  EXPECT_TRUE(p.runs("switches_only", "seeds/tools/sum_reduction"));
+  EXPECT_FALSE(p.runs("switches_only", "runs/plain/tools/sum_reduction"));
+  const std::vector<StudyRun> runs = expand_runs(p);
+  ASSERT_EQ(runs.size(), 2u * 5u);
+  std::set<std::string> dirs;
+  for (const auto& r : runs) {
+    dirs.insert(r.run_dir);
+    EXPECT_EQ(r.cell == "switches_only", r.kernel == "seeds/tools/sum_reduction") << r.run_dir;
+  }
+  EXPECT_EQ(dirs.size(), runs.size());
+  EXPECT_TRUE(dirs.count("runs/tools-sum_reduction/switches_only/seed-2"));
+  // The plan survives study.json, and an older study.json (no field) runs
+  // every cell on every kernel.
+  EXPECT_EQ(StudyPlan::from_json(p.to_json()).cell_kernels, p.cell_kernels);
+  nlohmann::json old = p.to_json();
+  old.erase("cell_kernels");
+  EXPECT_TRUE(StudyPlan::from_json(old).runs("switches_only", "runs/plain/tools/sum_reduction"));
+}
+
 TEST(StudyPlan, AMalformedStudyIsNamed) {
   for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
            {R"({"repeats": 2})", "kernels: missing"},
            {R"({"kernels": []})", "kernels: expected at least one"},
            {R"({"kernels": ["k"], "repeats": 0})", "repeats: expected a whole number of at least 1"},
            {R"({"kernels": ["k"], "seeds": 5})", "seeds: unknown field"},
+           {R"({"kernels": ["k"], "cell_kernels": {"mine": ["k"]}})", "cell_kernels.mine: 'mine' is no cell"},
+           {R"({"kernels": ["k"], "cell_kernels": {"everything": ["j"]}})", "'j' is not in the study's kernels"},
+           {R"({"kernels": ["a/t/k", "b/t/k"]})", "whose runs share the folder name t-k"},
            {R"({"kernels": ["k"], "vary": {"leave_out": ["nosuch"]}})", "vary.leave_out: unknown edit family 'nosuch'"},
            {R"({"kernels": ["k"], "vary": {"algorithms": ["annealing"]}})", "vary.algorithms: 'annealing': expected gp"},
            {R"({"kernels": ["k"], "cells": [{"name": "everything"}]})", "the cell name 'everything' is used twice"},

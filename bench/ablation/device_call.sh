@@ -5,7 +5,11 @@
 # $STUDY_DIR (default runs/ablation/; kept on a warm machine); every call leaves it in
 # $OUT/study.tar.gz, and a fresh machine starts from .carry/study.tar.gz
 # (that tarball, carried back) instead of from nothing. The README's box
-# filter becomes the seed folder runs/seeds/user/box_filter first.
+# filter becomes the seed folder runs/seeds/user/box_filter first, and every
+# library seed's plain form (gi plain) goes to runs/plain/<family>/<kernel>.
+# On a machine of several GPUs each GPU runs one shard (--shard I/N, --device
+# I, its own compile cache) of the one study folder; one process per GPU, so
+# that no two runs time kernels on one GPU at once.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gi-out}
@@ -22,12 +26,21 @@ cat "$OUT/machine.txt"
 mkdir -p runs/seeds/user/box_filter
 cp examples/box_filter/box_filter_rows.cu runs/seeds/user/box_filter/kernel.cu
 cp examples/box_filter/filled_spec.json runs/seeds/user/box_filter/spec.json
+for seed in seeds/*/*/; do
+  "$GI" plain "$seed" runs/plain > /dev/null || echo "gi plain $seed failed" | tee -a "$OUT/steps.txt"
+done
 if [ ! -d "$dir" ] && [ -f .carry/study.tar.gz ]; then tar xzf .carry/study.tar.gz; fi
+gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+[ "$gpus" -ge 1 ] || gpus=1
+jobs=$(( $(nproc) / gpus ))
 start=$(date +%s)
-timeout $((minutes * 60 + 120)) "$GI" ablate "$study" --out "$dir" --jobs 16 --max-minutes-this-call "$minutes" \
-  --quiet "$@" > "$OUT/ablate.log" 2>&1
-echo "ablate: exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/steps.txt"
-tail -5 "$OUT/ablate.log"
+for ((g = 0; g < gpus; ++g)); do
+  timeout $((minutes * 60 + 120)) "$GI" ablate "$study" --out "$dir" --jobs "$jobs" --max-minutes-this-call "$minutes" \
+    --shard "$g/$gpus" --device "$g" --cache "runs/ablation-cache-$g" --quiet "$@" > "$OUT/ablate-$g.log" 2>&1 &
+done
+wait
+echo "ablate: $gpus shards done after $(( $(date +%s) - start )) s" | tee -a "$OUT/steps.txt"
+tail -n 3 "$OUT"/ablate-*.log
 tar czf "$OUT/study.tar.gz" "$dir"
 cp "$dir/study_results.json" "$OUT/" 2>/dev/null
 grep -c '"status": "complete"' "$dir/study.json"

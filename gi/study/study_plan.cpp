@@ -1,5 +1,6 @@
 #include "gi/study/study_plan.hpp"
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -81,16 +82,31 @@ StudyPlan StudyPlan::from_json(const nlohmann::json& j) {
   p.sanitizers = j.at("sanitizers").get<bool>();
   p.baseline = j.at("baseline").get<std::string>();
   for (const auto& c : j.at("cells")) p.cells.push_back(StudyCell::from_json(c));
+  // Studies begun before cell_kernels existed ran every cell on every kernel.
+  if (j.contains("cell_kernels"))
+    p.cell_kernels = j.at("cell_kernels").get<std::map<std::string, std::vector<std::string>>>();
   return p;
 }
 
 nlohmann::json StudyPlan::to_json() const {
   nlohmann::json c = nlohmann::json::array();
   for (const auto& cell : cells) c.push_back(cell.to_json());
-  return {{"kernels", kernels}, {"repeats", repeats}, {"first_seed", first_seed}, {"population", population},
-          {"generations", generations}, {"timing_budget_seconds", timing_budget_seconds}, {"sanitizers", sanitizers},
-          {"baseline", baseline},
-          {"cells", c}};
+  nlohmann::json j = {{"kernels", kernels}, {"repeats", repeats}, {"first_seed", first_seed}, {"population", population},
+                      {"generations", generations}, {"timing_budget_seconds", timing_budget_seconds}, {"sanitizers", sanitizers},
+                      {"baseline", baseline},
+                      {"cells", c}};
+  // Left out when empty, so that the study.json of older studies still
+  // equals the plan it was made from.
+  if (!cell_kernels.empty()) j["cell_kernels"] = cell_kernels;
+  return j;
+}
+
+bool StudyPlan::runs(const std::string& cell, const std::string& kernel) const {
+  const auto it = cell_kernels.find(cell);
+  if (it == cell_kernels.end()) return true;
+  for (const std::string& k : it->second)
+    if (k == kernel) return true;
+  return false;
 }
 
 StudyPlan parse_study(const std::string& source, const std::string& file) {
@@ -101,7 +117,7 @@ StudyPlan parse_study(const std::string& source, const std::string& file) {
     throw std::runtime_error(file + ": malformed JSON: " + e.what());
   }
   only_fields(j, {"kernels", "repeats", "first_seed", "budget", "algorithm", "baseline", "vary", "cells",
-                  "timing_budget_seconds", "sanitizers", "comment"},
+                  "timing_budget_seconds", "sanitizers", "comment", "cell_kernels"},
               file, "");
   StudyPlan plan;
   if (!j.contains("kernels")) bad(file, "kernels", "missing: the seed folders to study");
@@ -209,6 +225,30 @@ StudyPlan parse_study(const std::string& source, const std::string& file) {
     if (!names.insert(c.name).second) bad(file, "cells", "the cell name '" + c.name + "' is used twice");
   plan.baseline = j.contains("baseline") ? text(j.at("baseline"), file, "baseline") : "everything";
   if (!names.count(plan.baseline)) bad(file, "baseline", "'" + plan.baseline + "' is no cell of the study");
+  if (j.contains("cell_kernels")) {
+    const auto& ck = j.at("cell_kernels");
+    if (!ck.is_object()) bad(file, "cell_kernels", "expected an object: cell name -> seed folders");
+    const std::set<std::string> kernels(plan.kernels.begin(), plan.kernels.end());
+    for (const auto& [name, list] : ck.items()) {
+      const std::string where = "cell_kernels." + name;
+      if (!names.count(name)) bad(file, where, "'" + name + "' is no cell of the study");
+      plan.cell_kernels[name] = texts(list, file, where);
+      for (const std::string& k : plan.cell_kernels[name])
+        if (!kernels.count(k)) bad(file, where, "'" + k + "' is not in the study's kernels");
+    }
+  }
+  // Two kernels of one slug in one cell would share run folders.
+  for (const auto& c : plan.cells) {
+    std::map<std::string, std::string> by_slug;
+    for (const std::string& k : plan.kernels) {
+      if (!plan.runs(c.name, k)) continue;
+      const auto [it, fresh] = by_slug.emplace(kernel_slug(k), k);
+      if (!fresh)
+        bad(file, "cell_kernels", "cell '" + c.name + "' would run '" + it->second + "' and '" + k +
+                                      "', whose runs share the folder name " + it->first +
+                                      ": keep them in different cells");
+    }
+  }
   return plan;
 }
 
@@ -243,6 +283,7 @@ std::vector<StudyRun> expand_runs(const StudyPlan& plan) {
   for (int r = 0; r < plan.repeats; ++r)
     for (const std::string& kernel : plan.kernels)
       for (const StudyCell& cell : plan.cells) {
+        if (!plan.runs(cell.name, kernel)) continue;
         StudyRun run;
         run.kernel = kernel;
         run.cell = cell.name;

@@ -19,6 +19,8 @@
 //       "budgets": [{"name": "half", "generations": 3}]
 //     },
 //     "cells": [{"name": "mine", "families": "line,coarsen", "launch_tuning": false}],
+//     "cell_kernels": {"switches_only": ["seeds/tools/sum_reduction"]},  // optional: a cell
+//                                   // runs on these kernels only (others: on every kernel)
 //     "timing_budget_seconds": 0.5, // optional: each candidate's timing during the search
 //     "sanitizers": true            // optional: false skips compute-sanitizer in validation
 //   }
@@ -31,8 +33,16 @@
 //   launch_tuning_only    no search: block size and compile options alone
 // A cell whose families have no edit in a kernel (switches_only on a seed
 // without switches) is not run there: its result is the seed's by definition.
+//
+// A plain seed (`gi plain`) and its library seed share a slug
+// (runs/plain/tools/sum_reduction and seeds/tools/sum_reduction are both
+// tools-sum_reduction), so the statistics put them in one table: that is how
+// transform_only on the plain seed is set against switches_only on the
+// library's. Two kernels with one slug must never share a cell
+// (cell_kernels keeps them apart), or their runs would share folders.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,6 +74,10 @@ struct StudyPlan {
   bool sanitizers = true;  // compute-sanitizer in each winner's validation
   std::string baseline = "everything";
   std::vector<StudyCell> cells;  // named cells first, then the study's
+  // cell name -> the kernels it runs on; a cell not named runs on every kernel.
+  std::map<std::string, std::vector<std::string>> cell_kernels;
+
+  bool runs(const std::string& cell, const std::string& kernel) const;
 
   nlohmann::json to_json() const;
   // The plan as to_json wrote it (study.json keeps it with its cells
@@ -73,7 +87,8 @@ struct StudyPlan {
 
 // Reads STUDY.json's text; throws std::runtime_error naming `file` and the
 // field for anything malformed (an unknown field, a cell name used twice, a
-// baseline that is no cell, repeats < 1).
+// baseline that is no cell, repeats < 1, a cell_kernels entry naming no
+// cell or no kernel of the study, two kernels of one slug in one cell).
 StudyPlan parse_study(const std::string& text, const std::string& file);
 
 // One run of the study.

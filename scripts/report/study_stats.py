@@ -36,6 +36,9 @@ CONTRASTS = [
     ("line_and_cuda_edits", "launch_tuning_only"),
     ("everything", "switches_only"),
     ("everything", "launch_tuning_only"),
+    # issue 28: the transformation families on a plain seed against the
+    # hand-written switch paths of its library seed (one slug, one table)
+    ("transform_only", "switches_only"),
 ]
 
 
