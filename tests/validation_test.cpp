@@ -58,7 +58,7 @@ TEST(JudgeWorkload, DifferentDigestsPassWhereThePlainSeedVariesToo) {
   EXPECT_TRUE(w.passed) << w.message;
   EXPECT_FALSE(w.identical);
   EXPECT_TRUE(w.varies_like_seed);
-  EXPECT_NE(w.message.find("as two runs of the plain seed do here"), std::string::npos) << w.message;
+  EXPECT_NE(w.message.find("as runs of the plain seed do"), std::string::npos) << w.message;
   // A run that fails its check still fails the workload.
   CheckReport wrong = ok_run(10, "cccccccccccccccc");
   wrong.status = RunStatus::WrongOutput;

@@ -27,6 +27,7 @@ mkdir -p runs/seeds/user/box_filter
 cp examples/box_filter/box_filter_rows.cu runs/seeds/user/box_filter/kernel.cu
 cp examples/box_filter/filled_spec.json runs/seeds/user/box_filter/spec.json
 for seed in seeds/*/*/; do
+  [ -f "$seed/kernel.cu" ] || continue  # seeds/verification/ holds results, not seeds
   "$GI" plain "$seed" runs/plain > /dev/null || echo "gi plain $seed failed" | tee -a "$OUT/steps.txt"
 done
 if [ ! -d "$dir" ] && [ -f .carry/study.tar.gz ]; then tar xzf .carry/study.tar.gz; fi
