@@ -184,8 +184,12 @@ TEST(SpecScaffold, RolesFollowConstAndWritesAndEveryDecisionIsMarked) {
       if (f.rfind(path + ": FILL", 0) == 0) return true;
     return false;
   };
-  EXPECT_TRUE(marked("parameters[0].count"));
-  EXPECT_TRUE(marked("launch.grid[0]"));
+  // Counts and the grid follow from `if (i < n)` (analysis/parameter_use.hpp);
+  // the sizes are the user's (gi init --size n=...).
+  EXPECT_FALSE(marked("parameters[0].count"));
+  EXPECT_EQ(p[0]["count"], "n");
+  EXPECT_FALSE(marked("launch.grid[0]"));
+  EXPECT_EQ(s.spec["launch"]["grid"][0], "ceil_div(n, B)");
   EXPECT_TRUE(marked("workloads.train.variables.n"));
   EXPECT_TRUE(marked("workloads.validate[4].variables.s"));
   EXPECT_FALSE(marked("parameters[3].value"));
@@ -212,13 +216,15 @@ TEST_F(UserSeed, GiInitMakesASeedFolderWhoseSpecListsWhatIsLeftToFill) {
   const test::CommandOutput r =
       test::run_gi("init \"" + (kExample / "box_filter_rows.cu").string() + "\" --out \"" + out.string() + "\"");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("for kernel 'box_filter_rows' (27 fields to fill)"), std::string::npos) << r.output;
+  // No --size: only the workloads' sizes are left (three scalars on seven
+  // workloads) and the small check's purpose.
+  EXPECT_NE(r.output.find("for kernel 'box_filter_rows' (22 fields to fill)"), std::string::npos) << r.output;
   EXPECT_EQ(read_text_file(out / "kernel.cu"), read_text_file(kExample / "box_filter_rows.cu"));
   try {
     fitness::load_kernel_spec(out);
     FAIL() << "a spec with FILL marks loaded";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("fields still to fill (marked FILL by gi init):\n  launch.grid[0]: FILL"),
+    EXPECT_NE(std::string(e.what()).find("fields still to fill (marked FILL by gi init):\n  workloads.train.variables.height: FILL"),
               std::string::npos)
         << e.what();
   }

@@ -48,21 +48,21 @@ struct UserKernel {
 // Candidate order: aggregate per site warp then block; privatise per buffer
 // grid caps 0, 65536, 262144, 1048576 (the caps only where the kernel has an
 // `if (tid < N)` guard); warp_per_item per loop the group sizes 8 and 32;
-// coarsen the factors 2, 4, 8, each consecutive then strided.
+// coarsen the factors 2, 4, 8, 16, 32, each consecutive then strided.
 const std::vector<UserKernel> kKernels = {
     {"count_positive", 2, 0, 0, 0, {{"aggregate", 1}}},
-    {"dot_product", 2, 0, 0, 6, {{"aggregate", 0}}},
-    {"vector_max", 2, 0, 0, 6, {{"aggregate", 1}}},
-    {"histogram256", 0, 4, 0, 6, {{"privatise", 1}}},
-    {"grid_scatter", 0, 4, 0, 6, {{"privatise", 0}}},
+    {"dot_product", 2, 0, 0, 10, {{"aggregate", 0}}},
+    {"vector_max", 2, 0, 0, 10, {{"aggregate", 1}}},
+    {"histogram256", 0, 4, 0, 10, {{"privatise", 1}}},
+    {"grid_scatter", 0, 4, 0, 10, {{"privatise", 0}}},
     {"row_sum", 0, 0, 2, 0, {{"warp_per_item", 1}}},
     // Early return: no guard for a grid-stride loop, so no grid cap and no coarsening.
     {"joint_histogram64", 0, 1, 0, 0, {{"privatise", 0}}},
-    {"slice_sums", 0, 4, 0, 6, {{"privatise", 0}, {"privatise", 2}}},
+    {"slice_sums", 0, 4, 0, 10, {{"privatise", 0}, {"privatise", 2}}},
     // The user's own grid-stride loop: aggregate only.
     {"weighted_sum", 2, 0, 0, 0, {{"aggregate", 0}}},
     // A while loop keeping a maximum: no transformation, coarsening only.
-    {"row_max", 0, 0, 0, 6, {{"coarsen", 3}}},
+    {"row_max", 0, 0, 0, 10, {{"coarsen", 3}}},
     // `if (i < n) { ... } else { return; }`: the trailing return is dropped, both totals aggregate.
     {"masked_mean", 4, 0, 0, 0, {{"aggregate", 1}}},
 };

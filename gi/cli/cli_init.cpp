@@ -1,7 +1,8 @@
-// `gi init KERNEL.cu [--entry NAME] [--out DIR]`: a seed folder for a user's
-// own kernel: kernel.cu (the file as it is) and a spec.json drafted from the
-// kernel's signature, every field the user must decide marked FILL
-// (gi/seed/spec_scaffold.hpp).
+// `gi init KERNEL.cu --size n=4000000 [--like x:uniform(0,1)] [--entry NAME]
+// [--out DIR]`: a seed folder for a user's own kernel: kernel.cu (the file as
+// it is) and a spec.json inferred from the kernel and the size, each inferred
+// field listed with its evidence, FILL left only where the kernel does not
+// say (gi/seed/spec_scaffold.hpp).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,12 +17,14 @@ namespace gi::cli {
 namespace fs = std::filesystem;
 
 void add_init(CLI::App& app) {
-  auto* cmd = app.add_subcommand("init", "Make a seed folder for your own kernel: kernel.cu and a spec.json drafted "
-                                         "from its signature, with every field you must fill marked FILL");
+  auto* cmd = app.add_subcommand("init", "Make a seed folder for your own kernel: kernel.cu and a spec.json inferred "
+                                         "from the kernel and one problem size (counts, roles, grid, workloads, "
+                                         "tolerance), FILL left only where the kernel does not say");
   struct Args {
     std::string kernel, entry, out;
     std::vector<std::string> include_dirs;
     std::vector<std::string> pre_includes;
+    std::vector<std::string> sizes, likes;
     bool force = false;
   };
   auto a = std::make_shared<Args>();
@@ -32,6 +35,11 @@ void add_init(CLI::App& app) {
   cmd->add_option("--pre-include", a->pre_includes,
                   "a file your build includes before the kernel file (e.g. the header that defines its types); "
                   "repeat for more");
+  cmd->add_option("--size", a->sizes,
+                  "NAME=VALUE: a scalar parameter's value on the timed workload (e.g. n=4000000); repeat for more");
+  cmd->add_option("--like", a->likes,
+                  "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD) or constant(V) (default: "
+                  "uniform(-1,1) for floats); repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
   cmd->callback([a] {
     const fs::path kernel(a->kernel);
@@ -42,7 +50,8 @@ void add_init(CLI::App& app) {
     if (!a->entry.empty()) entry = a->entry;
     // The family is the seed folder's parent: learn the entry first for the default folder.
     const std::string first_family = a->out.empty() ? "user" : fs::absolute(a->out).lexically_normal().parent_path().filename().string();
-    SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family);
+    const InitSizes sizes = parse_init_sizes(a->sizes, a->likes);
+    SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes);
     const fs::path dir = a->out.empty() ? fs::path("user") / s.entry : fs::path(a->out);
     if (!a->force && (fs::exists(dir / "spec.json") || fs::exists(dir / "kernel.cu")))
       throw std::runtime_error(dir.string() + " already holds a seed (--force replaces it)");
@@ -60,6 +69,7 @@ void add_init(CLI::App& app) {
     std::cout << "made " << (dir / "spec.json").string() << " for kernel '" << s.entry << "' (" << left.size()
               << " fields to fill):\n";
     for (const auto& f : left) std::cout << "  " << f << "\n";
+    for (const auto& i : s.inferred) std::cout << "inferred: " << i << "\n";
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
     std::cout << "then: gi check " << dir.string() << "   (runs the seed once on the GPU)\n"
               << "      gi evolve " << dir.string() << "\n";

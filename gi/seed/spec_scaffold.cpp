@@ -1,8 +1,16 @@
 #include "gi/seed/spec_scaffold.hpp"
 
+#include <cmath>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
+#include "analysis/aggregate_sites.hpp"
+#include "analysis/parameter_use.hpp"
 #include "fitness/workload/kernel_spec.hpp"
+#include "gi/publish/validation.hpp"
+#include "gi/seed/init_workloads.hpp"
 #include "grammar/grammar.hpp"
 
 namespace gi {
@@ -23,16 +31,76 @@ std::string spec_type(const std::string& base) {
 
 bool is_float_type(const std::string& t) { return t == "float" || t == "double" || t == "float2" || t == "float4"; }
 
-json input_distribution(const grammar::Param& p, const std::string& type) {
-  if (is_float_type(type)) return {{"uniform", json::array({-1, 1})}};
-  return {{"uniform", json::array({0, fill("largest value of '" + p.name +
-                                              "' (an index into another buffer? its element count minus 1)")})}};
+int type_bytes(const std::string& t) {
+  if (t == "double" || t == "float2") return 8;
+  if (t == "float4" || t == "int4") return 16;
+  return 4;
+}
+
+// Held-out data varies the values as well as the sizes.
+const json& varied_distribution(int workload) {
+  static const json d[] = {{{"uniform", json::array({-1, 1})}}, {{"normal", json::array({0, 1})}},
+                           {{"uniform", json::array({0, 1})}},  {{"uniform", json::array({-5, -1})}},
+                           {{"normal", json::array({0, 100})}}, {{"uniform", json::array({-1, 1})}}};
+  return d[workload < 0 ? 0 : workload % 6];
+}
+
+// A number as JSON: whole numbers as integers.
+json number(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+json parse_distribution(const std::string& text, const std::string& what) {
+  static const std::regex form(R"(\s*(uniform|normal|constant)\s*\(([^)]*)\)\s*)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form))
+    throw std::runtime_error(what + ": expected uniform(LO,HI), normal(MEAN,SD) or constant(V), got '" + text + "'");
+  std::vector<double> args;
+  std::stringstream ss(m[2].str());
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    try {
+      args.push_back(std::stod(part));
+    } catch (const std::exception&) {
+      throw std::runtime_error(what + ": '" + part + "' is no number");
+    }
+  }
+  const std::string kind = m[1].str();
+  if (args.size() != (kind == "constant" ? 1u : 2u))
+    throw std::runtime_error(what + ": " + kind + " takes " + (kind == "constant" ? "one number" : "two numbers"));
+  if (kind == "constant") return {{"constant", number(args[0])}};
+  return {{kind, json::array({number(args[0]), number(args[1])})}};
 }
 
 }  // namespace
 
+InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes) {
+  InitSizes out;
+  for (const std::string& s : sizes) {
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::runtime_error("--size '" + s + "': expected NAME=VALUE, e.g. n=4000000");
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(s.substr(eq + 1), &used);
+      if (used != s.size() - eq - 1) throw std::invalid_argument("trailing text");
+      out.sizes[s.substr(0, eq)] = v;
+    } catch (const std::exception&) {
+      throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) + "' is no number");
+    }
+  }
+  for (const std::string& l : likes) {
+    const std::size_t colon = l.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw std::runtime_error("--like '" + l + "': expected NAME:DISTRIBUTION, e.g. x:uniform(-1,1)");
+    out.like[l.substr(0, colon)] = parse_distribution(l.substr(colon + 1), "--like '" + l + "'");
+  }
+  return out;
+}
+
 SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name,
-                           const std::optional<std::string>& entry, const std::string& family) {
+                           const std::optional<std::string>& entry, const std::string& family, const InitSizes& given) {
   const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
   std::vector<const grammar::Function*> kernels;
   for (const auto& f : g.parsed().functions)
@@ -51,13 +119,38 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   } else {
     kernel = kernels.front();
   }
+  std::set<std::string> param_names;
+  for (const grammar::Param& p : kernel->params) param_names.insert(p.name);
+  for (const auto& [name, v] : given.sizes)
+    if (!param_names.count(name) || [&] {
+          for (const auto& p : kernel->params)
+            if (p.name == name) return p.pointer;
+          return false;
+        }())
+      throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter '" + name + "'");
+  for (const auto& [name, d] : given.like)
+    if (!param_names.count(name))
+      throw std::runtime_error("--like " + name + ": '" + kernel->name + "' has no parameter '" + name + "'");
 
   SpecScaffold s;
   s.entry = kernel->name;
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
-  json parameters = json::array(), inputs = json::object(), variables = json::object();
-  bool any_float_output = false;
+  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel);
+  const auto use_of = [&](const std::string& name) -> const analysis::PointerUse* {
+    for (const auto& u : use.pointers)
+      if (u.name == name) return &u;
+    return nullptr;
+  };
+
+  json parameters = json::array();
+  json train_inputs = json::object();  // buffer -> distribution on the timed workload
+  std::map<std::string, bool> varies;  // buffer -> whether held-out workloads vary its values
+  std::set<std::string> size_vars;     // scalars that size buffers or the grid
+  bool float_sum = false, float_plain_output = false, float_extremum = false;
+  analysis::SymbolicSize min_bytes_total;
+  bool min_bytes_known = true;
+  std::string sum_where;
   for (const grammar::Param& p : kernel->params) {
     std::string type = spec_type(p.base_type);
     if (type.empty()) {
@@ -69,60 +162,200 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (!p.pointer) {
       j["role"] = "scalar";
       j["value"] = p.name;  // the workload variable of the same name
-      variables[p.name] = fill("value of '" + p.name + "' on this workload");
+      parameters.push_back(std::move(j));
+      continue;
+    }
+    const analysis::PointerUse* u = use_of(p.name);
+    std::string role = "in";
+    json start;  // an inout buffer's initial contents
+    if (u && !u->atomic.empty()) {
+      role = "inout";
+      const std::string kind = u->atomic;
+      if (kind == "add" || kind == "sub" || kind == "or" || kind == "xor") start = {{"constant", 0}};
+      else if (kind == "and") start = {{"constant", -1}};
+      else if (kind == "max") start = {{"constant", is_float_type(type) ? -1e30 : -2147483647.0}};
+      else if (kind == "min") start = {{"constant", is_float_type(type) ? 1e30 : 2147483647.0}};
+      else start = fill("the initial contents of '" + p.name + "' (its atomics are no sum, minimum or maximum)");
+      s.inferred.push_back("role of '" + p.name + "': inout, starting at " +
+                           (start.is_object() ? start.dump() : std::string("(FILL)")) + " (" + u->atomic_where +
+                           ", an atomic " + kind + ")");
+      if (is_float_type(type) && (kind == "add" || kind == "sub")) {
+        float_sum = true;
+        if (sum_where.empty()) sum_where = u->atomic_where;
+      }
+      if (is_float_type(type) && (kind == "max" || kind == "min")) float_extremum = true;
+    } else if (u && u->written && u->read) {
+      role = "inout";
+      s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
+                           std::to_string(u->first_line) + ")");
+    } else if (u && u->written && !p.const_pointee) {
+      role = "out";
+      if (is_float_type(type)) float_plain_output = true;
+      s.inferred.push_back("role of '" + p.name + "': out (written, never read, from line " +
+                           std::to_string(u->first_line) + ")");
     } else {
-      // Never written through (the grammar follows the pointer and its
-      // copies): an input, even without const.
-      const bool input = p.const_pointee || !p.written;
-      j["role"] = input ? "in" : "out";
-      if (input && !p.const_pointee)
-        s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
-      j["count"] = fill("elements of '" + p.name + "', an expression over the workload's variables (e.g. n)");
-      if (input) inputs[p.name] = input_distribution(p, type);
-      any_float_output = any_float_output || (!input && is_float_type(type));
-      if (!input)
-        s.notes.push_back("'" + p.name + "' is written, so it is an output; make it \"inout\" (and give it an "
-                          "input distribution) if the kernel also reads what was there");
+      if (!p.const_pointee) s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
+    }
+    j["role"] = role;
+    if (u && u->count) {
+      j["count"] = u->count->text();
+      for (const std::string& n : u->count->names()) size_vars.insert(n);
+      s.inferred.push_back("count of '" + p.name + "': " + u->count->text() + " (" + u->count_evidence + ")");
+      min_bytes_total = min_bytes_total +
+                        *u->count * analysis::SymbolicSize::constant(type_bytes(type) * (role == "inout" ? 2 : 1));
+    } else {
+      j["count"] = fill("elements of '" + p.name + "', an expression over the workload's variables (e.g. n)" +
+                        (u && !u->refusal.empty() ? ": gi could not infer it: " + u->refusal : std::string()));
+      min_bytes_known = false;
+    }
+    if (role != "out") {
+      json d;
+      if (given.like.count(p.name)) d = given.like.at(p.name);
+      else if (!start.is_null()) d = start;
+      else if (is_float_type(type)) d = {{"uniform", json::array({-1, 1})}};
+      else if (u && u->values_index)
+        d = {{"uniform", json::array({0, fill("largest value of '" + p.name +
+                                               "' (its values index another buffer: its element count minus 1)")})}};
+      else d = {{"uniform", json::array({-100, 100})}};
+      train_inputs[p.name] = d;
+      varies[p.name] = !given.like.count(p.name) && start.is_null() && is_float_type(type);
     }
     parameters.push_back(std::move(j));
   }
-  const auto workload = [&](const char* size_note) {
-    json v = variables;
-    for (auto& [name, value] : v.items()) value = fill(std::string("value of '") + name + "' " + size_note);
+
+  // The grid and the work item from the guard on the global index.
+  json grid = json::array();
+  std::string work_item;
+  if (use.work.bound[0]) {
+    grid.push_back("ceil_div(" + use.work.bound[0]->text() + ", B)");
+    for (int a = 1; a < 3; ++a) grid.push_back(use.work.bound[a] ? json(use.work.bound[a]->text()) : json(1));
+    for (int a = 0; a < 3; ++a)
+      if (use.work.bound[a]) {
+        for (const std::string& n : use.work.bound[a]->names()) size_vars.insert(n);
+        work_item += (work_item.empty() ? "one " : " and ") + use.work.variable[a] + " < " + use.work.bound[a]->text();
+        s.inferred.push_back(std::string("grid ") + "xyz"[a] + ": " + grid[a].get<std::string>() + " (" +
+                             use.work.evidence[a] + ", the global thread index)");
+      }
+    s.inferred.push_back("work_item: " + work_item);
+  } else {
+    grid = json::array({fill("blocks in x over the workload's variables and B, e.g. ceil_div(n, B): no guard on the "
+                             "global thread index names its bound"),
+                        1, 1});
+    work_item = fill("what one thread computes, e.g. one output element");
+  }
+  std::string min_bytes = min_bytes_total.text();
+  if (!min_bytes_known || min_bytes_total.is_constant())
+    min_bytes = fill("bytes the kernel must read and write at least, over the workload's variables (e.g. 8 * n), "
+                     "for the memory-floor report");
+  else
+    s.inferred.push_back("min_bytes: " + min_bytes + " (each input read once, each output written once, each "
+                         "inout buffer both)");
+
+  // Tolerance: exact for integers and extrema; float sums by atomics reorder.
+  json tolerance;
+  std::string note;
+  if (float_sum) {
+    tolerance = {{"abs", 0.05}, {"rel", 0.02}};
+    note = "gi init: '" + sum_where + "' adds floats into a running sum in whatever order the atomics arrive, and "
+           "the seed is its own reference: a variant that adds partial sums first (the transformation families do) "
+           "is more accurate, and differs from the seed by the seed's own rounding bias, which grows with the "
+           "number of terms (measured on an H100 for tests/data/user/dot_product: 0.19% at 4 M terms of one sign). "
+           "2% relative leaves a margin of about 10x; it still catches a dropped block of a large share of the values. "
+           "Tighten it where the sums are short.";
+    s.inferred.push_back("tolerance: abs 0.05, rel 0.02 (a float atomic sum, " + sum_where + ")");
+  } else if (float_plain_output) {
+    tolerance = {{"abs", 1e-5}, {"rel", 1e-5}};
+    note = "gi init's default: float outputs may differ from the seed's by 1e-5 absolute plus 1e-5 relative (an edit "
+           "may reorder float operations); the seed's own run-to-run spread is added to the absolute part on every "
+           "workload";
+  } else {
+    tolerance = {{"abs", 0}, {"rel", 0}};
+    note = float_extremum ? "gi init: the float outputs are maxima or minima by atomics, exact in any order"
+                          : "gi init: the outputs are integers, exact in any order";
+    s.inferred.push_back(std::string("tolerance: exact (") + (float_extremum ? "float extrema" : "integer outputs") + ")");
+  }
+
+  // Workloads from the sizes given.
+  std::vector<std::string> sizes(size_vars.begin(), size_vars.end());
+  std::vector<std::string> missing;
+  SizeSet base;
+  for (const grammar::Param& p : kernel->params) {
+    if (p.pointer) continue;
+    if (given.sizes.count(p.name)) base[p.name] = given.sizes.at(p.name);
+    else missing.push_back(p.name);
+  }
+  std::vector<std::string> known_sizes;
+  for (const std::string& n : sizes)
+    if (base.count(n)) known_sizes.push_back(n);
+  const auto variables = [&](const SizeSet& set, const char* what, int varied) {
+    json v = json::object();
+    for (const grammar::Param& p : kernel->params) {
+      if (p.pointer) continue;
+      if (set.count(p.name)) v[p.name] = number(set.at(p.name));
+      else v[p.name] = fill(std::string("value of '") + p.name + "' " + what);
+    }
+    json inputs = train_inputs;
+    if (varied >= 0)
+      for (auto& [name, d] : inputs.items())
+        if (varies[name]) d = varied_distribution(varied);
     v["inputs"] = inputs;
     return v;
   };
-  // Held-out data the search never sees, of sizes unlike the training's
-  // (the spec loader asks for five).
+  // Values a workload checks: its inputs' elements (reductions have few outputs).
+  const auto values = [&](const SizeSet& set) {
+    double total = 0;
+    for (const grammar::Param& p : kernel->params)
+      if (p.pointer)
+        if (const auto* u = use_of(p.name); u && u->count)
+          if (const auto v = u->count->evaluate(set)) total += *v;
+    return total;
+  };
+  const bool sized = missing.empty() && !known_sizes.empty();
+  const std::vector<SizeSet> held_out =
+      sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues))
+            : std::vector<SizeSet>(5, base);
   json validate = json::array();
-  for (int i = 1; i <= 5; ++i)
-    validate.push_back({{"generator", "random"}, {"seed", 1000 + i},
-                        {"variables", workload(("on held-out workload " + std::to_string(i) +
-                                                " (never seen by the search; vary the sizes; the five together "
-                                                "need 16 M output or input values)").c_str())}});
+  for (int i = 0; i < 5; ++i)
+    validate.push_back({{"generator", "random"}, {"seed", 1000 + i + 1},
+                        {"variables", variables(held_out[i],
+                                                "on a held-out workload (never seen by the search; vary the sizes; the "
+                                                "five together need 16 M output or input values)",
+                                                i)}});
+  const SizeSet small = sized ? small_check_sizes(base, known_sizes) : base;
+  json purpose = sized ? json("sizes that are no multiple of any block size: the last block's guard")
+                       : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
+                                   "multiple of the block"));
+  if (sized)
+    s.inferred.push_back("workloads: timed at the sizes given, a small check at " + [&] {
+      std::string t;
+      for (const std::string& n : known_sizes) t += (t.empty() ? "" : ", ") + n + " = " + number(small.at(n)).dump();
+      return t;
+    }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>([&] {
+      double total = 0;
+      for (const SizeSet& h : held_out) total += values(h);
+      return total;
+    }())) + " values in all)");
+  for (const std::string& m : missing)
+    s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE");
+
   s.spec = {
       {"entry", s.entry},
       {"family", family},
-      {"work_item", fill("what one thread computes, e.g. one output element")},
+      {"work_item", work_item},
       {"reference", "seed"},
       {"parameters", parameters},
-      {"launch", {{"block", json::array({"B", 1, 1})},
-                  {"grid", json::array({fill("blocks in x over the workload's variables and B, e.g. ceil_div(n, B)"), 1, 1})}}},
-      {"tolerance", {{"abs", any_float_output ? 1e-5 : 0.0}, {"rel", any_float_output ? 1e-5 : 0.0}}},
-      {"tolerance_note", "gi init's default: float outputs may differ from the seed's by 1e-5 absolute plus 1e-5 "
-                         "relative (an edit may reorder float operations); the seed's own run-to-run spread is added "
-                         "to the absolute part on every workload"},
-      {"min_bytes", fill("bytes the kernel must read and write at least, over the workload's variables (e.g. 8 * n), "
-                         "for the memory-floor report")},
+      {"launch", {{"block", json::array({"B", 1, 1})}, {"grid", grid}}},
+      {"tolerance", tolerance},
+      {"tolerance_note", note},
+      {"min_bytes", min_bytes},
       {"tunables", {{"block_sizes", json::array({64, 128, 256, 512, 1024})},
                     {"default_block_size", 256},
                     {"options", json::array({json::array(), json::array({"--use_fast_math"})})}}},
       {"workloads",
-       {{"train", {{"generator", "random"}, {"variables", workload("on the timed workload (large: it ranks variants)")}}},
+       {{"train", {{"generator", "random"}, {"variables", variables(base, "on the timed workload (large: it ranks variants)", -1)}}},
         {"train_checks", json::array({{{"generator", "random"},
-                                       {"variables", workload("on a small workload (odd sizes reach the edges)")},
-                                       {"purpose", fill("what this workload drives that the timed one does not, "
-                                                        "e.g. sizes that are no multiple of the block")}}})},
+                                       {"variables", variables(small, "on a small workload (odd sizes reach the edges)", 5)},
+                                       {"purpose", purpose}}})},
         {"validate", validate}}}};
   return s;
 }

@@ -8,6 +8,18 @@
 // can decide (element counts, the grid, the sizes, the range of an integer
 // input) holds a string starting with kFillMarker, and the spec does not
 // load until none is left.
+//
+// With the problem size (`gi init K.cu --size n=4000000`) the rest follows
+// from the kernel (analysis/parameter_use.hpp): element counts from how each
+// pointer is indexed and guarded, roles from reads, writes and atomics (an
+// atomic's buffer is inout and starts at the operation's identity), the
+// grid and work item from the guard on the global index, min_bytes, a
+// tolerance that fits the kernel's outputs, and workloads: the timed one at
+// the size given, a small check at sizes that are no multiple of any block
+// size, and five held-out ones that vary the shape and together reach the
+// 16 M values validation asks for. Every inferred field is listed with its
+// evidence; FILL stays only where the kernel does not say.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,11 +33,23 @@ struct SpecScaffold {
   std::string entry;
   nlohmann::ordered_json spec;  // in the order a reader wants it
   std::vector<std::string> notes;  // what the user should know (other kernels, types gi cannot generate)
+  std::vector<std::string> inferred;  // "field: value (evidence)" for each field read from the kernel
 };
 
+struct InitSizes {
+  std::map<std::string, double> sizes;  // --size NAME=VALUE: a scalar parameter's value on the timed workload
+  std::map<std::string, nlohmann::ordered_json> like;  // --like NAME:DIST: an input's distribution
+};
+
+// Parses `--size NAME=VALUE` and `--like 'NAME:uniform(-1,1)'` (also
+// normal(m,s), constant(v)); throws std::runtime_error naming the text.
+InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes);
+
 // Throws std::runtime_error naming the file: no kernel, an unknown --entry,
-// several kernels and no --entry (the message lists them).
+// several kernels and no --entry (the message lists them), a --size or
+// --like naming no parameter.
 SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name,
-                           const std::optional<std::string>& entry, const std::string& family);
+                           const std::optional<std::string>& entry, const std::string& family,
+                           const InitSizes& given = {});
 
 }  // namespace gi

@@ -1,0 +1,594 @@
+#include "analysis/parameter_use.hpp"
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "analysis/aggregate_sites.hpp"
+#include "analysis/cas_helpers.hpp"
+#include "analysis/expression.hpp"
+
+namespace gi::analysis {
+namespace {
+
+using grammar::ElementKind;
+using grammar::TokenKind;
+
+// A value's range: lo <= value <= hi; hi empty when nothing bounds it (the
+// global thread index before its guard).
+struct Range {
+  SymbolicSize lo;
+  std::optional<SymbolicSize> hi;
+};
+
+struct Bound {
+  SymbolicSize limit;  // exclusive
+  int line = 0;
+};
+
+const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+
+class Analyser {
+ public:
+  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f) : k_(k), f_(f) {
+    fn_ = static_cast<int>(&f - k.functions.data());
+    for (std::size_t e = 0; e < k.elements.size(); ++e)
+      if (k.elements[e].function == fn_ && k.elements[e].kind != ElementKind::FunctionHeader) {
+        if (elements_.empty()) body_first_ = k.elements[e].tokens.first;
+        elements_.push_back(e);
+        body_last_ = k.elements[e].tokens.last;
+      }
+    for (const grammar::Param& p : f.params)
+      if (!p.pointer) scalars_.insert(p.name);
+    helpers_ = find_cas_helpers(k);
+    collect_definitions();
+  }
+
+  ParameterUse run() {
+    ParameterUse out;
+    for (const grammar::Param& p : f_.params) {
+      if (!p.pointer) continue;
+      out.pointers.push_back(pointer_use(p.name));
+    }
+    for (int a = 0; a < 3; ++a)
+      if (work_[a]) {
+        out.work.bound[a] = work_[a]->limit;
+        out.work.variable[a] = work_variable_[a];
+        out.work.evidence[a] = "line " + std::to_string(work_[a]->line) + ": " + work_variable_[a] + " < " +
+                               work_[a]->limit.text();
+      }
+    // Buffers whose loaded values index another: integer inputs gi must not fill at random.
+    for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
+    return out;
+  }
+
+ private:
+  const grammar::ParsedKernel& k_;
+  const grammar::Function& f_;
+  int fn_ = -1;
+  std::vector<std::size_t> elements_;
+  std::size_t body_first_ = 0, body_last_ = 0;
+  std::set<std::string> scalars_;
+  std::map<std::string, CasHelper> helpers_;
+  // A local assigned once, where it is declared: its definition's tokens.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  std::optional<Bound> work_[3];
+  std::string work_variable_[3];
+  std::set<std::string> values_index_;
+
+  const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
+  std::size_t next(std::size_t t) const {
+    ++t;
+    while (t <= body_last_ && tok(t).kind == TokenKind::Comment) ++t;
+    return t;
+  }
+  std::size_t prev(std::size_t t) const {
+    while (t > body_first_) {
+      --t;
+      if (tok(t).kind != TokenKind::Comment) return t;
+    }
+    return body_first_;
+  }
+  std::size_t matching(std::size_t open) const {  // ( [ -> its closer
+    const std::string o = tok(open).text, c = o == "(" ? ")" : "]";
+    int depth = 0;
+    for (std::size_t t = open; t <= body_last_; ++t) {
+      if (tok(t).is(o)) ++depth;
+      else if (tok(t).is(c) && --depth == 0) return t;
+    }
+    return body_last_;
+  }
+
+  void collect_definitions() {
+    std::map<std::string, int> assigned;
+    for (std::size_t t = body_first_; t <= body_last_; ++t) {
+      if (tok(t).kind != TokenKind::Identifier) continue;
+      const std::size_t n = next(t);
+      const bool assigns = n <= body_last_ && (kAssignments.count(tok(n).text) || tok(n).is("++") || tok(n).is("--"));
+      const std::size_t p = prev(t);
+      if (assigns || tok(p).is("++") || tok(p).is("--")) ++assigned[tok(t).text];
+    }
+    for (std::size_t e : elements_) {
+      const grammar::Element& el = k_.elements[e];
+      if (el.kind != ElementKind::Declaration && !(el.kind == ElementKind::LoopHeader && el.is_for)) continue;
+      // `T name = expr;` (one declarator), or a for's init `int c = expr`.
+      for (std::size_t t = el.tokens.first; t <= el.tokens.last; ++t) {
+        if (tok(t).kind != TokenKind::Identifier || !tok(next(t)).is("=")) continue;
+        const std::string name = tok(t).text;
+        const std::size_t start = next(next(t));  // after the '='
+        std::size_t end = start;
+        int depth = 0;
+        for (std::size_t u = start; u <= el.tokens.last; ++u) {
+          if (tok(u).is("(") || tok(u).is("[")) ++depth;
+          if (tok(u).is(")") || tok(u).is("]")) --depth;
+          if (depth < 0 || (depth == 0 && (tok(u).is(";") || tok(u).is(",")))) break;
+          end = u;
+        }
+        // Loop counters are assigned again by their increment: their
+        // definition is the init (the lower end), their range the guard's.
+        if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
+        break;
+      }
+    }
+  }
+
+  static int member_axis(const Expr& m, const char* object) {
+    if (m.kind != ExprKind::Member || m.children.empty() || !m.children[0].is_name(object)) return -1;
+    return m.field == "x" ? 0 : m.field == "y" ? 1 : m.field == "z" ? 2 : -1;
+  }
+
+  // Axis of a global thread index expression (blockIdx.A * blockDim.A +
+  // threadIdx.A), or of blockIdx.y / blockIdx.z alone (a block row per item:
+  // the spec's blocks are B x 1 x 1, so that is one item per grid row); -1
+  // otherwise.
+  int global_index_axis(const Expr& e) const {
+    const auto member = [](const Expr& m, const char* object) { return member_axis(m, object); };
+    if (const int axis = member(e, "blockIdx"); axis > 0) return axis;
+    if (e.kind != ExprKind::Binary || e.text != "+" || e.children.size() != 2) return -1;
+    for (int side = 0; side < 2; ++side) {
+      const Expr& product = e.children[side];
+      const int thread = member(e.children[1 - side], "threadIdx");
+      if (thread < 0 || product.kind != ExprKind::Binary || product.text != "*") continue;
+      const int a = member(product.children[0], "blockIdx"), b = member(product.children[1], "blockDim");
+      const int c = member(product.children[0], "blockDim"), d = member(product.children[1], "blockIdx");
+      if ((a == thread && b == thread) || (c == thread && d == thread)) return thread;
+    }
+    return -1;
+  }
+
+  std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
+
+  std::optional<Expr> definition(const std::string& name) const {
+    const auto it = definitions_.find(name);
+    if (it == definitions_.end()) return std::nullopt;
+    return parse(it->second.first, it->second.second);
+  }
+
+  // Whether the expression (following locals) reads memory: an index from data.
+  bool loads(const Expr& e, int depth = 0) const {
+    if (depth > 16) return false;
+    if (e.kind == ExprKind::Index) return true;
+    if (e.kind == ExprKind::Unary && e.text == "*") return true;
+    if (e.kind == ExprKind::Name)
+      if (const auto d = definition(e.text)) return loads(*d, depth + 1);
+    for (const Expr& c : e.children)
+      if (loads(c, depth)) return true;
+    return false;
+  }
+
+  void note_index_sources(const Expr& e, int depth = 0) {
+    if (depth > 16) return;
+    if (e.kind == ExprKind::Index && !e.children.empty() && e.children[0].kind == ExprKind::Name)
+      values_index_.insert(e.children[0].text);
+    if (e.kind == ExprKind::Name)
+      if (const auto d = definition(e.text)) note_index_sources(*d, depth + 1);
+    for (const Expr& c : e.children) note_index_sources(c, depth);
+  }
+
+  std::optional<Range> eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                            int depth = 0) const {
+    if (depth > 16) {
+      why = "the definitions go too deep";
+      return std::nullopt;
+    }
+    const auto exact = [](const SymbolicSize& s) { return Range{s, s}; };
+    switch (e.kind) {
+      case ExprKind::Literal: {
+        try {
+          std::size_t used = 0;
+          const long long v = std::stoll(e.text, &used, 0);
+          const std::string rest = e.text.substr(used);
+          if (rest.find_first_not_of("uUlL") == std::string::npos) return exact(SymbolicSize::constant(v));
+        } catch (const std::exception&) {
+        }
+        why = "'" + e.text + "' is no whole number";
+        return std::nullopt;
+      }
+      case ExprKind::Name: {
+        const auto g = guards.find(e.text);
+        std::optional<Range> own;
+        if (const auto d = definition(e.text)) {
+          std::string ignored;
+          own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : ignored,
+                     depth + 1);
+        }
+        if (g != guards.end()) {
+          // The guard gives the upper end; the lower end is the definition's.
+          if (!own || !own->lo.non_negative()) {
+            if (why.empty()) why = "'" + e.text + "' may be negative";
+            return std::nullopt;
+          }
+          return Range{own->lo, g->second.limit - SymbolicSize::constant(1)};
+        }
+        if (own) return own;
+        if (scalars_.count(e.text)) return exact(SymbolicSize::name(e.text));
+        if (why.empty()) why = "nothing bounds '" + e.text + "'";
+        return std::nullopt;
+      }
+      case ExprKind::Cast:
+        return e.children.empty() ? std::nullopt : eval(e.children[0], guards, why, depth);
+      case ExprKind::Unary:
+        if (e.children.size() == 1 && (e.text == "-" || e.text == "+")) {
+          const auto a = eval(e.children[0], guards, why, depth);
+          if (!a) return std::nullopt;
+          if (e.text == "+") return a;
+          if (!a->hi) break;
+          return Range{*a->hi * SymbolicSize::constant(-1), a->lo * SymbolicSize::constant(-1)};
+        }
+        break;
+      case ExprKind::Call: {
+        // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
+        const std::string f = e.callee();
+        const bool is_min = f == "min" || f == "std::min" || f == "umin" || f == "imin";
+        const bool is_max = f == "max" || f == "std::max" || f == "umax" || f == "imax";
+        if ((!is_min && !is_max) || e.children.size() != 3) break;
+        std::string ignored;
+        const auto a = eval(e.children[1], guards, ignored, depth), b = eval(e.children[2], guards, ignored, depth);
+        const auto is_exact = [](const std::optional<Range>& r) { return r && r->hi && *r->hi == r->lo; };
+        const auto at_least = [](const SymbolicSize& x, const SymbolicSize& y) { return (x - y).non_negative(); };
+        Range out;
+        if (is_min) {
+          // min(a, b) <= either side; >= 0 when both are.
+          if (is_exact(b)) out.hi = b->lo;
+          else if (is_exact(a)) out.hi = a->lo;
+          else if (a && b && a->hi && b->hi)
+            out.hi = at_least(*b->hi, *a->hi) ? a->hi : at_least(*a->hi, *b->hi) ? b->hi : std::nullopt;
+          if (!(a && b && a->lo.non_negative_for_sizes() && b->lo.non_negative_for_sizes())) {
+            why = "'" + expression_text(k_.tokens, e) + "' may be negative";
+            return std::nullopt;
+          }
+          out.lo = a->lo.non_negative() ? (b->lo.non_negative() && at_least(a->lo, b->lo) ? b->lo : a->lo) : SymbolicSize();
+          if (!b->lo.non_negative() || !a->lo.non_negative()) out.lo = SymbolicSize();
+        } else {
+          // max(a, b) >= either side; <= the larger bound.
+          if (is_exact(b) && b->lo.non_negative()) out.lo = b->lo;
+          else if (is_exact(a) && a->lo.non_negative()) out.lo = a->lo;
+          else if (!(a && b && a->lo.non_negative() && b->lo.non_negative())) {
+            why = "'" + expression_text(k_.tokens, e) + "' may be negative";
+            return std::nullopt;
+          }
+          if (a && b && a->hi && b->hi)
+            out.hi = at_least(*a->hi, *b->hi) ? a->hi : at_least(*b->hi, *a->hi) ? b->hi : std::nullopt;
+        }
+        return out;
+      }
+      case ExprKind::Member:
+        if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
+          return Range{SymbolicSize(), std::nullopt};
+        break;
+      case ExprKind::Binary: {
+        if (global_index_axis(e) >= 0) return Range{SymbolicSize(), std::nullopt};
+        if (e.children.size() != 2) break;
+        const auto a = eval(e.children[0], guards, why, depth);
+        if (!a) return std::nullopt;
+        const auto b = eval(e.children[1], guards, why, depth);
+        if (!b) return std::nullopt;
+        const auto both = [&](auto op) -> std::optional<SymbolicSize> {
+          if (!a->hi || !b->hi) return std::nullopt;
+          return op(*a->hi, *b->hi);
+        };
+        if (e.text == "+") return Range{a->lo + b->lo, both([](auto x, auto y) { return x + y; })};
+        if (e.text == "-") {
+          if (!(b->hi && *b->hi == b->lo)) break;  // only minus a known size
+          return Range{a->lo - b->lo, a->hi ? std::optional<SymbolicSize>(*a->hi - b->lo) : std::nullopt};
+        }
+        if (e.text == "*") {
+          if (!a->lo.non_negative() || !b->lo.non_negative()) break;
+          return Range{a->lo * b->lo, both([](auto x, auto y) { return x * y; })};
+        }
+        if (e.text == "/" || e.text == "%") {
+          if (!(b->hi && *b->hi == b->lo) || !a->lo.non_negative()) break;
+          const SymbolicSize d = b->lo;
+          if (e.text == "%") return Range{SymbolicSize(), d - SymbolicSize::constant(1)};
+          if (!a->hi) return Range{SymbolicSize(), std::nullopt};
+          if (const auto q = (*a->hi + SymbolicSize::constant(1)).divided_by(d))
+            return Range{SymbolicSize(), *q - SymbolicSize::constant(1)};
+          why = "(" + a->hi->text() + " + 1) / (" + d.text() + ") is not exact";
+          return std::nullopt;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
+    return std::nullopt;
+  }
+
+  static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name) {
+    g.erase(name);
+    return g;
+  }
+
+  // Bounds from `cond` holding (negated: from it failing, as before an early return).
+  void bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out) const {
+    if (c.kind != ExprKind::Binary || c.children.size() != 2) return;
+    if ((!negated && c.text == "&&") || (negated && c.text == "||")) {
+      bounds_from(c.children[0], negated, line, out);
+      bounds_from(c.children[1], negated, line, out);
+      return;
+    }
+    // Normalise to `name OP limit`.
+    std::string op = c.text;
+    const Expr *name = &c.children[0], *limit = &c.children[1];
+    if (name->kind != ExprKind::Name) {
+      std::swap(name, limit);
+      static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+      if (!flip.count(op)) return;
+      op = flip.at(op);
+    }
+    if (name->kind != ExprKind::Name) return;
+    if (negated) {
+      static const std::map<std::string, std::string> opposite = {{">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}};
+      if (!opposite.count(op)) return;
+      op = opposite.at(op);
+    }
+    if (op != "<" && op != "<=") return;
+    std::string why;
+    const auto r = eval(*limit, {}, why);
+    if (!r || !r->hi || !(*r->hi == r->lo)) return;
+    SymbolicSize l = r->lo;
+    if (op == "<=") l = l + SymbolicSize::constant(1);
+    out.emplace(name->text, Bound{l, line});
+  }
+
+  std::optional<Expr> condition_of(const grammar::Element& h) const {
+    if (!h.condition) return std::nullopt;
+    return parse(h.condition->first + 1, h.condition->last - 1);
+  }
+
+  // `for (init; cond; step)`: the cond's bounds.
+  void loop_bounds(const grammar::Element& h, std::map<std::string, Bound>& out) const {
+    std::size_t semis[2] = {0, 0};
+    int found = 0, depth = 0;
+    for (std::size_t t = h.tokens.first; t <= h.tokens.last && found < 2; ++t) {
+      if (tok(t).is("(")) ++depth;
+      if (tok(t).is(")")) --depth;
+      if (depth == 1 && tok(t).is(";")) semis[found++] = t;
+    }
+    if (found < 2 || semis[1] <= semis[0] + 1) return;
+    if (const auto c = parse(semis[0] + 1, semis[1] - 1)) bounds_from(*c, false, tok(h.tokens.first).line, out);
+  }
+
+  std::size_t prev_element(std::size_t i) const {  // index into elements_, skipping comments; elements_.size() for none
+    while (i > 0) {
+      --i;
+      if (k_.elements[elements_[i]].kind != ElementKind::Comment) return i;
+    }
+    return elements_.size();
+  }
+
+  bool is_return(std::size_t i) const {
+    const grammar::Element& el = k_.elements[elements_[i]];
+    return el.kind == ElementKind::Statement && tok(el.tokens.first).is("return");
+  }
+
+  // The guards in force at element elements_[at].
+  std::map<std::string, Bound> guards_at(std::size_t at) const {
+    std::map<std::string, Bound> out;
+    const auto add_header = [&](std::size_t h) {
+      if (h >= elements_.size()) return;
+      const grammar::Element& el = k_.elements[elements_[h]];
+      if (el.kind == ElementKind::IfHeader) {
+        if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out);
+      } else if (el.kind == ElementKind::LoopHeader && el.is_for) {
+        loop_bounds(el, out);
+      } else if (el.kind == ElementKind::LoopHeader && el.condition) {
+        if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out);
+      }
+    };
+    if (k_.elements[elements_[at]].braceless_body) add_header(prev_element(at));
+    int depth = 0;
+    for (std::size_t i = at; i-- > 0;) {
+      const grammar::Element& el = k_.elements[elements_[i]];
+      if (el.kind == ElementKind::BlockClose) {
+        // `if (cond) { return; }` before us: the code here runs where cond fails.
+        const std::size_t r = prev_element(i), o = r < elements_.size() ? prev_element(r) : elements_.size();
+        const std::size_t h = o < elements_.size() ? prev_element(o) : elements_.size();
+        if (depth == 0 && h < elements_.size() && is_return(r) && k_.elements[elements_[o]].kind == ElementKind::BlockOpen &&
+            k_.elements[elements_[h]].kind == ElementKind::IfHeader)
+          if (const auto c = condition_of(k_.elements[elements_[h]]))
+            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out);
+        ++depth;
+        continue;
+      }
+      if (el.kind == ElementKind::BlockOpen) {
+        if (depth > 0) {
+          --depth;
+          continue;
+        }
+        add_header(prev_element(i));
+        continue;
+      }
+      // `if (cond) return;` before us.
+      if (depth == 0 && is_return(i) && el.braceless_body) {
+        const std::size_t h = prev_element(i);
+        if (h < elements_.size() && k_.elements[elements_[h]].kind == ElementKind::IfHeader)
+          if (const auto c = condition_of(k_.elements[elements_[h]]))
+            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out);
+      }
+    }
+    return out;
+  }
+
+  std::size_t element_of(std::size_t token) const {
+    for (std::size_t i = 0; i < elements_.size(); ++i) {
+      const grammar::Element& el = k_.elements[elements_[i]];
+      if (el.tokens.first <= token && token <= el.tokens.last) return i;
+    }
+    return elements_.size();
+  }
+
+  // Records the guard on a global index variable as the work item's bound.
+  void note_work_item(const std::map<std::string, Bound>& guards) {
+    for (const auto& [name, bound] : guards) {
+      const auto d = definition(name);
+      if (!d) continue;
+      int axis = global_index_axis(*d);
+      if (axis < 0 && d->kind == ExprKind::Name)  // a loop counter that starts at the global index
+        if (const auto dd = definition(d->text)) axis = global_index_axis(*dd);
+      if (axis < 0 || work_[axis]) continue;
+      work_[axis] = bound;
+      work_variable_[axis] = name;
+    }
+  }
+
+  void access(PointerUse& u, std::size_t token, std::optional<std::pair<std::size_t, std::size_t>> index) {
+    const int line = tok(token).line;
+    if (u.first_line == 0) u.first_line = line;
+    const std::size_t at = element_of(token);
+    if (at >= elements_.size()) return;
+    const auto guards = guards_at(at);
+    note_work_item(guards);
+    std::optional<Range> r;
+    std::string why, text = "0";
+    if (!index) {
+      r = Range{SymbolicSize(), SymbolicSize()};
+    } else if (const auto e = parse(index->first, index->second)) {
+      text = expression_text(k_.tokens, *e);
+      note_index_sources(*e);
+      r = eval(*e, guards, why);
+      if (!r && loads(*e)) {
+        u.index_from_data = true;
+        why = "its index '" + text + "' is computed from loaded data";
+      }
+    } else {
+      why = "gi cannot read the index on line " + std::to_string(line);
+    }
+    if (r && !r->hi) why = "nothing bounds the index '" + text + "' (no guard names its bound)";
+    if (!r || !r->hi || !r->lo.non_negative()) {
+      if (r && r->hi) why = "the index '" + text + "' may be negative";
+      if (u.refusal.empty()) u.refusal = "line " + std::to_string(line) + ": " + why;
+      u.count.reset();
+      return;
+    }
+    const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
+    std::string guard_text;
+    for (const auto& [name, b] : guards)
+      guard_text += (guard_text.empty() ? ", " : "; ") + name + " < " + b.limit.text() + " (line " +
+                    std::to_string(b.line) + ")";
+    const std::string evidence = "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guard_text;
+    if (!u.refusal.empty()) return;
+    if (!u.count) {
+      u.count = need;
+      u.count_evidence = evidence;
+    } else if (!(*u.count == need)) {
+      // The larger of the two where one provably is; else the user decides.
+      if ((need - *u.count).non_negative()) {
+        u.count = need;
+        u.count_evidence = evidence;
+      } else if (!(*u.count - need).non_negative()) {
+        u.refusal = "its indices need " + u.count->text() + " (" + u.count_evidence + ") or " + need.text() + " (" +
+                    evidence + "), and gi cannot tell which is larger";
+        u.count.reset();
+      }
+    }
+  }
+
+  void set_atomic(PointerUse& u, const std::string& kind, std::size_t call) {
+    u.read = u.written = true;
+    if (!u.atomic.empty() && u.atomic != kind) kind_clash(u, kind);
+    else u.atomic = kind;
+    if (u.atomic_where.empty()) u.atomic_where = "line " + std::to_string(tok(call).line) + ": " + tok(call).text;
+  }
+  static void kind_clash(PointerUse& u, const std::string&) { u.atomic = "other"; }
+
+  std::string atomic_kind(const std::string& function) const {
+    if (const auto op = combinable_atomic(function)) return op->kind;
+    if (function == "atomicSub") return "sub";
+    if (const auto h = helpers_.find(function); h != helpers_.end()) return h->second.operation.kind;
+    if (function.rfind("atomic", 0) == 0) return "other";
+    return "";
+  }
+
+  PointerUse pointer_use(const std::string& name) {
+    PointerUse u;
+    u.name = name;
+    for (std::size_t t = body_first_; t <= body_last_; ++t) {
+      if (tok(t).kind != TokenKind::Identifier || tok(t).text != name) continue;
+      const std::size_t p = prev(t), n = next(t);
+      if (tok(p).is(".") || tok(p).is("->")) continue;
+      if (tok(n).is("[")) {
+        const std::size_t close = matching(n);
+        const std::size_t after = next(close);
+        const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
+        const bool step = (after <= body_last_ && (tok(after).is("++") || tok(after).is("--"))) || tok(p).is("++") ||
+                          tok(p).is("--");
+        // &p[i] as an atomic's address: atomicAdd(&p[i], v)
+        if (tok(p).is("&") && tok(prev(p)).is("(") && !atomic_kind(tok(prev(prev(p))).text).empty()) {
+          set_atomic(u, atomic_kind(tok(prev(prev(p))).text), prev(prev(p)));
+        } else if (assigned && tok(after).is("=")) {
+          u.written = true;
+        } else if (assigned || step) {
+          u.read = u.written = true;
+        } else {
+          u.read = true;
+        }
+        access(u, t, std::make_pair(next(n), prev(close)));
+        continue;
+      }
+      // atomicOp(p, v) or atomicOp(p + i, v), a CAS helper's pointer argument.
+      if (tok(p).is("(") && !atomic_kind(tok(prev(p)).text).empty()) {
+        set_atomic(u, atomic_kind(tok(prev(p)).text), prev(p));
+        if (tok(n).is(",")) {
+          access(u, t, std::nullopt);
+          continue;
+        }
+        if (tok(n).is("+")) {
+          std::size_t end = next(n);
+          int depth = 0;
+          for (std::size_t v = next(n); v <= body_last_; ++v) {
+            if (tok(v).is("(") || tok(v).is("[")) ++depth;
+            if (tok(v).is(")") || tok(v).is("]")) --depth;
+            if (depth < 0 || (depth == 0 && tok(v).is(","))) break;
+            end = v;
+          }
+          access(u, t, std::make_pair(next(n), end));
+          continue;
+        }
+      }
+      // *p = v / *p
+      if (tok(p).is("*") && (tok(prev(p)).kind == TokenKind::Punct && !tok(prev(p)).is(")") && !tok(prev(p)).is("]"))) {
+        if (kAssignments.count(tok(n).text)) u.written = true;
+        if (!tok(n).is("=")) u.read = true;
+        access(u, t, std::nullopt);
+        continue;
+      }
+      if (u.refusal.empty())
+        u.refusal = "line " + std::to_string(tok(t).line) + ": '" + name + "' is used as a pointer (" +
+                    tok(p).text + " " + name + " " + tok(n).text + "), not indexed";
+      u.count.reset();
+      u.read = u.written = true;  // unknown: the spec says inout
+    }
+    if (u.first_line == 0 && u.refusal.empty()) u.refusal = "the kernel never indexes '" + name + "'";
+    return u;
+  }
+};
+
+}  // namespace
+
+ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel) {
+  return Analyser(k, kernel).run();
+}
+
+}  // namespace gi::analysis

@@ -1,0 +1,52 @@
+#pragma once
+// How a kernel uses its parameters, read from the source alone: for `gi
+// init`, which drafts a spec from a kernel and one problem size.
+//  - Each pointer's accesses: read, written, read and written, or through an
+//    atomic (atomicAdd(&p[i], v), atomicAdd(p, v), a compare-and-swap helper
+//    of analysis/cas_helpers.hpp); with the element count its indices need.
+//  - The count: every index's largest value plus one, as a polynomial over
+//    the integer parameters (analysis/symbolic_size.hpp). An index variable's
+//    range comes from the guards around the access (`if (i < n)`, `if (x >=
+//    nx || y >= ny) return;`, `for (int c = 0; c < cols; ++c)`) and locals are
+//    followed to their one definition (`slice = index / (nx * ny)` with
+//    `index < nx * ny * nz` gives slice < nz).
+//  - The work item: the guard's bound on the global thread index per axis
+//    (blockIdx.x * blockDim.x + threadIdx.x), which gives the grid.
+// Where the source does not say (an index computed from loaded data, a bound
+// no guard names), the count is left empty with the reason.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/symbolic_size.hpp"
+#include "grammar/kernel_structure.hpp"
+
+namespace gi::analysis {
+
+struct PointerUse {
+  std::string name;
+  bool read = false, written = false;
+  std::string atomic;        // the atomic's kind ("add", "max", "min", "and", "or", "xor", "sub") or "other"; "" for none
+  std::string atomic_where;  // "line 9: atomicAdd(&sums[slice], value)"
+  std::optional<SymbolicSize> count;
+  std::string count_evidence;  // how the count follows: "line 7: x[i], i < n (line 6)"
+  std::string refusal;         // why there is no count
+  bool index_from_data = false;  // the refusal is an index computed from loaded values
+  bool values_index = false;     // its loaded values are used in another buffer's index
+  int first_line = 0;
+};
+
+struct WorkItem {
+  std::optional<SymbolicSize> bound[3];  // the global index's exclusive bound per axis (x, y, z)
+  std::string variable[3];
+  std::string evidence[3];
+};
+
+struct ParameterUse {
+  std::vector<PointerUse> pointers;  // in parameter order
+  WorkItem work;
+};
+
+ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel);
+
+}  // namespace gi::analysis

@@ -1,0 +1,47 @@
+#pragma once
+// Sizes as polynomials over a kernel's integer parameters (nx * ny * nz,
+// 4 * n + 1): what `gi init` infers an index's range and a buffer's element
+// count as. Only + - * by whole numbers and exact division by a product of
+// names: enough for the index arithmetic kernels write (row * cols + c,
+// index / (nx * ny)), and anything else is refused by the caller.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gi::analysis {
+
+class SymbolicSize {
+ public:
+  SymbolicSize() = default;
+  static SymbolicSize constant(long long c);
+  static SymbolicSize name(const std::string& n);
+
+  SymbolicSize operator+(const SymbolicSize& o) const;
+  SymbolicSize operator-(const SymbolicSize& o) const;
+  SymbolicSize operator*(const SymbolicSize& o) const;
+  // this / d when d is one term (c * a * b ...) that divides every term
+  // exactly; nullopt otherwise.
+  std::optional<SymbolicSize> divided_by(const SymbolicSize& d) const;
+
+  bool operator==(const SymbolicSize& o) const { return terms_ == o.terms_; }
+  bool is_constant() const;
+  long long constant_part() const;
+  // Every coefficient >= 0: the value is >= 0 when every name is (sizes are).
+  bool non_negative() const;
+  // >= 0 whenever every name is >= 1 (names are sizes): width - 1, nx * ny - 1.
+  bool non_negative_for_sizes() const;
+  // Whether this is one term: c * names.
+  bool is_monomial() const { return terms_.size() == 1; }
+  // "nx * ny * nz", "4 * n + 8", "0".
+  std::string text() const;
+  std::vector<std::string> names() const;
+  // The value with every name given; nullopt when one is missing.
+  std::optional<double> evaluate(const std::map<std::string, double>& values) const;
+
+ private:
+  // sorted names (a product; repeated for powers) -> coefficient; no zero coefficients
+  std::map<std::vector<std::string>, long long> terms_;
+};
+
+}  // namespace gi::analysis

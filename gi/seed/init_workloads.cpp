@@ -1,0 +1,49 @@
+#include "gi/seed/init_workloads.hpp"
+
+#include <cmath>
+
+namespace gi {
+
+SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names) {
+  SizeSet out = given;
+  static const double primes[] = {37, 29, 13, 11, 7, 5};
+  if (size_names.size() == 1) {
+    out[size_names[0]] = 1003;
+    return out;
+  }
+  for (std::size_t i = 0; i < size_names.size(); ++i) out[size_names[i]] = primes[std::min<std::size_t>(i, 5)];
+  return out;
+}
+
+std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
+                                    const std::function<double(const SizeSet&)>& values, double required) {
+  // Factors per workload; variable i of workload w takes factors[(w + i) % 5],
+  // so two-dimensional sizes change their aspect as well as their area.
+  static const double factors[] = {1.0, 0.75, 1.3, 0.55, 1.6};
+  std::vector<SizeSet> out(5, given);
+  const auto fill = [&](double scale) {
+    for (int w = 0; w < 5; ++w)
+      for (std::size_t i = 0; i < size_names.size(); ++i) {
+        double v = std::max(1.0, std::round(given.at(size_names[i]) * factors[(w + i) % 5] * scale));
+        // Odd sizes (no multiple of any block size) on the first workload,
+        // a power-of-two-friendly one on the second: both edges reached.
+        if (w == 0 && std::fmod(v, 2.0) == 0) v += 1;
+        out[w][size_names[i]] = v;
+      }
+  };
+  double scale = 1;
+  fill(scale);
+  for (int step = 0; step < 40; ++step) {
+    double total = 0;
+    for (const SizeSet& s : out) total += values(s);
+    if (total >= required || total <= 0) break;
+    // Grow every size by the same factor: with d size variables the values
+    // grow about as its d-th power.
+    const double d = static_cast<double>(std::max<std::size_t>(1, size_names.size()));
+    scale *= std::max(1.05, std::pow(required / total, 1.0 / d) * 1.01);
+    fill(scale);
+  }
+  return out;
+}
+
+}  // namespace gi

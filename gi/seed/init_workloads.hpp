@@ -1,0 +1,27 @@
+#pragma once
+// The workload sizes `gi init` drafts from the one size a user gives: a small
+// check whose sizes are no multiple of any block size (so the last block's
+// guard is reached), and five held-out workloads that vary the shape (each
+// size variable scaled by a different factor) and together hold at least
+// the values validation asks for.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gi {
+
+using SizeSet = std::map<std::string, double>;
+
+// Small odd sizes for the named size variables (1003 for one, else primes
+// 37, 29, 13, ... in name order); other variables keep their values.
+SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names);
+
+// Five held-out size sets: the size variables scaled (a different factor per
+// variable and workload, the first odd), then all scaled up together until
+// `values` (the values a workload checks, from its sizes) sums to at least
+// `required` over the five.
+std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
+                                    const std::function<double(const SizeSet&)>& values, double required);
+
+}  // namespace gi
