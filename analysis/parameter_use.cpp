@@ -26,6 +26,9 @@ struct Bound {
   int line = 0;
 };
 
+// The guard's key for the global thread index written out, + its axis.
+const std::string kGlobalIndex = "#global-index-";
+
 const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
 
 class Analyser {
@@ -50,6 +53,9 @@ class Analyser {
       if (!p.pointer) continue;
       out.pointers.push_back(pointer_use(p.name));
     }
+    // Guards on the global index that no access saw (an early return before
+    // code gi cannot read) still give the work item.
+    for (std::size_t i = 0; i < elements_.size(); ++i) note_work_item(guards_at(i));
     for (int a = 0; a < 3; ++a)
       if (work_[a]) {
         out.work.bound[a] = work_[a]->limit;
@@ -277,7 +283,11 @@ class Analyser {
           return Range{SymbolicSize(), std::nullopt};
         break;
       case ExprKind::Binary: {
-        if (global_index_axis(e) >= 0) return Range{SymbolicSize(), std::nullopt};
+        if (const int axis = global_index_axis(e); axis >= 0) {
+          const auto g = guards.find(kGlobalIndex + std::to_string(axis));
+          if (g != guards.end()) return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
+          return Range{SymbolicSize(), std::nullopt};
+        }
         if (e.children.size() != 2) break;
         const auto a = eval(e.children[0], guards, why, depth);
         if (!a) return std::nullopt;
@@ -328,16 +338,21 @@ class Analyser {
       bounds_from(c.children[1], negated, line, out);
       return;
     }
-    // Normalise to `name OP limit`.
+    // Normalise to `name OP limit`; the global thread index written out
+    // (`if (threadIdx.x + blockIdx.x * blockDim.x >= size) return;`) is the
+    // name kGlobalIndex + axis.
     std::string op = c.text;
     const Expr *name = &c.children[0], *limit = &c.children[1];
-    if (name->kind != ExprKind::Name) {
+    const auto named = [&](const Expr* e) { return e->kind == ExprKind::Name || global_index_axis(*e) >= 0; };
+    if (!named(name)) {
       std::swap(name, limit);
       static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
       if (!flip.count(op)) return;
       op = flip.at(op);
     }
-    if (name->kind != ExprKind::Name) return;
+    if (!named(name)) return;
+    const std::string key =
+        name->kind == ExprKind::Name ? name->text : kGlobalIndex + std::to_string(global_index_axis(*name));
     if (negated) {
       static const std::map<std::string, std::string> opposite = {{">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}};
       if (!opposite.count(op)) return;
@@ -349,7 +364,7 @@ class Analyser {
     if (!r || !r->hi || !(*r->hi == r->lo)) return;
     SymbolicSize l = r->lo;
     if (op == "<=") l = l + SymbolicSize::constant(1);
-    out.emplace(name->text, Bound{l, line});
+    out.emplace(key, Bound{l, line});
   }
 
   std::optional<Expr> condition_of(const grammar::Element& h) const {
@@ -442,6 +457,14 @@ class Analyser {
   // Records the guard on a global index variable as the work item's bound.
   void note_work_item(const std::map<std::string, Bound>& guards) {
     for (const auto& [name, bound] : guards) {
+      if (name.rfind(kGlobalIndex, 0) == 0) {
+        const int axis = name.back() - '0';
+        if (!work_[axis]) {
+          work_[axis] = bound;
+          work_variable_[axis] = std::string("global index ") + "xyz"[axis];
+        }
+        continue;
+      }
       const auto d = definition(name);
       if (!d) continue;
       int axis = global_index_axis(*d);
@@ -485,7 +508,8 @@ class Analyser {
     const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
     std::string guard_text;
     for (const auto& [name, b] : guards)
-      guard_text += (guard_text.empty() ? ", " : "; ") + name + " < " + b.limit.text() + " (line " +
+      guard_text += (guard_text.empty() ? ", " : "; ") +
+                    (name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0'] : name) + " < " + b.limit.text() + " (line " +
                     std::to_string(b.line) + ")";
     const std::string evidence = "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guard_text;
     if (!u.refusal.empty()) return;
@@ -567,6 +591,16 @@ class Analyser {
           continue;
         }
       }
+      // *(p + i), as older kernels write p[i]
+      if (tok(p).is("(") && tok(prev(p)).is("*") && tok(n).is("+")) {
+        const std::size_t close = matching(p);
+        const std::size_t after = next(close);
+        const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
+        if (assigned) u.written = true;
+        if (!assigned || !tok(after).is("=")) u.read = true;
+        access(u, t, std::make_pair(next(n), prev(close)));
+        continue;
+      }
       // *p = v / *p
       if (tok(p).is("*") && (tok(prev(p)).kind == TokenKind::Punct && !tok(prev(p)).is(")") && !tok(prev(p)).is("]"))) {
         if (kAssignments.count(tok(n).text)) u.written = true;
@@ -574,6 +608,7 @@ class Analyser {
         access(u, t, std::nullopt);
         continue;
       }
+      if (u.first_line == 0) u.first_line = tok(t).line;
       if (u.refusal.empty())
         u.refusal = "line " + std::to_string(tok(t).line) + ": '" + name + "' is used as a pointer (" +
                     tok(p).text + " " + name + " " + tok(n).text + "), not indexed";

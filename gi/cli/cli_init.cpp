@@ -3,10 +3,12 @@
 // it is) and a spec.json inferred from the kernel and the size, each inferred
 // field listed with its evidence, FILL left only where the kernel does not
 // say (gi/seed/spec_scaffold.hpp).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
@@ -15,6 +17,34 @@
 namespace gi::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// `--check`: the new seed run once on each of its workloads (`gi check`,
+// then `gi coverage`) where a GPU is there, else its training checks on the
+// CPU emulator (`gi emulate --coverage`): the spec seen working before a
+// search is started. Each step is this gi run as a command of its own, so
+// its report is exactly what the user would see. Returns whether all passed.
+bool check_new_seed(const fs::path& dir, const nlohmann::json& spec) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
+  const auto step = [&](const std::string& args) {
+    std::cout << "$ gi " << args << std::endl;
+    return std::system((quoted(self) + " " + args).c_str()) == 0;
+  };
+  bool ok = true;
+  if (fitness::probe_cuda().gpus.empty()) {
+    std::cout << "no GPU here: the training checks on the CPU emulator instead" << std::endl;
+    return step("emulate " + quoted(dir.string()) + " --coverage");
+  }
+  std::vector<std::string> workloads = {"train"};
+  for (std::size_t i = 0; i < spec["workloads"]["train_checks"].size(); ++i) workloads.push_back("train:" + std::to_string(i + 1));
+  for (std::size_t i = 0; i < spec["workloads"]["validate"].size(); ++i) workloads.push_back("validate:" + std::to_string(i));
+  for (const std::string& w : workloads) ok = step("check " + quoted(dir.string()) + " --workload " + w) && ok;
+  return step("coverage " + quoted(dir.string())) && ok;
+}
+
+}  // namespace
 
 void add_init(CLI::App& app) {
   auto* cmd = app.add_subcommand("init", "Make a seed folder for your own kernel: kernel.cu and a spec.json inferred "
@@ -25,7 +55,7 @@ void add_init(CLI::App& app) {
     std::vector<std::string> include_dirs;
     std::vector<std::string> pre_includes;
     std::vector<std::string> sizes, likes;
-    bool force = false;
+    bool force = false, check = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("KERNEL", a->kernel, "the CUDA file holding the kernel")->required();
@@ -41,6 +71,9 @@ void add_init(CLI::App& app) {
                   "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD) or constant(V) (default: "
                   "uniform(-1,1) for floats); repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
+  cmd->add_flag("--check", a->check,
+                "then run the seed once on each workload and report its branch coverage (gi check, gi coverage); "
+                "without a GPU its training checks on the CPU emulator (gi emulate --coverage)");
   cmd->callback([a] {
     const fs::path kernel(a->kernel);
     std::ifstream in(kernel, std::ios::binary);
@@ -71,6 +104,12 @@ void add_init(CLI::App& app) {
     for (const auto& f : left) std::cout << "  " << f << "\n";
     for (const auto& i : s.inferred) std::cout << "inferred: " << i << "\n";
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+    if (a->check && left.empty()) {
+      if (!check_new_seed(dir, nlohmann::json::parse(s.spec.dump())))
+        throw std::runtime_error(dir.string() + ": the seed did not pass every check (above)");
+    } else if (a->check) {
+      std::cout << "--check: not run while fields are left to fill\n";
+    }
     std::cout << "then: gi check " << dir.string() << "   (runs the seed once on the GPU)\n"
               << "      gi evolve " << dir.string() << "\n";
   });

@@ -186,6 +186,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (is_float_type(type) && (kind == "max" || kind == "min")) float_extremum = true;
     } else if (u && u->written && u->read) {
       role = "inout";
+      if (is_float_type(type)) float_plain_output = true;
       s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
                            std::to_string(u->first_line) + ")");
     } else if (u && u->written && !p.const_pointee) {

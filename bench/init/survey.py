@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""How often `gi init` leaves no FILL (issue 29): on the plain user kernels
+(tests/data/user), the examples and the real-world corpus (.corpus/, see
+tests/data/corpus/README.md), every kernel of every file is drafted twice:
+once without sizes (to learn its scalar parameters) and once with every
+scalar given a value (--size NAME=VALUE: 1024 for integers, 0.5 for floats),
+so that what FILL is left is what the kernel itself does not say. Per
+kernel: the fields left and the first reason. CPU only.
+
+    python3 bench/init/survey.py [--gi build/gi/gi] [--out bench/init/results_DATE]
+"""
+import argparse, json, os, re, subprocess, sys, tempfile, collections
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def run(gi, args):
+    p = subprocess.run([gi, "init", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def kernels_of(gi, path, tmp):
+    code, out = run(gi, [path, "--out", os.path.join(tmp, "probe"), "--force"])
+    m = re.search(r"\d+ kernels \(([^)]*)\): name the one", out)
+    if m:
+        return [k.strip() for k in m.group(1).split(",")]
+    m = re.search(r"for kernel '([^']+)'", out)
+    return [m.group(1)] if m else []
+
+
+def draft(gi, path, entry, tmp):
+    out_dir = os.path.join(tmp, "seed", re.sub(r"\W", "_", entry))
+    code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force"])
+    if code != 0:
+        return {"status": "error", "message": out.strip().splitlines()[-1] if out.strip() else ""}
+    spec = json.load(open(os.path.join(out_dir, "spec.json")))
+    sizes = []
+    for p in spec["parameters"]:
+        if p.get("role") == "scalar":
+            sizes += ["--size", p["name"] + ("=0.5" if p.get("type") in ("float", "double") else "=1024")]
+    code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
+    if code != 0:
+        return {"status": "error", "message": out.strip().splitlines()[-1]}
+    fills = [l.strip() for l in out.splitlines() if l.startswith("  ") and ": FILL" in l]
+    # The cause first: a count gi could not infer, else the grid, else whatever is left.
+    causes = [f for f in fills if "could not infer" in f] + [f for f in fills if f.startswith("launch.grid")]
+    return {"status": "no FILL" if not fills else "FILL left", "fields_left": len(fills),
+            "first": (causes or fills or [""])[0]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gi", default=os.path.join(ROOT, "build/gi/gi"))
+    ap.add_argument("--out", help="write OUT.json and OUT.md")
+    a = ap.parse_args()
+    files = [("user", os.path.join(ROOT, "tests/data/user", d, "kernel.cu"))
+             for d in sorted(os.listdir(os.path.join(ROOT, "tests/data/user")))
+             if os.path.isfile(os.path.join(ROOT, "tests/data/user", d, "kernel.cu"))]
+    files.append(("example", os.path.join(ROOT, "examples/box_filter/box_filter_rows.cu")))
+    manifest = json.load(open(os.path.join(ROOT, "tests/data/corpus/MANIFEST.json")))
+    for e in manifest:
+        path = os.path.join(ROOT, ".corpus", e["local"])
+        if e["role"] == "kernel" and os.path.isfile(path):
+            files.append(("corpus", path))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, path in files:
+            for entry in kernels_of(a.gi, path, tmp):
+                r = draft(a.gi, path, entry, tmp)
+                r.update(kind=kind, file=os.path.relpath(path, ROOT), entry=entry)
+                rows.append(r)
+                print(f"{kind:8} {r['status']:10} {entry:40} {r.get('first', r.get('message', ''))[:110]}", flush=True)
+    summary = collections.OrderedDict()
+    for kind in ("user", "example", "corpus"):
+        mine = [r for r in rows if r["kind"] == kind]
+        summary[kind] = {"kernels": len(mine), "no_fill": sum(r["status"] == "no FILL" for r in mine),
+                         "fill_left": sum(r["status"] == "FILL left" for r in mine),
+                         "error": sum(r["status"] == "error" for r in mine)}
+    print(json.dumps(summary, indent=1))
+    if a.out:
+        json.dump({"summary": summary, "kernels": rows}, open(a.out + ".json", "w"), indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
