@@ -155,7 +155,64 @@ extern "C" __global__ void warp_ops(int* out) {
     EXPECT_EQ(r[6], (10 - 31) * 100 + 31) << t;
     EXPECT_EQ(r[7], 11) << t;
     EXPECT_EQ(r[8], (lane & ~7) + ((lane + 1) & 7)) << t;
-    EXPECT_EQ(static_cast<unsigned>(r[9]), 1u << lane) << t;
+    EXPECT_EQ(static_cast<unsigned>(r[9]), 0xFFFFFFFFu) << t << ": every lane reaches it together";
+  }
+}
+
+TEST_F(EmulatedKernels, ActiveMaskIsTheLanesThatReachTheSameCall) {
+  // Divergent branches: each side's lanes see their own side (the GPU's
+  // converged lanes at that instruction); lanes of a partial last warp only
+  // themselves.
+  const EmulatedKernel k = load(R"(
+extern "C" __global__ void active(unsigned* out) {
+    int lane = threadIdx.x % 32;
+    unsigned m;
+    if (lane < 10) {
+        m = __activemask();
+    } else {
+        m = __activemask();
+    }
+    out[threadIdx.x] = m;
+}
+)",
+                                "active");
+  LaunchPlan p;
+  p.entry = "active";
+  p.buffers = {out_buffer("out", 48, ElementType::U32)};
+  p.params = {{true, 0}};
+  p.block = {48, 1, 1};
+  const EmulatedRun run = emulator().run(k, p);
+  ASSERT_EQ(run.status, RunStatus::Ok) << run.message;
+  const std::vector<unsigned> o = values_of<unsigned>(run.buffers[0]);
+  for (unsigned t = 0; t < 48; ++t) {
+    const unsigned lane = t % 32, warp_lanes = t < 32 ? 0xFFFFFFFFu : 0xFFFFu;
+    EXPECT_EQ(o[t], (lane < 10 ? 0x3FFu : ~0x3FFu) & warp_lanes) << t;
+  }
+}
+
+TEST_F(EmulatedKernels, ACollectiveWhoseMaskNamesAnExitedLaneIsAnError) {
+  // The early return before a full-mask shuffle, both ways round: the lanes
+  // that return run before the shuffle is called, or after their warp's
+  // other lanes already wait in it.
+  for (const char* guard : {"if (lane < 16) return;", "if (lane >= 16) return;"}) {
+    SCOPED_TRACE(guard);
+    const EmulatedKernel k = load(std::string(R"(
+extern "C" __global__ void early(int* out) {
+    int lane = threadIdx.x % 32;
+    )") + guard + R"(
+    out[threadIdx.x] = __shfl_down_sync(0xffffffffu, lane, 1);
+}
+)",
+                                  "early");
+    LaunchPlan p;
+    p.entry = "early";
+    p.buffers = {out_buffer("out", 32, ElementType::I32)};
+    p.params = {{true, 0}};
+    p.block = {32, 1, 1};
+    const EmulatedRun run = emulator().run(k, p);
+    EXPECT_NE(run.status, RunStatus::Ok);
+    EXPECT_NE(run.message.find("exited"), std::string::npos) << run.message;
+    EXPECT_NE(run.message.find("__shfl_down_sync"), std::string::npos) << run.message;
   }
 }
 
@@ -186,8 +243,9 @@ extern "C" __global__ void halves(int* out) {
 
 TEST_F(EmulatedKernels, ThreadsThatReturnEarlyCountAsArrivedAtLaterBarriers) {
   // The last block is partly beyond n: its threads past the end return
-  // before the barriers the others still pass, and warp collectives with a
-  // full mask wait only for the lanes that are left.
+  // before the barriers the others still pass, and a warp collective over
+  // __activemask() takes the lanes that are left (a full mask would name
+  // exited lanes: ACollectiveWhoseMaskNamesAnExitedLaneIsAnError).
   const EmulatedKernel k = load(R"(
 extern "C" __global__ void early_exit(const float* in, int n, float* out) {
     __shared__ float tile[64];
@@ -198,7 +256,7 @@ extern "C" __global__ void early_exit(const float* in, int n, float* out) {
     __syncthreads();
     float neighbour = (t + 1 < blockDim.x && i + 1 < n) ? tile[t + 1] : 0.0f;
     __syncthreads();
-    float lanes = __shfl_sync(0xffffffffu, 1.0f, 0);  // lane 0 of every warp is still there
+    float lanes = __shfl_sync(__activemask(), 1.0f, 0);  // lane 0 of every warp is still there
     out[i] = tile[t] + neighbour + 0.0f * lanes;
 }
 )",

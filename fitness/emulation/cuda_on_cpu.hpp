@@ -15,8 +15,12 @@
 //   - __syncthreads (and _count/_and/_or): waits for every thread of the block
 //     that has not exited; warp collectives (__shfl*_sync, __ballot_sync,
 //     __any/__all_sync, __match_any/all_sync, __reduce_*_sync, __syncwarp):
-//     wait for the lanes of their mask that have not exited;
-//     __activemask() is the calling lane's own bit only;
+//     wait for the lanes of their mask; a mask that names a lane that has
+//     exited (or that exits while others wait for it) is an error, as it
+//     is undefined on the GPU (the early return before a full-mask shuffle);
+//     __activemask(): the lanes of the warp that reach the same call before
+//     any other can go on (the GPU's converged lanes at that instruction;
+//     resolved only when no warp collective can complete);
 //   - a deadlock (every live thread waits in a barrier nobody else can reach)
 //     or a mismatch (lanes of one mask in different collectives) ends the
 //     launch with a message naming the block and what each thread waits in.
@@ -116,9 +120,9 @@ namespace gi_emu {
 enum class Op : unsigned char {
   None, SyncThreads, SyncCount, SyncAnd, SyncOr,
   SyncWarp, Shfl, ShflUp, ShflDown, ShflXor, Ballot, Any, All, MatchAny, MatchAll,
-  ReduceAdd, ReduceMin, ReduceMax, ReduceAnd, ReduceOr, ReduceXor
+  ReduceAdd, ReduceMin, ReduceMax, ReduceAnd, ReduceOr, ReduceXor, ActiveMask
 };
-enum class State : unsigned char { Runnable, WaitBlock, WaitWarp, Done };
+enum class State : unsigned char { Runnable, WaitBlock, WaitWarp, WaitActive, Done };
 
 struct Fiber {
   void* sp = nullptr;  // saved stack pointer (x86-64) while switched out
@@ -374,6 +378,8 @@ inline unsigned long long block_barrier(Op op, int predicate, unsigned line) {
 
 // Computes a collective whose only live lane is the caller (no waiting).
 unsigned long long alone(Fiber& f);
+// Lanes of the warp that existed in this block and have exited.
+unsigned exited_lanes(unsigned warp);
 
 inline unsigned long long warp_collective(Op op, unsigned mask, unsigned long long value, int arg, int width,
                                           bool is_signed, unsigned line) {
@@ -389,6 +395,12 @@ inline unsigned long long warp_collective(Op op, unsigned mask, unsigned long lo
   if (!((mask >> f.lane) & 1u)) {
     fail("%s at line %u: thread (%u,%u,%u) (lane %u) calls it with mask 0x%08x, which lacks its own lane",
          op_name(op), line, f.tid.x, f.tid.y, f.tid.z, f.lane, mask);
+    yield_to_scheduler();
+  }
+  if (const unsigned gone = mask & exited_lanes(f.warp)) {
+    fail("%s at line %u: thread (%u,%u,%u) (lane %u) calls it with mask 0x%08x, which names lanes 0x%08x that "
+         "have exited (undefined on the GPU: make the early return a predicate)",
+         op_name(op), line, f.tid.x, f.tid.y, f.tid.z, f.lane, mask, gone);
     yield_to_scheduler();
   }
   if (width <= 0 || width > 32 || (width & (width - 1)) != 0) {
@@ -432,7 +444,10 @@ inline int __syncthreads_or(int p, unsigned gi_line = __builtin_LINE()) {
 inline void __syncwarp(unsigned mask = 0xffffffffu, unsigned gi_line = __builtin_LINE()) {
   gi_emu::warp_collective(gi_emu::Op::SyncWarp, mask, 0, 0, 32, false, gi_line);
 }
-inline unsigned __activemask() { return 1u << gi_emu::current->lane; }
+namespace gi_emu {
+unsigned long long active_mask(unsigned line);
+}
+inline unsigned __activemask(unsigned gi_line = __builtin_LINE()) { return (unsigned)gi_emu::active_mask(gi_line); }
 inline unsigned __ballot_sync(unsigned mask, int p, unsigned gi_line = __builtin_LINE()) {
   return (unsigned)gi_emu::warp_collective(gi_emu::Op::Ballot, mask, p != 0, 0, 32, false, gi_line);
 }
@@ -564,7 +579,8 @@ struct Launch {
 inline Fiber* fibers = nullptr;
 inline unsigned fiber_count = 0;
 inline unsigned warp_count = 0;
-inline unsigned* warp_live = nullptr;  // per warp: lanes that exist and have not exited
+inline unsigned* warp_live = nullptr;    // per warp: lanes that exist and have not exited
+inline unsigned* warp_exists = nullptr;  // per warp: lanes that exist (a block's last warp may be partial)
 inline unsigned live_threads = 0;
 inline unsigned waiting_block = 0;
 inline unsigned char* stacks = nullptr;
@@ -586,6 +602,7 @@ inline void fail(const char* fmt, ...) {
 }
 
 inline unsigned live_mask(unsigned warp) { return warp_live[warp]; }
+inline unsigned exited_lanes(unsigned warp) { return warp_exists[warp] & ~warp_live[warp]; }
 
 inline const char* op_name(Op op) {
   switch (op) {
@@ -610,6 +627,7 @@ inline const char* op_name(Op op) {
     case Op::ReduceAnd: return "__reduce_and_sync";
     case Op::ReduceOr: return "__reduce_or_sync";
     case Op::ReduceXor: return "__reduce_xor_sync";
+    case Op::ActiveMask: return "__activemask";
   }
   return "?";
 }
@@ -628,6 +646,14 @@ inline void fiber_main() {
   f.state = State::Done;
   --live_threads;
   warp_live[f.warp] &= ~(1u << f.lane);
+  // A lane of the warp already waits in a collective whose mask names us.
+  for (unsigned l = 0; l < 32; ++l) {
+    const Fiber& g = fibers[(size_t)f.warp * 32 + l];
+    if (g.state == State::WaitWarp && ((g.mask >> f.lane) & 1u))
+      fail("thread (%u,%u,%u) (lane %u) exits while thread (%u,%u,%u) waits for it in %s(mask 0x%08x) at line %u "
+           "(a collective whose mask names a lane that exited: undefined on the GPU)",
+           f.tid.x, f.tid.y, f.tid.z, f.lane, g.tid.x, g.tid.y, g.tid.z, op_name(g.op), g.mask, g.line);
+  }
   yield_to_scheduler();
   __builtin_trap();  // a finished fiber is never resumed
 }
@@ -835,6 +861,38 @@ inline bool report_mismatch() {
   return false;
 }
 
+// __activemask: when no warp collective can complete, the lanes of a warp
+// waiting in __activemask at one call site get the mask of that group.
+inline bool resolve_active() {
+  bool any = false;
+  for (unsigned w = 0; w < warp_count; ++w) {
+    Fiber* lanes = fibers + (size_t)w * 32;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (lanes[l].state != State::WaitActive) continue;
+      unsigned group = 0;
+      for (unsigned m = l; m < 32; ++m)
+        if (lanes[m].state == State::WaitActive && lanes[m].line == lanes[l].line) group |= 1u << m;
+      for (unsigned m = l; m < 32; ++m)
+        if ((group >> m) & 1u) {
+          lanes[m].result = group;
+          lanes[m].state = State::Runnable;
+          lanes[m].op = Op::None;
+        }
+      any = true;
+    }
+  }
+  return any;
+}
+
+inline unsigned long long active_mask(unsigned line) {
+  Fiber& f = *current;
+  f.op = Op::ActiveMask;
+  f.line = line;
+  f.state = State::WaitActive;
+  yield_to_scheduler();
+  return f.result;
+}
+
 inline void complete_block_barrier() {
   unsigned count = 0;
   for (unsigned i = 0; i < fiber_count; ++i)
@@ -907,6 +965,7 @@ inline int run_block() {
   for (unsigned w = 0; w < warp_count; ++w) {
     const unsigned in_warp = fiber_count - w * 32 >= 32 ? 32 : fiber_count - w * 32;
     warp_live[w] = in_warp == 32 ? 0xffffffffu : ((1u << in_warp) - 1u);
+    warp_exists[w] = warp_live[w];
   }
   for (unsigned i = 0; i < fiber_count; ++i) {
     Fiber& f = fibers[i];
@@ -924,6 +983,7 @@ inline int run_block() {
     }
     if (live_threads == 0) return 0;
     if (resolve_warps()) continue;
+    if (resolve_active()) continue;
     if (waiting_block == live_threads) {
       complete_block_barrier();
       continue;
@@ -971,6 +1031,7 @@ extern "C" __attribute__((visibility("default"))) int gi_emulate_launch(const gi
   // can be indexed past the block's last thread.
   fibers = new Fiber[(size_t)warp_count * 32];
   warp_live = new unsigned[warp_count];
+  warp_exists = new unsigned[warp_count];
   for (unsigned i = 0; i < fiber_count; ++i) {
     Fiber& f = fibers[i];
     f.tid = uint3{i % blockDim.x, (i / blockDim.x) % blockDim.y, i / (blockDim.x * blockDim.y)};
