@@ -24,7 +24,12 @@ struct Range {
 struct Bound {
   SymbolicSize limit;  // exclusive
   int line = 0;
+  std::string branch;       // its comparison's branch site; "" for a loop's
+  std::string past_bound;   // the direction of that site meaning "past the limit"
 };
+
+// bounds_from's site for a condition that is no branch site (a loop's).
+const std::string kNoSite = "-";
 
 // The guard's key for the global thread index written out, + its axis.
 const std::string kGlobalIndex = "#global-index-";
@@ -62,6 +67,8 @@ class Analyser {
         out.work.variable[a] = work_variable_[a];
         out.work.evidence[a] = "line " + std::to_string(work_[a]->line) + ": " + work_variable_[a] + " < " +
                                work_[a]->limit.text();
+        out.work.guard_branch[a] = work_[a]->branch;
+        out.work.guard_past_bound[a] = work_[a]->past_bound;
       }
     // Buffers whose loaded values index another: integer inputs gi must not fill at random.
     for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
@@ -330,12 +337,17 @@ class Analyser {
     return g;
   }
 
-  // Bounds from `cond` holding (negated: from it failing, as before an early return).
-  void bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out) const {
+  // Bounds from `cond` holding (negated: from it failing, as before an early
+  // return). `if_site`: the branch site of an `if` whose whole condition
+  // `cond` is ("" inside && or ||, whose operands are sites of their own;
+  // kNoSite for a loop's condition).
+  void bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out,
+                   const std::string& if_site = kNoSite) const {
     if (c.kind != ExprKind::Binary || c.children.size() != 2) return;
     if ((!negated && c.text == "&&") || (negated && c.text == "||")) {
-      bounds_from(c.children[0], negated, line, out);
-      bounds_from(c.children[1], negated, line, out);
+      const std::string operand = if_site == kNoSite ? kNoSite : "";
+      bounds_from(c.children[0], negated, line, out, operand);
+      bounds_from(c.children[1], negated, line, out, operand);
       return;
     }
     // Normalise to `name OP limit`; the global thread index written out
@@ -364,7 +376,19 @@ class Analyser {
     if (!r || !r->hi || !(*r->hi == r->lo)) return;
     SymbolicSize l = r->lo;
     if (op == "<=") l = l + SymbolicSize::constant(1);
-    out.emplace(key, Bound{l, line});
+    Bound b{l, line, "", ""};
+    if (if_site != kNoSite) {
+      b.branch = !if_site.empty() ? if_site
+                                  : "op@" + std::to_string(tok(c.first).line) + ":" + std::to_string(tok(c.first).column);
+      b.past_bound = negated ? "true" : "false";
+    }
+    out.emplace(key, b);
+  }
+
+  // "if@L:C": the branch site of an `if` header (its keyword's position).
+  std::string if_site(const grammar::Element& h) const {
+    const grammar::Token& t = tok(h.tokens.first);
+    return "if@" + std::to_string(t.line) + ":" + std::to_string(t.column);
   }
 
   std::optional<Expr> condition_of(const grammar::Element& h) const {
@@ -405,7 +429,7 @@ class Analyser {
       if (h >= elements_.size()) return;
       const grammar::Element& el = k_.elements[elements_[h]];
       if (el.kind == ElementKind::IfHeader) {
-        if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out);
+        if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out, if_site(el));
       } else if (el.kind == ElementKind::LoopHeader && el.is_for) {
         loop_bounds(el, out);
       } else if (el.kind == ElementKind::LoopHeader && el.condition) {
@@ -423,7 +447,7 @@ class Analyser {
         if (depth == 0 && h < elements_.size() && is_return(r) && k_.elements[elements_[o]].kind == ElementKind::BlockOpen &&
             k_.elements[elements_[h]].kind == ElementKind::IfHeader)
           if (const auto c = condition_of(k_.elements[elements_[h]]))
-            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out);
+            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out, if_site(k_.elements[elements_[h]]));
         ++depth;
         continue;
       }
@@ -440,7 +464,7 @@ class Analyser {
         const std::size_t h = prev_element(i);
         if (h < elements_.size() && k_.elements[elements_[h]].kind == ElementKind::IfHeader)
           if (const auto c = condition_of(k_.elements[elements_[h]]))
-            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out);
+            bounds_from(*c, true, tok(k_.elements[elements_[h]].tokens.first).line, out, if_site(k_.elements[elements_[h]]));
       }
     }
     return out;

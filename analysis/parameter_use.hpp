@@ -40,6 +40,12 @@ struct WorkItem {
   std::optional<SymbolicSize> bound[3];  // the global index's exclusive bound per axis (x, y, z)
   std::string variable[3];
   std::string evidence[3];
+  // The branch site (fitness/instrument/branch_coverage.hpp: "if@L:C" for a
+  // whole condition, "op@L:C" for an operand of && or ||) of the guard's
+  // comparison and its direction that means "past the bound": on an axis
+  // whose grid is exactly the bound (y, z) no thread takes it.
+  std::string guard_branch[3];
+  std::string guard_past_bound[3];  // "true" or "false"
 };
 
 struct ParameterUse {

@@ -242,6 +242,22 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
   }
 }
 
+// The box filter's `y >= height` is never true with exactly `height` rows of
+// blocks: gi init exempts that direction as the hand-written spec does.
+TEST(SpecInference, AGuardTheGridMakesUnreachableIsExemptFromCoverage) {
+  const SpecScaffold s = scaffold_spec(read(kernel_file("box_filter")), "box_filter_rows.cu", std::nullopt, "user",
+                                       parse_init_sizes({"width=4096", "height=1024", "radius=3"}, {}));
+  const json hand = json::parse(read(hand_spec("box_filter")));
+  ASSERT_TRUE(s.spec.contains("coverage_exempt"));
+  ASSERT_EQ(s.spec["coverage_exempt"].size(), 1u);
+  EXPECT_EQ(s.spec["coverage_exempt"][0]["branch"], hand["coverage_exempt"][0]["branch"]);
+  EXPECT_EQ(s.spec["coverage_exempt"][0]["direction"], hand["coverage_exempt"][0]["direction"]);
+  // A guard on x (grid ceil_div(width, B)) is reachable: never exempt.
+  const SpecScaffold one = scaffold_spec(read(kernel_file("dot_product")), "dot_product.cu", std::nullopt, "user",
+                                         parse_init_sizes({"n=4194304"}, {}));
+  EXPECT_FALSE(one.spec.contains("coverage_exempt"));
+}
+
 // The drafted spec runs: gi init --check (without a GPU: the training check
 // on the CPU emulator, with branch coverage).
 TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {

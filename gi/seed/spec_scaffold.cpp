@@ -226,6 +226,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
 
   // The grid and the work item from the guard on the global index.
   json grid = json::array();
+  json coverage_exempt = json::array();
   std::string work_item;
   if (use.work.bound[0]) {
     grid.push_back("ceil_div(" + use.work.bound[0]->text() + ", B)");
@@ -238,6 +239,22 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                              use.work.evidence[a] + ", the global thread index)");
       }
     s.inferred.push_back("work_item: " + work_item);
+    // y and z: the grid is exactly the bound, so the guard's "past the bound"
+    // direction is never taken; gi coverage would ask for a workload that
+    // takes it.
+    for (int a = 1; a < 3; ++a)
+      if (use.work.bound[a] && !use.work.guard_branch[a].empty()) {
+        const std::string rows = a == 1 ? "rows" : "slices";
+        coverage_exempt.push_back(
+            {{"branch", use.work.guard_branch[a]},
+             {"direction", use.work.guard_past_bound[a]},
+             {"reason", "gi init: the grid has exactly " + use.work.bound[a]->text() + " " + rows +
+                            " of blocks (launch.grid[" + std::to_string(a) + "]), so no thread has " +
+                            use.work.variable[a] + " >= " + use.work.bound[a]->text()}});
+        s.inferred.push_back("coverage_exempt: " + use.work.guard_branch[a] + " " + use.work.guard_past_bound[a] +
+                             " (" + use.work.variable[a] + " past " + use.work.bound[a]->text() +
+                             ": never, with the grid's " + rows + ")");
+      }
   } else {
     grid = json::array({fill("blocks in x over the workload's variables and B, e.g. ceil_div(n, B): no guard on the "
                              "global thread index names its bound"),
@@ -358,6 +375,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                        {"variables", variables(small, "on a small workload (odd sizes reach the edges)", 5)},
                                        {"purpose", purpose}}})},
         {"validate", validate}}}};
+  if (!coverage_exempt.empty()) s.spec["coverage_exempt"] = coverage_exempt;
   return s;
 }
 
