@@ -85,6 +85,8 @@ class Analyser {
   std::map<std::string, CasHelper> helpers_;
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  // A local that only grows after its declaration: its initial value's tokens.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
   std::set<std::string> values_index_;
@@ -113,13 +115,19 @@ class Analyser {
   }
 
   void collect_definitions() {
-    std::map<std::string, int> assigned;
+    std::map<std::string, int> assigned, increments;
     for (std::size_t t = body_first_; t <= body_last_; ++t) {
       if (tok(t).kind != TokenKind::Identifier) continue;
       const std::size_t n = next(t);
       const bool assigns = n <= body_last_ && (kAssignments.count(tok(n).text) || tok(n).is("++") || tok(n).is("--"));
       const std::size_t p = prev(t);
       if (assigns || tok(p).is("++") || tok(p).is("--")) ++assigned[tok(t).text];
+      // x++, ++x, x += <whole number>: the value only grows.
+      const bool grows = tok(n).is("++") || tok(p).is("++") ||
+                         (tok(n).is("+=") && tok(next(n)).kind == TokenKind::Number &&
+                          tok(next(n)).text.find_first_not_of("0123456789uUlL") == std::string::npos &&
+                          (tok(next(next(n))).is(";") || tok(next(next(n))).is(")")));
+      if (grows) ++increments[tok(t).text];
     }
     for (std::size_t e : elements_) {
       const grammar::Element& el = k_.elements[e];
@@ -140,6 +148,8 @@ class Analyser {
         // Loop counters are assigned again by their increment: their
         // definition is the init (the lower end), their range the guard's.
         if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
+        // A counter that only grows (a while loop's): its start is its lower end.
+        else if (assigned[name] - 1 == increments[name]) starts_[name] = {start, end};
         break;
       }
     }
@@ -220,7 +230,13 @@ class Analyser {
       case ExprKind::Name: {
         const auto g = guards.find(e.text);
         std::optional<Range> own;
-        if (const auto d = definition(e.text)) {
+        if (const auto st = starts_.find(e.text); st != starts_.end() && g != guards.end()) {
+          // A growing counter under a guard: from its start up to the guard.
+          std::string ignored;
+          if (const auto d = parse(st->second.first, st->second.second))
+            if (const auto r = eval(*d, without(guards, e.text), ignored, depth + 1))
+              own = Range{r->lo, std::nullopt};
+        } else if (const auto d = definition(e.text)) {
           std::string ignored;
           own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : ignored,
                      depth + 1);
@@ -432,8 +448,11 @@ class Analyser {
         if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out, if_site(el));
       } else if (el.kind == ElementKind::LoopHeader && el.is_for) {
         loop_bounds(el, out);
-      } else if (el.kind == ElementKind::LoopHeader && el.condition) {
-        if (const auto c = condition_of(el)) bounds_from(*c, false, tok(el.tokens.first).line, out);
+      } else if (el.kind == ElementKind::LoopHeader && tok(el.tokens.first).is("while") &&
+                 tok(el.tokens.last).is(")")) {
+        // `while (cond)` (not do's trailing while, which ends in ';')
+        if (const auto c = parse(next(next(el.tokens.first)), prev(el.tokens.last)))
+          bounds_from(*c, false, tok(el.tokens.first).line, out);
       }
     };
     if (k_.elements[elements_[at]].braceless_body) add_header(prev_element(at));
@@ -500,7 +519,11 @@ class Analyser {
     }
   }
 
-  void access(PointerUse& u, std::size_t token, std::optional<std::pair<std::size_t, std::size_t>> index) {
+  using Span = std::pair<std::size_t, std::size_t>;
+
+  // An access at `token` with index tokens `index` (none: element 0), into
+  // the buffer at `offset` tokens past its start (an alias `q = p + offset`).
+  void access(PointerUse& u, std::size_t token, std::optional<Span> index, std::optional<Span> offset = std::nullopt) {
     const int line = tok(token).line;
     if (u.first_line == 0) u.first_line = line;
     const std::size_t at = element_of(token);
@@ -522,6 +545,19 @@ class Analyser {
     } else {
       why = "gi cannot read the index on line " + std::to_string(line);
     }
+    if (r && offset) {
+      // The alias's start plus its own index: both ends add.
+      const auto o = parse(offset->first, offset->second);
+      std::string owhy;
+      const auto start = o ? eval(*o, guards, owhy) : std::nullopt;
+      if (o) text = expression_text(k_.tokens, *o) + " + " + text;
+      if (!start) {
+        why = "the alias's start " + (o ? "'" + expression_text(k_.tokens, *o) + "'" : std::string("")) + ": " + owhy;
+        r.reset();
+      } else {
+        r = Range{r->lo + start->lo, r->hi && start->hi ? std::optional<SymbolicSize>(*r->hi + *start->hi) : std::nullopt};
+      }
+    }
     if (r && !r->hi) why = "nothing bounds the index '" + text + "' (no guard names its bound)";
     if (!r || !r->hi || !r->lo.non_negative()) {
       if (r && r->hi) why = "the index '" + text + "' may be negative";
@@ -542,10 +578,11 @@ class Analyser {
       u.count_evidence = evidence;
     } else if (!(*u.count == need)) {
       // The larger of the two where one provably is; else the user decides.
-      if ((need - *u.count).non_negative()) {
+      // Sizes are at least 1: cols * rows covers cols * rows - cols + 1.
+      if ((need - *u.count).non_negative_for_sizes()) {
         u.count = need;
         u.count_evidence = evidence;
-      } else if (!(*u.count - need).non_negative()) {
+      } else if (!(*u.count - need).non_negative_for_sizes()) {
         u.refusal = "its indices need " + u.count->text() + " (" + u.count_evidence + ") or " + need.text() + " (" +
                     evidence + "), and gi cannot tell which is larger";
         u.count.reset();
@@ -572,10 +609,41 @@ class Analyser {
   PointerUse pointer_use(const std::string& name) {
     PointerUse u;
     u.name = name;
+    scan(u, name, std::nullopt);
+    if (u.first_line == 0 && u.refusal.empty()) u.refusal = "the kernel never indexes '" + name + "'";
+    return u;
+  }
+
+  // The end of the declaration's initialiser that starts at `from` (before its ';' or ',').
+  std::size_t initialiser_end(std::size_t from) const {
+    std::size_t end = from;
+    int depth = 0;
+    for (std::size_t v = from; v <= body_last_; ++v) {
+      if (tok(v).is("(") || tok(v).is("[")) ++depth;
+      if (tok(v).is(")") || tok(v).is("]")) --depth;
+      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
+      end = v;
+    }
+    return end;
+  }
+
+  // The accesses through `name` (the parameter, or an alias of it that starts
+  // `offset` elements in).
+  void scan(PointerUse& u, const std::string& name, std::optional<Span> offset) {
     for (std::size_t t = body_first_; t <= body_last_; ++t) {
       if (tok(t).kind != TokenKind::Identifier || tok(t).text != name) continue;
       const std::size_t p = prev(t), n = next(t);
       if (tok(p).is(".") || tok(p).is("->")) continue;
+      if (offset && tok(p).is("*") && tok(n).is("=")) continue;  // the alias's own declarator
+      // `const float* q = p + e;`: q's accesses are p's, e further in.
+      if (!offset && tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
+          tok(n).is("+") && k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
+                                ElementKind::Declaration) {
+        const std::size_t end = initialiser_end(next(n));
+        scan(u, tok(prev(p)).text, Span{next(n), end});
+        t = end;
+        continue;
+      }
       if (tok(n).is("[")) {
         const std::size_t close = matching(n);
         const std::size_t after = next(close);
@@ -592,14 +660,14 @@ class Analyser {
         } else {
           u.read = true;
         }
-        access(u, t, std::make_pair(next(n), prev(close)));
+        access(u, t, std::make_pair(next(n), prev(close)), offset);
         continue;
       }
       // atomicOp(p, v) or atomicOp(p + i, v), a CAS helper's pointer argument.
       if (tok(p).is("(") && !atomic_kind(tok(prev(p)).text).empty()) {
         set_atomic(u, atomic_kind(tok(prev(p)).text), prev(p));
         if (tok(n).is(",")) {
-          access(u, t, std::nullopt);
+          access(u, t, std::nullopt, offset);
           continue;
         }
         if (tok(n).is("+")) {
@@ -611,7 +679,7 @@ class Analyser {
             if (depth < 0 || (depth == 0 && tok(v).is(","))) break;
             end = v;
           }
-          access(u, t, std::make_pair(next(n), end));
+          access(u, t, std::make_pair(next(n), end), offset);
           continue;
         }
       }
@@ -622,14 +690,14 @@ class Analyser {
         const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
         if (assigned) u.written = true;
         if (!assigned || !tok(after).is("=")) u.read = true;
-        access(u, t, std::make_pair(next(n), prev(close)));
+        access(u, t, std::make_pair(next(n), prev(close)), offset);
         continue;
       }
       // *p = v / *p
       if (tok(p).is("*") && (tok(prev(p)).kind == TokenKind::Punct && !tok(prev(p)).is(")") && !tok(prev(p)).is("]"))) {
         if (kAssignments.count(tok(n).text)) u.written = true;
         if (!tok(n).is("=")) u.read = true;
-        access(u, t, std::nullopt);
+        access(u, t, std::nullopt, offset);
         continue;
       }
       if (u.first_line == 0) u.first_line = tok(t).line;
@@ -639,8 +707,6 @@ class Analyser {
       u.count.reset();
       u.read = u.written = true;  // unknown: the spec says inout
     }
-    if (u.first_line == 0 && u.refusal.empty()) u.refusal = "the kernel never indexes '" + name + "'";
-    return u;
   }
 };
 

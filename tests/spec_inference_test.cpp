@@ -138,6 +138,35 @@ TEST(ParameterUse, EarlyReturnsLoopsDivisionAndClampsBoundIndices) {
   EXPECT_EQ(count(rows, "sums"), "rows");
 }
 
+TEST(ParameterUse, AnAliasAndAGrowingWhileCounterAreFollowed) {
+  // `const float* q = p + start;` then q[c] with a counter that only grows
+  // under `while (c < cols)`: p's extent is start's plus c's.
+  const auto u = use_of(
+      "__global__ void k(const float* m, int rows, int cols, float* out) {\n"
+      "  const int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (row < rows) {\n"
+      "    const float* values = m + (long long)row * cols;\n"
+      "    float best = values[0];\n"
+      "    int c = 1;\n"
+      "    while (c < cols) {\n"
+      "      best = fmaxf(best, values[c]);\n"
+      "      c += 1;\n"
+      "    }\n"
+      "    out[row] = best;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(count(u, "m"), "cols * rows");
+  EXPECT_TRUE(pointer(u, "m").read);
+  EXPECT_FALSE(pointer(u, "m").written);
+  // A counter that also shrinks is not followed.
+  const auto down = use_of(
+      "__global__ void k(const float* m, int n, float* out) {\n"
+      "  int c = 0;\n"
+      "  while (c < n) { out[0] += m[c]; c++; c -= 2; }\n"
+      "}\n");
+  EXPECT_FALSE(pointer(down, "m").count);
+}
+
 TEST(ParameterUse, WhatTheKernelDoesNotSayIsRefusedWithItsReason) {
   const auto u = use_of(
       "__device__ int bin_of(float v) { return (int)(v * 255.0f); }\n"
@@ -145,7 +174,8 @@ TEST(ParameterUse, WhatTheKernelDoesNotSayIsRefusedWithItsReason) {
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  atomicAdd(&hist[bin_of(v[i])], 1);\n"
       "  if (i < n) gathered[i] = v[idx[i]];\n"
-      "  float* p = q + i;\n"
+      "  float* p = q;\n"
+      "  p[0] = 1.0f;\n"
       "}\n");
   EXPECT_TRUE(pointer(u, "hist").index_from_data);
   EXPECT_NE(pointer(u, "hist").refusal.find("computed from loaded data"), std::string::npos) << pointer(u, "hist").refusal;
@@ -205,6 +235,7 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
   const std::vector<Inferred> kernels = {
       {"count_positive", {"n=4194304", "threshold=0.25"}},  {"dot_product", {"n=4194304"}},
       {"masked_mean", {"n=4194304"}},     {"row_sum", {"rows=4096", "cols=1024"}},
+      {"row_max", {"rows=4096", "cols=1024"}},
       {"slice_sums", {"nx=128", "ny=128", "nz=128"}}, {"vector_max", {"n=4194304"}},
       {"weighted_sum", {"n=4194304"}},    {"box_filter", {"width=4096", "height=1024", "radius=3"}}};
   for (const Inferred& k : kernels) {
