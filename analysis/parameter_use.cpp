@@ -28,6 +28,10 @@ struct Bound {
   std::string past_bound;   // the direction of that site meaning "past the limit"
 };
 
+// A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
+// the smallest value, inclusive); from the false side of a ternary's test.
+const std::string kLowerBound = "#at-least-";
+
 // bounds_from's site for a condition that is no branch site (a loop's).
 const std::string kNoSite = "-";
 
@@ -38,7 +42,9 @@ const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "
 
 class Analyser {
  public:
-  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f) : k_(k), f_(f) {
+  // `helper`: a __device__ function evaluated for a call: its parameters are
+  // the call's arguments (arguments_), not the kernel's scalars.
+  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, bool helper = false) : k_(k), f_(f) {
     fn_ = static_cast<int>(&f - k.functions.data());
     for (std::size_t e = 0; e < k.elements.size(); ++e)
       if (k.elements[e].function == fn_ && k.elements[e].kind != ElementKind::FunctionHeader) {
@@ -47,8 +53,8 @@ class Analyser {
         body_last_ = k.elements[e].tokens.last;
       }
     for (const grammar::Param& p : f.params)
-      if (!p.pointer) scalars_.insert(p.name);
-    helpers_ = find_cas_helpers(k);
+      if (!p.pointer && !helper) scalars_.insert(p.name);
+    if (!helper) helpers_ = find_cas_helpers(k);
     collect_definitions();
   }
 
@@ -84,6 +90,7 @@ class Analyser {
   std::set<std::string> scalars_;
   std::map<std::string, CasHelper> helpers_;
   // A local assigned once, where it is declared: its definition's tokens.
+  std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
   // A local that only grows after its declaration: its initial value's tokens.
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
@@ -229,6 +236,15 @@ class Analyser {
       }
       case ExprKind::Name: {
         const auto g = guards.find(e.text);
+        const auto low = guards.find(kLowerBound + e.text);
+        if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
+          return Range{low->second.limit, g->second.limit - SymbolicSize::constant(1)};
+        if (const auto a = arguments_.find(e.text); a != arguments_.end()) {
+          // A helper's parameter: the caller's argument, where it could say.
+          if (a->second) return a->second;
+          if (why.empty()) why = "the argument for '" + e.text + "' has no range gi can see";
+          return std::nullopt;
+        }
         std::optional<Range> own;
         if (const auto st = starts_.find(e.text); st != starts_.end() && g != guards.end()) {
           // A growing counter under a guard: from its start up to the guard.
@@ -265,7 +281,28 @@ class Analyser {
           return Range{*a->hi * SymbolicSize::constant(-1), a->lo * SymbolicSize::constant(-1)};
         }
         break;
+      case ExprKind::Ternary: {
+        // `x < a ? a : (x > b ? b : x)`: each side under what its test says of x.
+        if (e.children.size() != 3) break;
+        std::map<std::string, Bound> yes = guards, no = guards;
+        refine(e.children[0], yes, no);
+        const auto t = eval(e.children[1], yes, why, depth), f = eval(e.children[2], no, why, depth);
+        if (!t || !f || !t->hi || !f->hi) return std::nullopt;
+        // Sizes are at least 1, so `last - 1` and `last` are ordered.
+        const auto least = (t->lo - f->lo).non_negative_for_sizes()   ? f->lo
+                           : (f->lo - t->lo).non_negative_for_sizes() ? t->lo
+                                                                      : std::optional<SymbolicSize>();
+        const auto most = (*t->hi - *f->hi).non_negative_for_sizes()   ? *t->hi
+                          : (*f->hi - *t->hi).non_negative_for_sizes() ? *f->hi
+                                                                       : std::optional<SymbolicSize>();
+        if (!least || !most) {
+          why = "gi cannot order the two sides of '" + expression_text(k_.tokens, e) + "'";
+          return std::nullopt;
+        }
+        return Range{*least, *most};
+      }
       case ExprKind::Call: {
+        if (const auto r = helper_value(e, guards, why, depth)) return r;
         // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
         const std::string f = e.callee();
         const bool is_min = f == "min" || f == "std::min" || f == "umin" || f == "imin";
@@ -346,6 +383,63 @@ class Analyser {
     }
     if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
     return std::nullopt;
+  }
+
+  // What the ternary's test `x OP c` (c known) says of x where it holds
+  // (`yes`) and where it fails (`no`).
+  void refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const {
+    if (test.kind != ExprKind::Binary || test.children.size() != 2) return;
+    std::string op = test.text;
+    const Expr *x = &test.children[0], *c = &test.children[1];
+    if (x->kind != ExprKind::Name) {
+      std::swap(x, c);
+      static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+      if (!flip.count(op)) return;
+      op = flip.at(op);
+    }
+    if (x->kind != ExprKind::Name) return;
+    std::string ignored;
+    const auto r = eval(*c, {}, ignored);
+    if (!r || !r->hi || !(*r->hi == r->lo)) return;
+    const SymbolicSize v = r->lo, one = SymbolicSize::constant(1);
+    const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit) { g[x->text] = Bound{limit, 0, "", ""}; };
+    const auto lower = [&](std::map<std::string, Bound>& g, SymbolicSize least) {
+      g[kLowerBound + x->text] = Bound{least, 0, "", ""};
+    };
+    if (op == "<") upper(yes, v), lower(no, v);
+    else if (op == "<=") upper(yes, v + one), lower(no, v + one);
+    else if (op == ">") lower(yes, v + one), upper(no, v + one);
+    else if (op == ">=") lower(yes, v), upper(no, v);
+  }
+
+  // A call of a __device__ helper whose body ends in its only `return EXPR;`:
+  // EXPR's range, its parameters standing for the call's arguments.
+  std::optional<Range> helper_value(const Expr& call, const std::map<std::string, Bound>& guards, std::string& why,
+                                    int depth) const {
+    const std::string name = call.callee();
+    const grammar::Function* helper = nullptr;
+    for (const auto& f : k_.functions)
+      if (f.name == name && !f.is_kernel && f.block >= 0) helper = &f;
+    if (!helper || depth > 8 || helper->params.size() + 1 != call.children.size()) return std::nullopt;
+    Analyser sub(k_, *helper, true);
+    for (std::size_t i = 0; i < helper->params.size(); ++i) {
+      std::string ignored;
+      sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
+    }
+    std::optional<std::size_t> ret;
+    for (std::size_t i = 0; i < sub.elements_.size(); ++i)
+      if (sub.is_return(i)) {
+        if (ret) return std::nullopt;  // several returns: not followed
+        ret = i;
+      }
+    if (!ret) return std::nullopt;
+    const grammar::Element& el = k_.elements[sub.elements_[*ret]];
+    const auto e = sub.parse(sub.next(el.tokens.first), sub.prev(el.tokens.last));
+    if (!e) return std::nullopt;
+    std::string inner;
+    const auto r = sub.eval(*e, {}, inner, depth + 1);
+    if (!r && why.empty()) why = "in " + name + ": " + inner;
+    return r;
   }
 
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name) {

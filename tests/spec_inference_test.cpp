@@ -167,6 +167,29 @@ TEST(ParameterUse, AnAliasAndAGrowingWhileCounterAreFollowed) {
   EXPECT_FALSE(pointer(down, "m").count);
 }
 
+TEST(ParameterUse, AHelpersClampingReturnBoundsADataIndex) {
+  // The bin comes from data, but the helper clamps it with ternaries: each
+  // side is evaluated under what its test says, the helper's parameter is
+  // the call's argument.
+  const auto u = use_of(
+      "__device__ int clamp_bin(int bin, int last) {\n"
+      "  return bin < 0 ? 0 : (bin > last ? last : bin);\n"
+      "}\n"
+      "__global__ void k(const float* v, int n, int bins, unsigned* hist) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) atomicAdd(&hist[clamp_bin((int)(v[i] * bins), bins - 1)], 1u);\n"
+      "}\n");
+  EXPECT_EQ(count(u, "hist"), "bins");
+  EXPECT_EQ(pointer(u, "hist").atomic, "add");
+  // Without the lower clamp the bin may be negative: refused.
+  const auto half = use_of(
+      "__device__ int top(int bin) { return bin > 255 ? 255 : bin; }\n"
+      "__global__ void k(const float* v, unsigned* hist) {\n"
+      "  atomicAdd(&hist[top((int)v[threadIdx.x])], 1u);\n"
+      "}\n");
+  EXPECT_FALSE(pointer(half, "hist").count);
+}
+
 TEST(ParameterUse, WhatTheKernelDoesNotSayIsRefusedWithItsReason) {
   const auto u = use_of(
       "__device__ int bin_of(float v) { return (int)(v * 255.0f); }\n"
@@ -235,7 +258,7 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
   const std::vector<Inferred> kernels = {
       {"count_positive", {"n=4194304", "threshold=0.25"}},  {"dot_product", {"n=4194304"}},
       {"masked_mean", {"n=4194304"}},     {"row_sum", {"rows=4096", "cols=1024"}},
-      {"row_max", {"rows=4096", "cols=1024"}},
+      {"row_max", {"rows=4096", "cols=1024"}},       {"histogram256", {"n=4194304"}},
       {"slice_sums", {"nx=128", "ny=128", "nz=128"}}, {"vector_max", {"n=4194304"}},
       {"weighted_sum", {"n=4194304"}},    {"box_filter", {"width=4096", "height=1024", "radius=3"}}};
   for (const Inferred& k : kernels) {
@@ -307,14 +330,14 @@ TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {
 }
 
 TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {
-  const SpecScaffold s = scaffold_spec(read(kernel_file("histogram256")), "histogram256.cu", std::nullopt, "user",
-                                       parse_init_sizes({"n=4194304"}, {"values:uniform(0,1)"}));
+  const SpecScaffold s = scaffold_spec(read(kernel_file("joint_histogram64")), "joint_histogram64.cu", std::nullopt, "user",
+                                       parse_init_sizes({"pixels=4194304"}, {"reference:uniform(0,256)"}));
   const auto left = fitness::fields_to_fill(json::parse(s.spec.dump()));
   ASSERT_FALSE(left.empty());
   bool bins = false;
-  for (const auto& f : left) bins = bins || (f.find("'bins'") != std::string::npos && f.find("computed from loaded data") != std::string::npos);
+  for (const auto& f : left) bins = bins || (f.find("'histogram'") != std::string::npos && f.find("computed from loaded data") != std::string::npos);
   EXPECT_TRUE(bins) << left.front();
-  EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["inputs"]["values"], nlohmann::ordered_json::parse(R"({"uniform": [0, 1]})"));
+  EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["inputs"]["reference"], nlohmann::ordered_json::parse(R"({"uniform": [0, 256]})"));
   // Sizes and distributions are checked.
   EXPECT_THROW(parse_init_sizes({"n"}, {}), std::runtime_error);
   EXPECT_THROW(parse_init_sizes({"n=lots"}, {}), std::runtime_error);
