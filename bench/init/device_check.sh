@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One device call: `gi init --check` on the plain user kernels and the README's
+# box filter with the sizes of their hand-written specs' timed workloads: the
+# inferred spec is drafted, then the seed runs once on each of its workloads
+# (`gi check`) and its branch coverage is measured (`gi coverage`).
+# Needs the binaries of scripts/pack_carry.sh in .carry/. Summary in
+# $OUT/init_check.txt, each kernel's whole output in $OUT/init-<kernel>.log.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gi-out}
+mkdir -p "$OUT"
+[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
+export PATH=/usr/local/cuda/bin:$PATH
+GI=$PWD/.carry/gi
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$OUT/machine.txt" 2>&1
+check() {  # kernel file, name, sizes...
+  local file=$1 name=$2
+  shift 2
+  local args=()
+  for s in "$@"; do args+=(--size "$s"); done
+  timeout 60 "$GI" init "$file" --out "runs/init-check/user/$name" --force "${args[@]}" --check > "$OUT/init-$name.log" 2>&1
+  local rc=$?
+  echo "$name: exit $rc, $(grep -c '"status": "ok"' "$OUT/init-$name.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/init-$name.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/init-$name.log" | head -1)" | tee -a "$OUT/init_check.txt"
+}
+rm -rf runs/init-check
+u=tests/data/user
+check $u/dot_product/kernel.cu dot_product n=4194304
+check $u/vector_max/kernel.cu vector_max n=4194304
+check $u/count_positive/kernel.cu count_positive n=4194304 threshold=0.25
+check $u/masked_mean/kernel.cu masked_mean n=4194304
+check $u/weighted_sum/kernel.cu weighted_sum n=4194304
+check $u/row_sum/kernel.cu row_sum rows=4096 cols=1024
+check $u/row_max/kernel.cu row_max rows=4096 cols=1024
+check $u/slice_sums/kernel.cu slice_sums nx=128 ny=128 nz=128
+check $u/histogram256/kernel.cu histogram256 n=4194304
+check examples/box_filter/box_filter_rows.cu box_filter_rows width=4096 height=2048 radius=4
