@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 
 #include "gi/publish/results_writer.hpp"
 #include "gi/seed/seed.hpp"
@@ -211,3 +212,19 @@ TEST(DriverRelease, ReadFromBothKernelModuleLineForms) {
 }
 
 }  // namespace
+
+namespace gi {
+namespace {
+
+// The commit is compiled into versions.cpp alone (gi/CMakeLists.txt), so a
+// commit rebuilds one file; every result still names it.
+TEST(Versions, NameTheCommitGiWasBuiltFrom) {
+  const std::string commit = gi_commit();
+  ASSERT_FALSE(commit.empty());
+  if (std::filesystem::exists(std::filesystem::path(GI_SOURCE_DIR) / ".git")) {
+    EXPECT_TRUE(std::regex_match(commit, std::regex("(.*-g)?[0-9a-f]{12}(-dirty)?"))) << commit;
+  }
+}
+
+}  // namespace
+}  // namespace gi

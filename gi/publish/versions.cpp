@@ -55,13 +55,15 @@ std::string kernel_driver_release() {
   return std::getline(in, line) ? driver_release_from(line) : "";
 }
 
+std::string gi_commit() { return GI_GIT_COMMIT; }
+
 nlohmann::json versions_json(int device) {
   const auto env = fitness::probe_cuda();
   // The driver's release (580.159.04) says more than its CUDA version (13.0);
   // the CUDA version alone when the release cannot be read.
   const std::string cuda = fitness::cuda_version_string(env.driver_version);
   const std::string release = kernel_driver_release();
-  nlohmann::json j = {{"gi_commit", GI_GIT_COMMIT}, {"nvrtc", fitness::nvrtc_version()},
+  nlohmann::json j = {{"gi_commit", gi_commit()}, {"nvrtc", fitness::nvrtc_version()},
                       {"driver", release.empty() ? cuda : release + " (CUDA " + cuda + ")"},
                       {"runtime", fitness::cuda_version_string(env.runtime_version)}, {"date", utc_now_iso8601()}};
   if (device >= 0 && device < static_cast<int>(env.gpus.size())) {

@@ -1,5 +1,7 @@
 #include "gi/register/run_report.hpp"
 
+#include "gi/publish/versions.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -35,7 +37,7 @@ std::string profile_table(const RegistrationResult& result) {
 nlohmann::json run_record(const RegistrationResult& result, const RegistrationOptions& options,
                           const KernelSet& kernels, const std::string& device) {
   nlohmann::json j;
-  j["gi_commit"] = GI_GIT_COMMIT;
+  j["gi_commit"] = gi_commit();
   j["device"] = device;
   j["options"] = {{"levels", options.levels},
                   {"spacing_voxels", options.spacing},
