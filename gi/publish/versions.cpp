@@ -9,9 +9,6 @@
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
 
-#ifndef GI_GIT_COMMIT
-#define GI_GIT_COMMIT "unknown"
-#endif
 
 namespace gi {
 
@@ -55,7 +52,9 @@ std::string kernel_driver_release() {
   return std::getline(in, line) ? driver_release_from(line) : "";
 }
 
-std::string gi_commit() { return GI_GIT_COMMIT; }
+extern const char kGiGitCommit[];  // gi/publish/gi_commit.cpp.in, made at configure time
+
+std::string gi_commit() { return kGiGitCommit; }
 
 nlohmann::json versions_json(int device) {
   const auto env = fitness::probe_cuda();
