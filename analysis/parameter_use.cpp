@@ -1,5 +1,6 @@
 #include "analysis/parameter_use.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -7,6 +8,7 @@
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
+#include "analysis/token_ranges.hpp"
 
 namespace gi::analysis {
 namespace {
@@ -111,14 +113,39 @@ class Analyser {
     }
     return body_first_;
   }
-  std::size_t matching(std::size_t open) const {  // ( [ -> its closer
-    const std::string o = tok(open).text, c = o == "(" ? ")" : "]";
+  std::size_t matching(std::size_t open) const { return std::min(closing(k_.tokens, open), body_last_); }
+
+  // The last token of the expression that starts at `from`: before a ';' or
+  // ',' outside brackets, or before the bracket that closes around it (an
+  // initialiser, a call's argument).
+  std::size_t expression_end(std::size_t from) const {
+    std::size_t end = from;
     int depth = 0;
-    for (std::size_t t = open; t <= body_last_; ++t) {
-      if (tok(t).is(o)) ++depth;
-      else if (tok(t).is(c) && --depth == 0) return t;
+    for (std::size_t v = from; v <= body_last_; ++v) {
+      if (tok(v).is("(") || tok(v).is("[")) ++depth;
+      if (tok(v).is(")") || tok(v).is("]")) --depth;
+      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
+      end = v;
     }
-    return body_last_;
+    return end;
+  }
+
+  struct Comparison {
+    std::string op;  // <, <=, >, >=, == ... with `subject` on the left
+    const Expr* subject;
+    const Expr* other;
+  };
+
+  // `a OP b` turned so that the side `is_subject` accepts is on the left
+  // (the left one when both are); nullopt when neither is, or when it would
+  // have to turn an operator that is no ordering.
+  template <class Pred>
+  static std::optional<Comparison> oriented(const Expr& c, Pred is_subject) {
+    if (c.kind != ExprKind::Binary || c.children.size() != 2) return std::nullopt;
+    if (is_subject(c.children[0])) return Comparison{c.text, &c.children[0], &c.children[1]};
+    static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+    if (!is_subject(c.children[1]) || !flip.count(c.text)) return std::nullopt;
+    return Comparison{flip.at(c.text), &c.children[1], &c.children[0]};
   }
 
   void collect_definitions() {
@@ -144,14 +171,7 @@ class Analyser {
         if (tok(t).kind != TokenKind::Identifier || !tok(next(t)).is("=")) continue;
         const std::string name = tok(t).text;
         const std::size_t start = next(next(t));  // after the '='
-        std::size_t end = start;
-        int depth = 0;
-        for (std::size_t u = start; u <= el.tokens.last; ++u) {
-          if (tok(u).is("(") || tok(u).is("[")) ++depth;
-          if (tok(u).is(")") || tok(u).is("]")) --depth;
-          if (depth < 0 || (depth == 0 && (tok(u).is(";") || tok(u).is(",")))) break;
-          end = u;
-        }
+        const std::size_t end = std::min(expression_end(start), el.tokens.last);
         // Loop counters are assigned again by their increment: their
         // definition is the init (the lower end), their range the guard's.
         if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
@@ -388,16 +408,10 @@ class Analyser {
   // What the ternary's test `x OP c` (c known) says of x where it holds
   // (`yes`) and where it fails (`no`).
   void refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const {
-    if (test.kind != ExprKind::Binary || test.children.size() != 2) return;
-    std::string op = test.text;
-    const Expr *x = &test.children[0], *c = &test.children[1];
-    if (x->kind != ExprKind::Name) {
-      std::swap(x, c);
-      static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
-      if (!flip.count(op)) return;
-      op = flip.at(op);
-    }
-    if (x->kind != ExprKind::Name) return;
+    const auto cmp = oriented(test, [](const Expr& e) { return e.kind == ExprKind::Name; });
+    if (!cmp) return;
+    const std::string& op = cmp->op;
+    const Expr *x = cmp->subject, *c = cmp->other;
     std::string ignored;
     const auto r = eval(*c, {}, ignored);
     if (!r || !r->hi || !(*r->hi == r->lo)) return;
@@ -463,16 +477,11 @@ class Analyser {
     // Normalise to `name OP limit`; the global thread index written out
     // (`if (threadIdx.x + blockIdx.x * blockDim.x >= size) return;`) is the
     // name kGlobalIndex + axis.
-    std::string op = c.text;
-    const Expr *name = &c.children[0], *limit = &c.children[1];
-    const auto named = [&](const Expr* e) { return e->kind == ExprKind::Name || global_index_axis(*e) >= 0; };
-    if (!named(name)) {
-      std::swap(name, limit);
-      static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
-      if (!flip.count(op)) return;
-      op = flip.at(op);
-    }
-    if (!named(name)) return;
+    const auto cmp =
+        oriented(c, [&](const Expr& e) { return e.kind == ExprKind::Name || global_index_axis(e) >= 0; });
+    if (!cmp) return;
+    std::string op = cmp->op;
+    const Expr *name = cmp->subject, *limit = cmp->other;
     const std::string key =
         name->kind == ExprKind::Name ? name->text : kGlobalIndex + std::to_string(global_index_axis(*name));
     if (negated) {
@@ -686,11 +695,9 @@ class Analyser {
 
   void set_atomic(PointerUse& u, const std::string& kind, std::size_t call) {
     u.read = u.written = true;
-    if (!u.atomic.empty() && u.atomic != kind) kind_clash(u, kind);
-    else u.atomic = kind;
+    u.atomic = !u.atomic.empty() && u.atomic != kind ? "other" : kind;  // two kinds on one buffer: no identity
     if (u.atomic_where.empty()) u.atomic_where = "line " + std::to_string(tok(call).line) + ": " + tok(call).text;
   }
-  static void kind_clash(PointerUse& u, const std::string&) { u.atomic = "other"; }
 
   std::string atomic_kind(const std::string& function) const {
     if (const auto op = combinable_atomic(function)) return op->kind;
@@ -708,19 +715,6 @@ class Analyser {
     return u;
   }
 
-  // The end of the declaration's initialiser that starts at `from` (before its ';' or ',').
-  std::size_t initialiser_end(std::size_t from) const {
-    std::size_t end = from;
-    int depth = 0;
-    for (std::size_t v = from; v <= body_last_; ++v) {
-      if (tok(v).is("(") || tok(v).is("[")) ++depth;
-      if (tok(v).is(")") || tok(v).is("]")) --depth;
-      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
-      end = v;
-    }
-    return end;
-  }
-
   // The accesses through `name` (the parameter, or an alias of it that starts
   // `offset` elements in).
   void scan(PointerUse& u, const std::string& name, std::optional<Span> offset) {
@@ -733,7 +727,7 @@ class Analyser {
       if (!offset && tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
           tok(n).is("+") && k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
                                 ElementKind::Declaration) {
-        const std::size_t end = initialiser_end(next(n));
+        const std::size_t end = expression_end(next(n));
         scan(u, tok(prev(p)).text, Span{next(n), end});
         t = end;
         continue;
@@ -765,15 +759,7 @@ class Analyser {
           continue;
         }
         if (tok(n).is("+")) {
-          std::size_t end = next(n);
-          int depth = 0;
-          for (std::size_t v = next(n); v <= body_last_; ++v) {
-            if (tok(v).is("(") || tok(v).is("[")) ++depth;
-            if (tok(v).is(")") || tok(v).is("]")) --depth;
-            if (depth < 0 || (depth == 0 && tok(v).is(","))) break;
-            end = v;
-          }
-          access(u, t, std::make_pair(next(n), end), offset);
+          access(u, t, std::make_pair(next(n), expression_end(next(n))), offset);
           continue;
         }
       }

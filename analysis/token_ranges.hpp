@@ -1,7 +1,8 @@
 #pragma once
 // Token ranges of a kernel's statements: the next code token, the bracket
 // that closes one, a range split at its top-level separators. Shared by the
-// loop analyses (analysis/warp_per_item_sites.cpp, analysis/loop_nest.cpp).
+// loop analyses (analysis/warp_per_item_sites.cpp, analysis/loop_nest.cpp),
+// uniformity and parameter use.
 #include <cstddef>
 #include <utility>
 #include <vector>

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "analysis/token_ranges.hpp"
+
 namespace gi::analysis {
 namespace {
 
@@ -27,24 +29,6 @@ std::optional<std::pair<std::size_t, std::size_t>> parenthesised(const std::vect
     if (t[i].is(")") && --depth == 0) return std::make_pair(open + 1, i - 1);
   }
   return std::nullopt;
-}
-
-// Splits [first, last] at `sep` tokens of bracket depth 0.
-std::vector<std::pair<std::size_t, std::size_t>> split_at(const std::vector<Token>& t, std::size_t first,
-                                                          std::size_t last, const char* sep) {
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
-  int depth = 0;
-  std::size_t start = first;
-  for (std::size_t i = first; i <= last; ++i) {
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
-    if (depth == 0 && t[i].is(sep)) {
-      parts.emplace_back(start, i - 1);
-      start = i + 1;
-    }
-  }
-  parts.emplace_back(start, last);
-  return parts;
 }
 
 Expr comma(Expr a, Expr b) {
@@ -183,7 +167,7 @@ std::optional<Expr> Uniformity::header_condition(std::size_t i) const {
   const auto inner = parenthesised(t, word, e.tokens.last);
   if (!inner) return std::nullopt;  // a do-while's condition comes after its body: not uniform
   if (e.kind == ElementKind::LoopHeader && t[word].is("for")) {
-    const auto parts = split_at(t, inner->first, inner->second, ";");
+    const auto parts = split(t, inner->first, inner->second, ";");
     if (parts.size() != 3 || parts[1].first > parts[1].second) return std::nullopt;  // for (;;) leaves by break
     return parse_expression(t, parts[1].first, parts[1].second, &why);
   }
@@ -270,7 +254,7 @@ void Uniformity::collect_definitions() {
           continue;
         }
         if (!t[after].is("=")) continue;  // declared without a value
-        const auto parts = split_at(t, after + 1, e.tokens.last, ",");
+        const auto parts = split(t, after + 1, e.tokens.last, ",");
         std::size_t end = parts.front().second;
         if (end >= e.tokens.last && t[e.tokens.last].is(";")) end = e.tokens.last - 1;
         std::string why;
@@ -301,7 +285,7 @@ void Uniformity::collect_definitions() {
       if (word >= t.size() || !t[word].is("for")) continue;
       const auto inner = parenthesised(t, word, e.tokens.last);
       if (!inner) continue;
-      const auto parts = split_at(t, inner->first, inner->second, ";");
+      const auto parts = split(t, inner->first, inner->second, ";");
       if (parts.size() != 3) {
         unparsed("a for header without three parts (a range-based for?)");
         continue;
@@ -320,7 +304,7 @@ void Uniformity::collect_definitions() {
         std::string why;
         std::optional<Expr> value;
         if (eq <= init_last && t[eq].is("=")) {
-          const auto values = split_at(t, eq + 1, init_last, ",");
+          const auto values = split(t, eq + 1, init_last, ",");
           value = parse_expression(t, values.front().first, values.front().second, &why);
         }
         definitions_.push_back({static_cast<int>(d), std::move(value), i});
