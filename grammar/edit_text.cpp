@@ -69,6 +69,12 @@ bool ArgumentReader::accept(char c) {
   return false;
 }
 
+bool ArgumentReader::accept_word(std::string_view word) {
+  if (text_.substr(at_, word.size()) != word) return false;
+  at_ += word.size();
+  return true;
+}
+
 std::string ArgumentReader::one_of(std::initializer_list<std::string_view> words) {
   for (std::string_view w : words)
     if (text_.substr(at_, w.size()) == w) {

@@ -30,6 +30,8 @@ class ArgumentReader {
   int integer();
   void expect(char c);
   bool accept(char c);
+  // Whether `word` comes next (then read), e.g. a keyword that stands for a rule name.
+  bool accept_word(std::string_view word);
   // One of `words`, listed in the error when none is there.
   std::string one_of(std::initializer_list<std::string_view> words);
   // Nothing may follow.

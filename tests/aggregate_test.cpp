@@ -268,12 +268,15 @@ TEST_F(AggregateFamily, SignSplitFloatMinimaAndMaximaAreSites) {
   const fs::path dir = gi::test::source_dir() / "seeds/tools/intensity_minmax";
   const gi::Seed minmax = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("aggregate").candidates(minmax.grammar, minmax.context);
-  ASSERT_EQ(candidates.size(), 8u);  // four atomics, warp and block
+  ASSERT_EQ(candidates.size(), 10u);  // four atomics, warp and block; and `all` at either level
   gi::grammar::Patch all;
   for (const auto& e : candidates)
-    if (e.literal == "block") all.edits.push_back(e);
+    if (e.literal == "block" && e.target != "all") all.edits.push_back(e);
   const auto run = emulate(dir, gi::grammar::to_string(all));
   EXPECT_EQ(run.exit_code, 0) << gi::grammar::to_string(all) << "\n" << run.output;
+  // `aggregate:all=block` is the same kernel as the four site edits.
+  const std::string every = gi::grammar::apply_patch(minmax.grammar, gi::grammar::parse_patch("aggregate:all=block"), minmax.context);
+  EXPECT_EQ(every, gi::grammar::apply_patch(minmax.grammar, all, minmax.context));
 
   const auto unguarded = gi::analysis::find_aggregate_sites(parsed(R"(__global__ void k(const float* x, int n, float* m) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -373,15 +376,40 @@ __device__ void adds(float* a, float v) {
   // logs: three parameters; stores: another store; adds: not a max or min (left for later).
 }
 
+// `aggregate:all=LEVEL` makes every site's edit at that level; a site's own
+// edit later in the patch takes its place there, and the text form reads back.
+TEST_F(AggregateFamily, AllAggregatesEverySiteAndASitesOwnEditOverridesIt) {
+  const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";
+  const gi::Seed seed = gi::load_seed(dir);
+  const auto& family = gi::grammar::edit_family("aggregate");
+  std::vector<std::string> sites;
+  for (const auto& e : family.candidates(seed.grammar, seed.context))
+    if (e.literal == "warp" && e.target != "all") sites.push_back(e.target);
+  ASSERT_EQ(sites.size(), 2u);
+  const auto patched = [&](const std::string& text) {
+    return gi::grammar::apply_patch(seed.grammar, gi::grammar::parse_patch(text), seed.context);
+  };
+  EXPECT_EQ(patched("aggregate:all=warp"), patched("aggregate:" + sites[0] + "=warp aggregate:" + sites[1] + "=warp"));
+  EXPECT_EQ(patched("aggregate:all=warp aggregate:" + sites[1] + "=block"),
+            patched("aggregate:" + sites[0] + "=warp aggregate:" + sites[1] + "=block"));
+  EXPECT_EQ(gi::grammar::to_string(gi::grammar::parse_patch("aggregate:all=block")), "aggregate:all=block");
+  const auto run = emulate(dir, "aggregate:all=block");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  // A kernel with no site has no `all` either.
+  const gi::Seed row_sum = gi::load_seed(kPlain / "row_sum");
+  EXPECT_TRUE(family.problem(row_sum.grammar, row_sum.context,
+                             gi::grammar::Edit{"aggregate", "all", "", 0, 0, "block"}).has_value());
+}
+
 // Two sums, two atomics: both aggregated at once, against the CPU reference.
 TEST_F(AggregateFamily, TheLibrarysCgDotProductsPassesItsChecksWithBothSitesAggregated) {
   const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";
   const gi::Seed seed = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 4u);  // &sums[0] and &sums[1], warp and block
+  ASSERT_EQ(candidates.size(), 6u);  // &sums[0] and &sums[1], warp and block, and all at either level
   std::string patch;
   for (const auto& e : candidates)
-    if (e.literal == "warp") patch += gi::grammar::to_string(e) + " ";
+    if (e.literal == "warp" && e.target != "all") patch += gi::grammar::to_string(e) + " ";
   const auto run = emulate(dir, patch);
   EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
 }

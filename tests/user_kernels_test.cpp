@@ -45,7 +45,8 @@ struct UserKernel {
   std::vector<Emulated> emulated;
 };
 
-// Candidate order: aggregate per site warp then block; privatise per buffer
+// Candidate order: aggregate per site warp then block, then (two sites or
+// more) `all` warp then block; privatise per buffer
 // grid caps 0, 65536, 262144, 1048576 (the caps only where the kernel has an
 // `if (tid < N)` guard); warp_per_item per loop the group sizes 8 and 32;
 // coarsen the factors 2, 4, 8, 16, 32, each consecutive then strided.
@@ -64,7 +65,7 @@ const std::vector<UserKernel> kKernels = {
     // A while loop keeping a maximum: no transformation, coarsening only.
     {"row_max", 0, 0, 0, 10, {{"coarsen", 3}}},
     // `if (i < n) { ... } else { return; }`: the trailing return is dropped, both totals aggregate.
-    {"masked_mean", 4, 0, 0, 0, {{"aggregate", 1}}},
+    {"masked_mean", 6, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 5}}},
 };
 
 class UserKernels : public ::testing::Test {

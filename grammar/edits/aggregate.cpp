@@ -10,6 +10,12 @@
 // shuffles and the barrier. Partial warps (a block size that is no multiple
 // of 32) shuffle among the lanes they have.
 //
+// `aggregate:all=warp|block` does the same at every site of the kernel at
+// once. Every winner of the studies aggregated all the atomics that matter
+// at one level; one edit for that lets a small search reach it without
+// having to meet each site's edit separately (intensity_minmax has four).
+// A site's own edit later in the patch overrides it at that site.
+//
 // The atomics' order and grouping change: a float sum is reassociated, which
 // the seed's tolerance judges as for any variant (integer sums are exact).
 #include <cstdio>
@@ -78,10 +84,12 @@ class AggregateFamily : public EditFamily {
  public:
   std::string name() const override { return "aggregate"; }
   EditGroup group() const override { return EditGroup::Transform; }
-  std::string syntax() const override { return "aggregate:<_k.cu_N>=warp|block (N: an atomic site)"; }
+  std::string syntax() const override {
+    return "aggregate:<_k.cu_N>|all=warp|block (N: an atomic site; all: every site)";
+  }
 
   void parse(ArgumentReader& r, Edit& e) const override {
-    e.target = r.rule_ref();
+    e.target = r.accept_word(kEverySite) ? kEverySite : r.rule_ref();
     r.expect('=');
     e.literal = r.one_of({"warp", "block"});
   }
@@ -89,6 +97,10 @@ class AggregateFamily : public EditFamily {
 
   std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
     if (e.literal != "warp" && e.literal != "block") return "the level must be warp or block";
+    if (e.target == kEverySite) {
+      if (!sites_of(g, context).sites.empty()) return std::nullopt;
+      return std::string("no aggregate site in the kernel");
+    }
     const auto t = edits::named_rule(g, e.target);
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
@@ -101,16 +113,27 @@ class AggregateFamily : public EditFamily {
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
-    for (const auto& s : sites_of(g, context).sites)
+    const auto sites = sites_of(g, context).sites;
+    for (const auto& s : sites)
       for (const char* level : {"warp", "block"})
         out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.element)), "", 0, 0, level});
+    // With one site, `all` is that site's edit again.
+    if (sites.size() > 1)
+      for (const char* level : {"warp", "block"}) out.push_back(Edit{name(), kEverySite, "", 0, 0, level});
     return out;
   }
 
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
-    const std::size_t rule = *g.find(e.target);
-    const analysis::AggregateSite& site = *edits::site_at(g, sites, rule);
+    if (e.target != kEverySite) return apply_at(g, *edits::site_at(g, sites, *g.find(e.target)), e.literal, s);
+    for (const auto& site : sites.sites) apply_at(g, site, e.literal, s);
+  }
+
+ private:
+  static constexpr const char* kEverySite = "all";
+
+  void apply_at(const Grammar& g, const analysis::AggregateSite& site, const std::string& level, PatchState& s) const {
+    const std::size_t rule = g.rule_of_element(site.element);
     const std::string acc = "gi_sum_" + std::to_string(g.rule(rule).first_line);
     // Keys in source order (zero-padded), so the warps' results of two
     // atomics on one buffer go out in the order each thread made them.
@@ -127,7 +150,7 @@ class AggregateFamily : public EditFamily {
                                     combine(kind, acc, "gi_value") + " }");
     // Keyed by the site, so a later edit of the same site replaces an earlier.
     s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
-    s.rules[close].line_before[key] = body_indent + edits::joined(reduction(site, acc, e.literal == "block"), body_indent);
+    s.rules[close].line_before[key] = body_indent + edits::joined(reduction(site, acc, level == "block"), body_indent);
     edits::keep_every_thread_to_the_end(g, site, s);
   }
 };
