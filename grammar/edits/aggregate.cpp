@@ -35,20 +35,11 @@ analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) 
   return analysis::find_aggregate_sites(g.parsed(), edits::live_tokens(g, context));
 }
 
-// `into` combined with `value` by the operation, as a statement.
-std::string combine(const std::string& kind, const std::string& into, const std::string& value) {
-  if (kind == "add") return into + " += " + value + ";";
-  if (kind == "and") return into + " &= " + value + ";";
-  if (kind == "or") return into + " |= " + value + ";";
-  if (kind == "xor") return into + " ^= " + value + ";";
-  return "if (" + value + (kind == "min" ? " < " : " > ") + into + ") " + into + " = " + value + ";";
-}
-
 // The lane's warp result of `v` (type t), among the lanes the warp has.
 std::vector<std::string> warp_combine(const std::string& kind, const std::string& v, const std::string& t) {
   return {"for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {",
           "    const " + t + " gi_other = __shfl_down_sync(gi_mask, " + v + ", gi_step);",
-          "    if (gi_lane + gi_step < gi_width) { " + combine(kind, v, "gi_other") + " }", "}"};
+          "    if (gi_lane + gi_step < gi_width) { " + edits::combine(kind, v, "gi_other") + " }", "}"};
 }
 
 std::vector<std::string> reduction(const analysis::AggregateSite& site, const std::string& acc, bool block) {
@@ -142,14 +133,9 @@ class AggregateFamily : public EditFamily {
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
     const std::string body_indent = edits::indentation_of(g.rule(first).text);
-    const std::string& kind = site.operation.kind;
-    s.rules[rule].text = edits::indentation_of(g.rule(rule).text) +
-                         (kind == "add" || kind == "and" || kind == "or" || kind == "xor"
-                              ? combine(kind, acc, "(" + site.type + ")(" + site.value + ")")
-                              : "{ const " + site.type + " gi_value = (" + site.type + ")(" + site.value + "); " +
-                                    combine(kind, acc, "gi_value") + " }");
+    s.rules[rule].text = edits::indentation_of(g.rule(rule).text) + edits::combine_value(site, acc);
     // Keyed by the site, so a later edit of the same site replaces an earlier.
-    s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(kind, site.type) + ";";
+    s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(site.operation.kind, site.type) + ";";
     s.rules[close].line_before[key] = body_indent + edits::joined(reduction(site, acc, level == "block"), body_indent);
     edits::keep_every_thread_to_the_end(g, site, s);
   }

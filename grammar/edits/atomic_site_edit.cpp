@@ -26,6 +26,22 @@ std::string joined(const std::vector<std::string>& lines, const std::string& ind
   return out;
 }
 
+std::string combine(const std::string& kind, const std::string& into, const std::string& value) {
+  if (kind == "add") return into + " += " + value + ";";
+  if (kind == "and") return into + " &= " + value + ";";
+  if (kind == "or") return into + " |= " + value + ";";
+  if (kind == "xor") return into + " ^= " + value + ";";
+  return "if (" + value + (kind == "min" ? " < " : " > ") + into + ") " + into + " = " + value + ";";
+}
+
+std::string combine_value(const analysis::AggregateSite& site, const std::string& into) {
+  const std::string& kind = site.operation.kind;
+  const std::string value = "(" + site.type + ")(" + site.value + ")";
+  if (kind == "add" || kind == "and" || kind == "or" || kind == "xor") return combine(kind, into, value);
+  // min and max name the value twice: evaluate it once.
+  return "{ const " + site.type + " gi_value = " + value + "; " + combine(kind, into, "gi_value") + " }";
+}
+
 void keep_every_thread_to_the_end(const Grammar& g, const analysis::AggregateSite& site, PatchState& s) {
   for (std::size_t r : site.trailing_returns) s.rules[g.rule_of_element(r)].dropped = true;
   if (!site.exit) return;

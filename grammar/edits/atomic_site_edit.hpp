@@ -25,6 +25,13 @@ std::string indentation_of(const std::string& text);
 // Lines joined by a newline and `indent`.
 std::string joined(const std::vector<std::string>& lines, const std::string& indent);
 
+// `into` combined with `value` by the operation `kind` (add, min, max, and,
+// or, xor), as a statement.
+std::string combine(const std::string& kind, const std::string& into, const std::string& value);
+// The site's value, converted to its type, combined into `into`: the atomic
+// made on a register.
+std::string combine_value(const analysis::AggregateSite& site, const std::string& into);
+
 // Drops the site's trailing returns and turns its early exit into a
 // predicate around the rest of the body (kEarlyExitWrap), so every thread
 // reaches the code put before the body's closing brace.
