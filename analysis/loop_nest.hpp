@@ -24,6 +24,9 @@ struct ForLoopForm {
   std::string start, bound;  // A and E as text
   std::vector<std::string> start_names, bound_names;
   long long trips = -1;  // with literal A and E; else -1
+  // A while loop read as this form (analysis/warp_per_item_sites.cpp): its
+  // `V++` statement's element (no start, no step tokens); 0 for a for loop.
+  std::size_t increment = 0;
 };
 ForLoopForm for_loop_form(const grammar::ParsedKernel& k, std::size_t header);
 

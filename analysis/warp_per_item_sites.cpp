@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/expression.hpp"
+#include "analysis/extremum_functions.hpp"
 #include "analysis/extremum_record.hpp"
 #include "analysis/global_index.hpp"
 #include "analysis/loop_nest.hpp"
@@ -23,14 +24,16 @@ using grammar::TokenKind;
 
 // How an element touches a variable. Whole: `x = e` (the old value is gone);
 // Part: a field, an element or a compound update (read and written);
-// Sum: `x += e` and its spellings, e without x.
-enum class Use { Read, Whole, Part, Sum };
+// Sum: `x += e` and its spellings, e without x; Extremum: `x = f(x, e)` or
+// `x = f(e, x)`, f a maximum or minimum (analysis/extremum_functions.hpp).
+enum class Use { Read, Whole, Part, Sum, Extremum };
 
 struct Access {
   int variable = -1;  // declaration index
   Use use = Use::Read;
   std::size_t element = 0;
   std::size_t order = 0;  // evaluation order across the function
+  std::string function;   // Extremum: f
 };
 
 // What one element does: the variables it touches, whether it writes
@@ -79,9 +82,9 @@ bool shuffled_type(const std::string& t) {
 class FunctionLoops {
  public:
   FunctionLoops(const ParsedKernel& k, int function, const std::function<bool(std::size_t)>& live,
-                WarpPerItemSites& out)
+                const std::map<std::string, std::string>& extremum_functions, WarpPerItemSites& out)
       : k_(k), t_(k.tokens), f_(k.functions[static_cast<std::size_t>(function)]), function_(function), live_(live),
-        out_(out) {}
+        extremum_functions_(extremum_functions), out_(out) {}
 
   void run() {
     const Element& header = k_.elements[static_cast<std::size_t>(f_.header_element)];
@@ -95,7 +98,7 @@ class FunctionLoops {
     const std::string unfit = kernel_unfit();
     for (std::size_t i : elements_) {
       const Element& e = k_.elements[i];
-      if (e.kind != ElementKind::LoopHeader || !e.is_for) continue;
+      if (e.kind != ElementKind::LoopHeader || !(e.is_for || is_while(i))) continue;
       const std::string where = "line " + std::to_string(t_[e.tokens.first].line) + ": ";
       if (!unfit.empty()) {
         out_.refusals.push_back(where + unfit);
@@ -187,7 +190,7 @@ class FunctionLoops {
 
   void add(std::size_t element, int variable, Use use) {
     if (variable < 0) return;
-    uses_[element].accesses.push_back(Access{variable, use, element, element * 4096 + uses_[element].accesses.size()});
+    uses_[element].accesses.push_back(Access{variable, use, element, element * 4096 + uses_[element].accesses.size(), ""});
   }
   void trouble(std::size_t element, const std::string& why) {
     if (uses_[element].trouble.empty()) uses_[element].trouble = why;
@@ -354,6 +357,26 @@ class FunctionLoops {
     return &(callees_[name] = std::move(s));
   }
 
+  // A statement `x = f(x, e)` or `x = f(e, x)`, f a maximum or minimum and
+  // e without x: x and the argument (1 or 2) that is x; nullopt otherwise.
+  std::optional<std::pair<int, int>> extremum_of(const Expr& e, std::size_t element) const {
+    if (e.kind != ExprKind::Binary || e.text != "=" || e.children[0].kind != ExprKind::Name) return std::nullopt;
+    const Expr& call = e.children[1];
+    if (call.kind != ExprKind::Call || call.children.size() != 3 || !extremum_functions_.count(call.callee()))
+      return std::nullopt;
+    const std::string& name = e.children[0].text;
+    const int d = resolve(name, element);
+    if (!local(d) || local_array(d)) return std::nullopt;
+    const auto mentions = [&](const Expr& x) {
+      const auto names = names_in(x);
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    for (int own : {1, 2})
+      if (call.children[static_cast<std::size_t>(own)].is_name(name) && !mentions(call.children[static_cast<std::size_t>(3 - own)]))
+        return std::make_pair(d, own);
+    return std::nullopt;
+  }
+
   // A statement `x += e` (and spellings), as a sum of x; nullopt otherwise.
   std::optional<int> sum_of(const Expr& e, std::size_t element) const {
     auto plain = [&](const Expr& x) -> int {
@@ -387,6 +410,14 @@ class FunctionLoops {
     std::string why;
     const auto x = parse_expression(t_, first, last, &why);
     if (!x) return trouble(element, "an expression gi cannot read (" + why + ")");
+    if (statement)
+      if (auto m = extremum_of(*x, element)) {
+        const Expr& call = x->children[1];
+        reads(call.children[m->second == 1 ? 2 : 1], element);
+        add(element, m->first, Use::Extremum);
+        uses_[element].accesses.back().function = call.callee();
+        return;
+      }
     if (statement)
       if (auto d = sum_of(*x, element)) {
         const Expr& value = x->kind == ExprKind::Unary ? *x : x->children[1];
@@ -589,8 +620,11 @@ class FunctionLoops {
     if (h < *index_) return "the loop comes before the global index line";
     const auto loop = extent(h);
     if (!loop) return "the loop's body has no braces";
-    const ForLoopForm form = for_loop_form(k_, h);
-    if (!form.ok) return "the loop is not `for (V = A; V < E; V++)`";
+    const bool loop_while = !header.is_for;
+    const ForLoopForm form = loop_while ? while_loop_form(h, *loop) : for_loop_form(k_, h);
+    if (!form.ok)
+      return loop_while ? "the loop is not `while (V < E) { ... V++; }` with V++ alone on the body's last line and no continue"
+                        : "the loop is not `for (V = A; V < E; V++)`";
     const std::string& var = form.var;
     const int variable = resolve(var, h);
     const std::vector<std::string>& bound = form.bound_names;
@@ -600,6 +634,7 @@ class FunctionLoops {
       if (inside(*loop, i)) body.push_back(i);
     std::map<int, std::vector<Access>> touched;  // variables declared outside the body that it assigns
     for (std::size_t i : body) {
+      if (i == form.increment) continue;  // a while loop's V++, which the rewrite makes the step
       const Element& e = k_.elements[i];
       const std::size_t w = next_code(t_, e.tokens.first);
       if (t_[w].is("return") || t_[w].is("goto")) return line(i) + ": a " + t_[w].text + " inside the loop";
@@ -622,7 +657,7 @@ class FunctionLoops {
     for (auto& [d, list] : touched) {
       for (std::size_t i : body)
         for (const Access& a : uses_[i].accesses)
-          if (a.variable == d) list.push_back(a);
+          if (a.variable == d && i != form.increment) list.push_back(a);
     }
     // A loop variable declared outside the loop keeps a lane's own last value.
     if (variable < 0) return "the loop variable " + var + " is not a local";
@@ -633,6 +668,7 @@ class FunctionLoops {
     std::vector<LoopSum> sums;
     std::vector<LoopFlag> flags;
     std::vector<LoopRecord> records;
+    std::vector<LoopExtremum> extrema;
     std::set<int> in_records;
     const std::vector<NestLevel> nest = nest_of(h, body);
     const std::string counter = nest.empty() ? var : "gi_flat";
@@ -644,6 +680,17 @@ class FunctionLoops {
         if (is_param(d) || !shuffled_type(type))
           return line(list[0].element) + ": " + n + " is a sum of type '" + type + "', which gi does not shuffle";
         sums.push_back(LoopSum{n, type});
+        continue;
+      }
+      const bool extremum = !list.empty() && std::all_of(list.begin(), list.end(), [&](const Access& a) {
+        return a.use == Use::Extremum && extremum_functions_.at(a.function) == extremum_functions_.at(list[0].function);
+      });
+      if (extremum) {
+        const std::string type = type_of(d);
+        if (is_param(d) || !shuffled_type(type))
+          return line(list[0].element) + ": " + n + " keeps a " + extremum_functions_.at(list[0].function) +
+                 "imum of type '" + type + "', which gi does not shuffle";
+        extrema.push_back(LoopExtremum{n, type, list[0].function});
         continue;
       }
       const auto why_not = temporary_problem(d, list, *loop, around, h);
@@ -658,8 +705,9 @@ class FunctionLoops {
         continue;
       return *why_not + why_record;
     }
-    if (sums.empty() && flags.empty() && records.empty())
-      return "the loop sums nothing (no `x += e`, flag or record of a maximum or minimum declared outside it)";
+    if (sums.empty() && flags.empty() && records.empty() && extrema.empty())
+      return "the loop sums nothing (no `x += e`, `x = fmaxf(x, e)`, flag or record of a maximum or minimum declared "
+             "outside it)";
     // Memory: none written before the loop or in a loop around it; after it, whole statements.
     std::vector<std::size_t> stores;
     for (std::size_t i : elements_) {
@@ -686,7 +734,9 @@ class FunctionLoops {
     site.sums = std::move(sums);
     site.flags = std::move(flags);
     site.records = std::move(records);
-    site.literal_trips = nest.empty() ? for_loop_form(k_, h).trips : nest_trips(nest);
+    site.extrema = std::move(extrema);
+    site.increment = form.increment;
+    site.literal_trips = nest.empty() ? form.trips : nest_trips(nest);
     site.nest = nest;
     site.index_line = *index_;
     site.index_first = index_line_.first;
@@ -696,6 +746,57 @@ class FunctionLoops {
   }
 
   // ---- a loop's header, a perfect nest, flags and records ----
+
+  bool is_while(std::size_t h) const { return t_[next_code(t_, k_.elements[h].tokens.first)].is("while"); }
+
+  // `while (V < E) { ...; V++; }` (`<=`; `++V`, `V += 1`) as the for loop it
+  // is: V++ alone on the braced body's last line, no continue in the body
+  // (it would skip V++, where a for loop's continue runs its step). No start:
+  // the rewrite adds the lane to V where the loop begins.
+  ForLoopForm while_loop_form(std::size_t h, const Extent& loop) const {
+    ForLoopForm f;
+    const Element& header = k_.elements[h];
+    std::size_t lp = next_code(t_, header.tokens.first);
+    while (lp <= header.tokens.last && !t_[lp].is("(")) ++lp;
+    if (lp > header.tokens.last) return f;
+    const std::size_t rp = closing(t_, lp);
+    const auto cond = parse_expression(t_, lp + 1, rp - 1);
+    if (!cond || cond->kind != ExprKind::Binary || (cond->text != "<" && cond->text != "<=") ||
+        cond->children[0].kind != ExprKind::Name)
+      return f;
+    std::optional<std::size_t> last;
+    for (std::size_t i : elements_) {
+      if (!inside(loop, i)) continue;
+      if (k_.elements[i].kind == ElementKind::Statement && t_[next_code(t_, k_.elements[i].tokens.first)].is("continue"))
+        return f;
+      last = i;
+    }
+    // The body's own block: the one its opening brace starts.
+    std::size_t open = h + 1;
+    while (k_.elements[open].kind == ElementKind::Comment) ++open;
+    if (!last || k_.elements[*last].kind != ElementKind::Statement ||
+        k_.elements[*last].block != k_.elements[open].block_after || !alone_on_its_lines(*last))
+      return f;
+    const Element& e = k_.elements[*last];
+    std::size_t end = e.tokens.last;
+    while (end > e.tokens.first && (t_[end].is(";") || t_[end].kind == TokenKind::Comment)) --end;
+    const auto step = parse_expression(t_, next_code(t_, e.tokens.first), end);
+    const std::string& var = cond->children[0].text;
+    const bool unit = step && (((step->kind == ExprKind::Unary && (step->text == "++" || step->text == "post++")) &&
+                                step->children[0].is_name(var)) ||
+                               (step->kind == ExprKind::Binary && step->text == "+=" && step->children[0].is_name(var) &&
+                                step->children[1].kind == ExprKind::Literal && step->children[1].text == "1"));
+    if (!unit) return f;
+    f.ok = true;
+    f.var = var;
+    f.op = cond->text;
+    f.bound = expression_text(t_, cond->children[1]);
+    f.bound_names = names_in(cond->children[1]);
+    f.header_first = next_code(t_, header.tokens.first);
+    f.header_last = rp;
+    f.increment = *last;
+    return f;
+  }
 
   std::size_t next_element(std::size_t i) const {
     ++i;
@@ -877,6 +978,7 @@ class FunctionLoops {
   const grammar::Function& f_;
   int function_;
   const std::function<bool(std::size_t)>& live_;
+  const std::map<std::string, std::string>& extremum_functions_;
   WarpPerItemSites& out_;
   std::size_t open_ = 0, close_ = 0;
   std::vector<std::size_t> elements_;
@@ -892,9 +994,10 @@ class FunctionLoops {
 WarpPerItemSites find_warp_per_item_sites(const ParsedKernel& k, const std::function<bool(std::size_t)>& live) {
   const std::function<bool(std::size_t)> every = live ? live : [](std::size_t) { return true; };
   WarpPerItemSites out;
+  const std::map<std::string, std::string> extremum_functions = find_extremum_functions(k);
   for (std::size_t f = 0; f < k.functions.size(); ++f) {
     if (k.functions[f].header_element < 0 || !k.functions[f].is_kernel) continue;
-    FunctionLoops(k, static_cast<int>(f), every, out).run();
+    FunctionLoops(k, static_cast<int>(f), every, extremum_functions, out).run();
   }
   return out;
 }

@@ -9,8 +9,9 @@
 // lane writes the item's result.
 //
 // A site is a `for (V = A; V < E; V++)` loop (also `<=`, `++V`, `V += 1`,
-// V declared in the header or not) with a braced body, in a __global__
-// kernel that
+// V declared in the header or not), or a `while (V < E) { ...; V++; }` loop
+// whose V++ stands alone on the body's last line and whose body has no
+// continue, with a braced body, in a __global__ kernel that
 //  - has one global index line `NAME = blockIdx.x * blockDim.x + threadIdx.x;`
 //    (analysis/global_index.hpp; `const int NAME = ...` too) in its
 //    outermost block, NAME never assigned again, and uses threadIdx,
@@ -33,6 +34,10 @@
 //      sums: every use in the body is `x += e`, `x -= e`, `x = x + e`,
 //        `x++` or `x--` (e without x), x of a type a shuffle takes (int,
 //        unsigned, long long, unsigned long long, float, double), or as
+//      extrema: every use in the body is `x = f(x, e)` or `x = f(e, x)`
+//        with f one maximum or minimum (fmaxf, max, a file function
+//        `return a > b ? a : b;`, ...: analysis/extremum_functions.hpp),
+//        x of a type a shuffle takes, or as
 //      temporaries: each read in the body follows, in the same iteration,
 //        a whole assignment `x = e` (or a call that fills a local array),
 //        and the value the loop leaves is never read (every read after the
@@ -79,6 +84,12 @@ struct LoopRecord {
   std::size_t score_statement = 0;  // where the record takes the iteration
 };
 
+// A maximum or minimum kept by `x = f(x, e)` (analysis/extremum_functions.hpp):
+// each lane keeps its own, and the lanes' values meet through f.
+struct LoopExtremum {
+  std::string name, type, function;
+};
+
 struct WarpPerItemSite {
   int function = -1;
   std::size_t loop = 0;        // the for header's element
@@ -89,6 +100,10 @@ struct WarpPerItemSite {
   std::vector<LoopSum> sums;
   std::vector<LoopFlag> flags;
   std::vector<LoopRecord> records;
+  std::vector<LoopExtremum> extrema;
+  // A `while (V < E) { ... V++; }` loop: its V++ statement, which the
+  // rewrite drops (the for header it becomes steps V); 0 for a for loop.
+  std::size_t increment = 0;
   // A perfect nest of two or more loops (int counters declared in their
   // headers, bounds free of the nest's counters) is collapsed: empty otherwise.
   std::vector<NestLevel> nest;

@@ -62,8 +62,8 @@ const std::vector<UserKernel> kKernels = {
     {"slice_sums", 0, 4, 0, 10, {{"privatise", 0}, {"privatise", 2}}},
     // The user's own grid-stride loop: aggregate only.
     {"weighted_sum", 2, 0, 0, 0, {{"aggregate", 0}}},
-    // A while loop keeping a maximum: no transformation, coarsening only.
-    {"row_max", 0, 0, 0, 10, {{"coarsen", 3}}},
+    // A while loop keeping a maximum through a helper: a warp per row, and coarsening.
+    {"row_max", 0, 0, 2, 10, {{"warp_per_item", 0}, {"warp_per_item", 1}, {"coarsen", 3}}},
     // `if (i < n) { ... } else { return; }`: the trailing return is dropped, both totals aggregate.
     {"masked_mean", 6, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 5}}},
 };
@@ -166,12 +166,6 @@ TEST_F(UserKernels, KernelsNoTransformationTakesAreRefusedWithTheirReason) {
 )", "k.cu"));
   EXPECT_TRUE(in_loop.sites.empty());
 
-  // A while loop is no for loop: warp_per_item does not look at it (no
-  // site, no refusal).
-  const gi::Seed row_max = gi::load_seed(kUser / "row_max");
-  const auto loops = gi::analysis::find_warp_per_item_sites(row_max.grammar.parsed());
-  EXPECT_TRUE(loops.sites.empty());
-  EXPECT_TRUE(loops.refusals.empty());
 
   // The user's grid-stride loop has its index in the loop header.
   const gi::Seed weighted = gi::load_seed(kUser / "weighted_sum");

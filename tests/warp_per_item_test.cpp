@@ -66,6 +66,55 @@ TEST(WarpPerItemSites, RowSumsLoopIsASiteWithOneSumAndOneStore) {
 }
 
 // Each reason a loop is not shared, with the line and the name.
+// row_max: a while loop from a pointer to the row, keeping the maximum
+// through a helper `return a > b ? a : b;`. A site with one extremum (the
+// helper's) and the while's V++ as its step.
+TEST(WarpPerItemSites, AWhileLoopKeepingAMaximumThroughAHelperIsASite) {
+  const std::string source = gi::read_text_file(kUser / "row_max/kernel.cu");
+  const auto k = gi::grammar::parse_kernel(source, "kernel.cu");
+  const auto found = gi::analysis::find_warp_per_item_sites(k);
+  ASSERT_EQ(found.sites.size(), 1u) << (found.refusals.empty() ? "" : found.refusals[0]);
+  const auto& s = found.sites[0];
+  EXPECT_EQ(line_of(k, s.loop), 14);
+  EXPECT_EQ(s.variable, "column");
+  EXPECT_EQ(line_of(k, s.increment), 16);
+  ASSERT_EQ(s.extrema.size(), 1u);
+  EXPECT_EQ(s.extrema[0].name, "best");
+  EXPECT_EQ(s.extrema[0].function, "larger");
+  EXPECT_TRUE(s.sums.empty());
+}
+
+// Maxima and minima through the math library in a for loop are sites too;
+// one variable kept as a maximum and a minimum is not, nor a while loop
+// whose body may continue past its V++ or whose V++ is not its last line.
+TEST(WarpPerItemSites, ExtremaAndWhileLoopsAndWhatIsRefused) {
+  const std::string head = "__global__ void k(const float* x, int n, int m, float* out) {\n"
+                           "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  const auto both = sites(head + "    float hi = x[0];\n    float lo = x[0];\n    for (int i = 1; i < m; i++) {\n"
+                                 "        hi = fmaxf(hi, x[i]);\n        lo = fminf(x[i] * 2.0f, lo);\n    }\n"
+                                 "    out[t] = hi - lo;\n}\n");
+  ASSERT_EQ(both.sites.size(), 1u) << (both.refusals.empty() ? "" : both.refusals[0]);
+  ASSERT_EQ(both.sites[0].extrema.size(), 2u);
+  EXPECT_EQ(both.sites[0].extrema[0].function + " " + both.sites[0].extrema[1].function, "fmaxf fminf");
+  EXPECT_NE(refusal(head + "    float v = x[0];\n    for (int i = 1; i < m; i++) {\n        v = fmaxf(v, x[i]);\n"
+                           "        v = fminf(v, 1.0f);\n    }\n    out[t] = v;\n}\n")
+                .find("line 5: v is carried from one iteration to the next and is no sum"),
+            std::string::npos);
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    int i = 0;\n    while (i < m) {\n        if (x[i] < 0.0f) continue;\n"
+                           "        s += x[i];\n        i++;\n    }\n    out[t] = s;\n}\n")
+                .find("line 5: the loop is not `while (V < E) { ... V++; }`"),
+            std::string::npos);
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    int i = 0;\n    while (i < m) {\n        i++;\n        s += x[i];\n"
+                           "    }\n    out[t] = s;\n}\n")
+                .find("line 5: the loop is not `while (V < E) { ... V++; }`"),
+            std::string::npos);
+  // The counter read after the loop holds a lane's own last value: refused.
+  EXPECT_NE(refusal(head + "    float s = 0.0f;\n    int i = 0;\n    while (i < m) {\n        s += x[i];\n        i++;\n"
+                           "    }\n    out[t] = s + i;\n}\n")
+                .find("i, assigned in the loop"),
+            std::string::npos);
+}
+
 TEST(WarpPerItemSites, RefusesWithTheLineAndTheName) {
   const std::string head = "__global__ void k(const float* x, int n, int m, float* out) {\n"
                            "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n";

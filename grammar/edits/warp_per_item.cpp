@@ -28,6 +28,11 @@
 // group's first lane, becomes that lane's register update, and the other
 // lanes add the identity.
 //
+// A maximum or minimum kept by `x = f(x, e)` needs no reset (each lane's
+// starts from the same value, which a maximum takes in once however often
+// it meets it) and combines through f. A `while (V < E) { ... V++; }` loop
+// becomes `for (V += gi_lane; V < E; V += G)` without its V++.
+//
 // A flag the body sets to a constant takes it in every lane if any lane set
 // it. A record of a maximum or minimum (`if (ncc > result.w) {...}`) keeps
 // the iteration it comes from (gi_at_R: the loop's counter, INT_MIN for the
@@ -173,7 +178,9 @@ class WarpPerItemFamily : public EditFamily {
  public:
   std::string name() const override { return "warp_per_item"; }
   EditGroup group() const override { return EditGroup::Transform; }
-  std::string syntax() const override { return "warp_per_item:<for_k.cu_N>=G (N: a loop site, G: 4, 8, 16 or 32)"; }
+  std::string syntax() const override {
+    return "warp_per_item:<for_k.cu_N>=G (N: a loop site, a while loop's rule is <fixed_k.cu_N>; G: 4, 8, 16 or 32)";
+  }
 
   void parse(ArgumentReader& r, Edit& e) const override {
     e.target = r.rule_ref();
@@ -191,7 +198,8 @@ class WarpPerItemFamily : public EditFamily {
     const int line = g.rule(t->index).first_line;
     for (const std::string& refusal : sites.refusals)
       if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no warp_per_item site: " + refusal;
-    if (g.rule(t->index).kind != RuleKind::For) return e.target + " is not a for loop";
+    if (g.rule(t->index).kind != RuleKind::For && g.rule(t->index).text.find("while") == std::string::npos)
+      return e.target + " is not a for or while loop";
     return e.target + " is a for loop outside a __global__ kernel or on a switch path the seed's default setting leaves out";
   }
 
@@ -233,7 +241,13 @@ class WarpPerItemFamily : public EditFamily {
             " * " + G + ";  // the group's first lane in its warp",
         "    const unsigned gi_mask = (0xffffffffu >> (32 - " + G + ")) << gi_first;  // the group's lanes"};
     const std::string header = text_of(g, site.header_first, site.header_last);
-    if (site.nest.empty()) {
+    if (site.increment != 0) {
+      // `while (COND) { ... V++; }`: `for (V += gi_lane; COND; V += G) { ... }`.
+      const std::string condition = header.substr(header.find('(') + 1, header.rfind(')') - header.find('(') - 1);
+      s.rules[rule].rewrites[name()] = replacing(
+          header, "for (" + site.variable + " += gi_lane; " + condition + "; " + site.variable + " += " + G + ")");
+      s.rules[g.rule_of_element(site.increment)].dropped = true;
+    } else if (site.nest.empty()) {
       const std::string start = text_of(g, site.start_first, site.start_last);
       std::string split = header;
       const auto& tokens = g.parsed().tokens;
@@ -256,6 +270,9 @@ class WarpPerItemFamily : public EditFamily {
                                      "    for (int gi_step = " + std::to_string(e.value / 2) + "; gi_step > 0; gi_step /= 2) {"};
     for (const auto& sum : site.sums)
       done.push_back("        " + sum.name + " += __shfl_xor_sync(gi_mask, " + sum.name + ", gi_step, " + G + ");");
+    for (const auto& x : site.extrema)
+      done.push_back("        " + x.name + " = " + x.function + "(" + x.name + ", __shfl_xor_sync(gi_mask, " + x.name +
+                     ", gi_step, " + G + "));");
     for (const auto& f : site.flags)
       done.push_back("        if (__shfl_xor_sync(gi_mask, " + f.name + ", gi_step, " + G + ") == " + f.value + ") " + f.name +
                      " = " + f.value + ";  // a lane that set the flag sets it for all");
