@@ -33,6 +33,7 @@ struct PointerUse {
   std::string refusal;         // why there is no count
   bool index_from_data = false;  // the refusal is an index computed from loaded values
   bool values_index = false;     // its loaded values are used in another buffer's index
+  bool unused = false;           // the kernel never names it: count 1, no bytes moved
   int first_line = 0;
 };
 
@@ -46,6 +47,13 @@ struct WorkItem {
   // whose grid is exactly the bound (y, z) no thread takes it.
   std::string guard_branch[3];
   std::string guard_past_bound[3];  // "true" or "false"
+  // Where no bound on x: why, when a guard names one gi cannot use (a
+  // __constant__ variable): "the guard 'tid < c_N' (line 5) names no size ...".
+  std::string refusal;
+  // The line of a global index over blocks flattened from a 2-D grid
+  // ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x), 0 for
+  // none: it is the global index x on a grid of one row only.
+  int flattened_rows_line = 0;
 };
 
 struct ParameterUse {
