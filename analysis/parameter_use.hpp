@@ -9,11 +9,15 @@
 //    range comes from the guards around the access (`if (i < n)`, `if (x >=
 //    nx || y >= ny) return;`, `for (int c = 0; c < cols; ++c)`) and locals are
 //    followed to their one definition (`slice = index / (nx * ny)` with
-//    `index < nx * ny * nz` gives slice < nz).
+//    `index < nx * ny * nz` gives slice < nz). A pointer handed to a
+//    __device__ helper counts the helper's accesses through it (also after
+//    `p += e;`); whole-number macros are their value (analysis/file_symbols.hpp).
 //  - The work item: the guard's bound on the global thread index per axis
-//    (blockIdx.x * blockDim.x + threadIdx.x), which gives the grid.
-// Where the source does not say (an index computed from loaded data, a bound
-// no guard names), the count is left empty with the reason.
+//    (analysis/thread_index.hpp: blockIdx.x * blockDim.x + threadIdx.x, or
+//    its blocks flattened from a 2-D grid), which gives the grid.
+// Where the source does not say (an index computed from loaded data or a
+// texture, a bound no guard names, a __constant__ bound), the count is left
+// empty with the reason.
 #include <optional>
 #include <string>
 #include <vector>
