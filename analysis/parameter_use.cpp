@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
+#include "analysis/file_symbols.hpp"
+#include "analysis/thread_index.hpp"
 #include "analysis/token_ranges.hpp"
 
 namespace gi::analysis {
@@ -28,6 +31,8 @@ struct Bound {
   int line = 0;
   std::string branch;       // its comparison's branch site; "" for a loop's
   std::string past_bound;   // the direction of that site meaning "past the limit"
+  std::string unreadable;   // under kUnreadable: the guard, and why gi cannot use its limit
+  bool one_value = false;   // from `x == c`: one thread, never the work item's bound
 };
 
 // A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
@@ -39,6 +44,11 @@ const std::string kNoSite = "-";
 
 // The guard's key for the global thread index written out, + its axis.
 const std::string kGlobalIndex = "#global-index-";
+
+// A guard's key, + the name it bounds, for a limit gi cannot use (a
+// __constant__ variable, a macro it cannot see): no bound, but the reason
+// the index it would have bounded is refused.
+const std::string kUnreadable = "#unreadable-";
 
 const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
 
@@ -57,6 +67,7 @@ class Analyser {
     for (const grammar::Param& p : f.params)
       if (!p.pointer && !helper) scalars_.insert(p.name);
     if (!helper) helpers_ = find_cas_helpers(k);
+    symbols_ = file_symbols(k);
     collect_definitions();
   }
 
@@ -78,6 +89,8 @@ class Analyser {
         out.work.guard_branch[a] = work_[a]->branch;
         out.work.guard_past_bound[a] = work_[a]->past_bound;
       }
+    if (!work_[0]) out.work.refusal = work_refusal_;
+    out.work.flattened_rows_line = flattened_line_;
     // Buffers whose loaded values index another: integer inputs gi must not fill at random.
     for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
     return out;
@@ -94,10 +107,15 @@ class Analyser {
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  std::set<std::string> assigned_once_;  // locals whose declaration is their only assignment
+  int helper_depth_ = 0;                 // helpers followed into to get here
   // A local that only grows after its declaration: its initial value's tokens.
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
+  std::string work_refusal_;  // why a guard on the global index gives no bound
+  FileSymbols symbols_;
+  mutable int flattened_line_ = 0;  // the first flattened 2-D global index
   std::set<std::string> values_index_;
 
   const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
@@ -143,9 +161,50 @@ class Analyser {
   static std::optional<Comparison> oriented(const Expr& c, Pred is_subject) {
     if (c.kind != ExprKind::Binary || c.children.size() != 2) return std::nullopt;
     if (is_subject(c.children[0])) return Comparison{c.text, &c.children[0], &c.children[1]};
-    static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+    static const std::map<std::string, std::string> flip = {
+        {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"==", "=="}, {"!=", "!="}};
     if (!is_subject(c.children[1]) || !flip.count(c.text)) return std::nullopt;
     return Comparison{flip.at(c.text), &c.children[1], &c.children[0]};
+  }
+
+  // The expression with each local that only names a built-in
+  // (`int bx = blockIdx.x;`, assigned nowhere else) replaced by it:
+  // `blockDim.x * bx + tx` is the global index as much as its spelled-out form.
+  Expr with_thread_locals(const Expr& e, int depth = 0) const {
+    if (e.kind == ExprKind::Name && assigned_once_.count(e.text) && depth < 8)
+      if (auto d = definition(e.text)) {
+        Expr inner = with_thread_locals(*d, depth + 1);
+        if (only_builtins(inner)) return inner;
+      }
+    Expr out = e;
+    for (Expr& c : out.children) c = with_thread_locals(c, depth);
+    return out;
+  }
+
+  // threadIdx, blockIdx, blockDim, gridDim members joined by + and *:
+  // `blockIdx.x + gridDim.x * blockIdx.y` (a block number), `threadIdx.x`.
+  static bool only_builtins(const Expr& e) {
+    for (const char* builtin : {"threadIdx", "blockIdx", "blockDim", "gridDim"})
+      if (member_axis(e, builtin) >= 0) return true;
+    if (e.kind != ExprKind::Binary || (e.text != "+" && e.text != "*") || e.children.size() != 2) return false;
+    return only_builtins(e.children[0]) && only_builtins(e.children[1]);
+  }
+
+  // Whether the expression reads threadIdx or blockIdx (following locals).
+  bool from_thread_index(const Expr& e, int depth = 0) const {
+    if (depth > 16) return false;
+    if (member_axis(e, "threadIdx") >= 0 || member_axis(e, "blockIdx") >= 0) return true;
+    if (e.kind == ExprKind::Name)
+      if (const auto d = definition(e.text)) return from_thread_index(*d, depth + 1);
+    for (const Expr& c : e.children)
+      if (from_thread_index(c, depth)) return true;
+    return false;
+  }
+
+  // Whether the expression from `from` to its end is blockDim.x * gridDim.x.
+  bool adds_grid_stride(std::size_t from) const {
+    const auto e = parse(from, expression_end(from));
+    return e && is_grid_stride(*e);
   }
 
   void collect_definitions() {
@@ -156,11 +215,13 @@ class Analyser {
       const bool assigns = n <= body_last_ && (kAssignments.count(tok(n).text) || tok(n).is("++") || tok(n).is("--"));
       const std::size_t p = prev(t);
       if (assigns || tok(p).is("++") || tok(p).is("--")) ++assigned[tok(t).text];
-      // x++, ++x, x += <whole number>: the value only grows.
+      // x++, ++x, x += <whole number>, x += blockDim.x * gridDim.x (a
+      // grid-stride loop's step): the value only grows.
       const bool grows = tok(n).is("++") || tok(p).is("++") ||
                          (tok(n).is("+=") && tok(next(n)).kind == TokenKind::Number &&
                           tok(next(n)).text.find_first_not_of("0123456789uUlL") == std::string::npos &&
-                          (tok(next(next(n))).is(";") || tok(next(next(n))).is(")")));
+                          (tok(next(next(n))).is(";") || tok(next(next(n))).is(")"))) ||
+                         (tok(n).is("+=") && adds_grid_stride(next(n)));
       if (grows) ++increments[tok(t).text];
     }
     for (std::size_t e : elements_) {
@@ -175,6 +236,7 @@ class Analyser {
         // Loop counters are assigned again by their increment: their
         // definition is the init (the lower end), their range the guard's.
         if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
+        if (assigned[name] <= 1 && el.kind != ElementKind::LoopHeader) assigned_once_.insert(name);
         // A counter that only grows (a while loop's): its start is its lower end.
         else if (assigned[name] - 1 == increments[name]) starts_[name] = {start, end};
         break;
@@ -182,28 +244,14 @@ class Analyser {
     }
   }
 
-  static int member_axis(const Expr& m, const char* object) {
-    if (m.kind != ExprKind::Member || m.children.empty() || !m.children[0].is_name(object)) return -1;
-    return m.field == "x" ? 0 : m.field == "y" ? 1 : m.field == "z" ? 2 : -1;
-  }
-
-  // Axis of a global thread index expression (blockIdx.A * blockDim.A +
-  // threadIdx.A), or of blockIdx.y / blockIdx.z alone (a block row per item:
-  // the spec's blocks are B x 1 x 1, so that is one item per grid row); -1
-  // otherwise.
+  // Axis of a global thread index expression (analysis/thread_index.hpp),
+  // or of blockIdx.y / blockIdx.z alone (a block row per item: the spec's
+  // blocks are B x 1 x 1, so that is one item per grid row); -1 otherwise.
+  // The flattened 2-D form is noted: it holds on a grid of one row only.
   int global_index_axis(const Expr& e) const {
-    const auto member = [](const Expr& m, const char* object) { return member_axis(m, object); };
-    if (const int axis = member(e, "blockIdx"); axis > 0) return axis;
-    if (e.kind != ExprKind::Binary || e.text != "+" || e.children.size() != 2) return -1;
-    for (int side = 0; side < 2; ++side) {
-      const Expr& product = e.children[side];
-      const int thread = member(e.children[1 - side], "threadIdx");
-      if (thread < 0 || product.kind != ExprKind::Binary || product.text != "*") continue;
-      const int a = member(product.children[0], "blockIdx"), b = member(product.children[1], "blockDim");
-      const int c = member(product.children[0], "blockDim"), d = member(product.children[1], "blockIdx");
-      if ((a == thread && b == thread) || (c == thread && d == thread)) return thread;
-    }
-    return -1;
+    const GlobalIndexForm f = global_index_form(with_thread_locals(e));
+    if (f.flattened_rows && flattened_line_ == 0) flattened_line_ = tok(e.first).line;
+    return f.axis;
   }
 
   std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
@@ -219,11 +267,33 @@ class Analyser {
     if (depth > 16) return false;
     if (e.kind == ExprKind::Index) return true;
     if (e.kind == ExprKind::Unary && e.text == "*") return true;
+    if (is_texture_fetch(e)) return true;
     if (e.kind == ExprKind::Name)
       if (const auto d = definition(e.text)) return loads(*d, depth + 1);
     for (const Expr& c : e.children)
       if (loads(c, depth)) return true;
     return false;
+  }
+
+  // tex1Dfetch(t, i), tex2D<float>(t, x, y), ...: a load through a texture.
+  static bool is_texture_fetch(const Expr& e) {
+    if (e.kind != ExprKind::Call || e.children.empty()) return false;
+    const Expr& callee = e.children[0];
+    std::string name = callee.kind == ExprKind::Name ? callee.text : "";
+    if (callee.kind == ExprKind::Binary && callee.text == "<" && !callee.children.empty() &&
+        callee.children[0].kind == ExprKind::Name)
+      name = callee.children[0].text;  // tex1Dfetch<float4>(...) as the parser may read it
+    return name.rfind("tex1D", 0) == 0 || name.rfind("tex2D", 0) == 0 || name.rfind("tex3D", 0) == 0 ||
+           name.rfind("surf", 0) == 0;
+  }
+
+  // Why a name from outside the kernel gives no value: a __constant__
+  // variable ("" for any other name).
+  std::string constant_refusal(const std::string& name) const {
+    const auto c = symbols_.constant_variables.find(name);
+    if (c == symbols_.constant_variables.end()) return "";
+    return "'" + name + "' is a __constant__ variable (line " + std::to_string(c->second) +
+           "), which the host sets and no spec can: a spec's sizes are kernel parameters";
   }
 
   void note_index_sources(const Expr& e, int depth = 0) {
@@ -255,6 +325,9 @@ class Analyser {
         return std::nullopt;
       }
       case ExprKind::Name: {
+        // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
+        if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
+          return exact(SymbolicSize::constant(m->second.value));
         const auto g = guards.find(e.text);
         const auto low = guards.find(kLowerBound + e.text);
         if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
@@ -266,27 +339,36 @@ class Analyser {
           return std::nullopt;
         }
         std::optional<Range> own;
+        std::string inner;  // why its definition has no range, under a guard
         if (const auto st = starts_.find(e.text); st != starts_.end() && g != guards.end()) {
           // A growing counter under a guard: from its start up to the guard.
-          std::string ignored;
           if (const auto d = parse(st->second.first, st->second.second))
-            if (const auto r = eval(*d, without(guards, e.text), ignored, depth + 1))
+            if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
               own = Range{r->lo, std::nullopt};
         } else if (const auto d = definition(e.text)) {
-          std::string ignored;
-          own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : ignored,
+          own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
                      depth + 1);
         }
         if (g != guards.end()) {
           // The guard gives the upper end; the lower end is the definition's.
           if (!own || !own->lo.non_negative()) {
-            if (why.empty()) why = "'" + e.text + "' may be negative";
+            if (why.empty())
+              why = !own && !inner.empty() ? "'" + e.text + "': its definition: " + inner
+                                           : "'" + e.text + "' may be negative";
             return std::nullopt;
           }
           return Range{own->lo, g->second.limit - SymbolicSize::constant(1)};
         }
         if (own) return own;
         if (scalars_.count(e.text)) return exact(SymbolicSize::name(e.text));
+        if (const std::string c = constant_refusal(e.text); !c.empty()) {
+          if (why.empty()) why = c;
+          return std::nullopt;
+        }
+        if (const auto m = symbols_.macro_refusals.find(e.text); m != symbols_.macro_refusals.end()) {
+          if (why.empty()) why = m->second;
+          return std::nullopt;
+        }
         if (why.empty()) why = "nothing bounds '" + e.text + "'";
         return std::nullopt;
       }
@@ -361,6 +443,11 @@ class Analyser {
       case ExprKind::Member:
         if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
           return Range{SymbolicSize(), std::nullopt};
+        if (!e.children.empty() && e.children[0].kind == ExprKind::Name)  // c_ImageDim.x
+          if (const std::string c = constant_refusal(e.children[0].text); !c.empty()) {
+            if (why.empty()) why = c;
+            return std::nullopt;
+          }
         break;
       case ExprKind::Binary: {
         if (const int axis = global_index_axis(e); axis >= 0) {
@@ -416,9 +503,9 @@ class Analyser {
     const auto r = eval(*c, {}, ignored);
     if (!r || !r->hi || !(*r->hi == r->lo)) return;
     const SymbolicSize v = r->lo, one = SymbolicSize::constant(1);
-    const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit) { g[x->text] = Bound{limit, 0, "", ""}; };
+    const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit) { g[x->text] = Bound{limit, 0, "", "", "", false}; };
     const auto lower = [&](std::map<std::string, Bound>& g, SymbolicSize least) {
-      g[kLowerBound + x->text] = Bound{least, 0, "", ""};
+      g[kLowerBound + x->text] = Bound{least, 0, "", "", "", false};
     };
     if (op == "<") upper(yes, v), lower(no, v);
     else if (op == "<=") upper(yes, v + one), lower(no, v + one);
@@ -485,17 +572,26 @@ class Analyser {
     const std::string key =
         name->kind == ExprKind::Name ? name->text : kGlobalIndex + std::to_string(global_index_axis(*name));
     if (negated) {
-      static const std::map<std::string, std::string> opposite = {{">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}};
+      static const std::map<std::string, std::string> opposite = {
+          {">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}, {"!=", "=="}};
       if (!opposite.count(op)) return;
       op = opposite.at(op);
     }
-    if (op != "<" && op != "<=") return;
+    // `i == c` bounds i by c as `i <= c` does (its lower end is its definition's).
+    if (op != "<" && op != "<=" && op != "==") return;
     std::string why;
     const auto r = eval(*limit, {}, why);
-    if (!r || !r->hi || !(*r->hi == r->lo)) return;
+    if (!r || !r->hi || !(*r->hi == r->lo)) {
+      Bound u{SymbolicSize(), line, "", "", "", false};
+      u.unreadable = "the guard '" + expression_text(k_.tokens, c) + "' (line " + std::to_string(line) +
+                     ") names no size gi can use" + (why.empty() ? std::string() : ": " + why);
+      out.emplace(kUnreadable + key, u);
+      return;
+    }
     SymbolicSize l = r->lo;
-    if (op == "<=") l = l + SymbolicSize::constant(1);
-    Bound b{l, line, "", ""};
+    if (op == "<=" || op == "==") l = l + SymbolicSize::constant(1);
+    Bound b{l, line, "", "", "", false};
+    b.one_value = op == "==";
     if (if_site != kNoSite) {
       b.branch = !if_site.empty() ? if_site
                                   : "op@" + std::to_string(tok(c.first).line) + ":" + std::to_string(tok(c.first).column);
@@ -602,7 +698,16 @@ class Analyser {
 
   // Records the guard on a global index variable as the work item's bound.
   void note_work_item(const std::map<std::string, Bound>& guards) {
+    for (const auto& [key, bound] : guards) {
+      if (key.rfind(kUnreadable, 0) == 0) {
+        const std::string name = key.substr(kUnreadable.size());
+        const auto d = definition(name);
+        if (work_refusal_.empty() && (name.rfind(kGlobalIndex, 0) == 0 || (d && global_index_axis(*d) >= 0)))
+          work_refusal_ = bound.unreadable;
+      }
+    }
     for (const auto& [name, bound] : guards) {
+      if (name.rfind(kUnreadable, 0) == 0 || bound.one_value) continue;
       if (name.rfind(kGlobalIndex, 0) == 0) {
         const int axis = name.back() - '0';
         if (!work_[axis]) {
@@ -611,7 +716,9 @@ class Analyser {
         }
         continue;
       }
-      const auto d = definition(name);
+      auto d = definition(name);
+      if (!d)  // a while loop's counter that grows from the global index by the grid's stride
+        if (const auto st = starts_.find(name); st != starts_.end()) d = parse(st->second.first, st->second.second);
       if (!d) continue;
       int axis = global_index_axis(*d);
       if (axis < 0 && d->kind == ExprKind::Name)  // a loop counter that starts at the global index
@@ -623,6 +730,21 @@ class Analyser {
   }
 
   using Span = std::pair<std::size_t, std::size_t>;
+
+  // "; BLOCK_SIZE = 16 (line 3)" for each integer macro the index reads: the
+  // evidence for a number in the count.
+  std::string macros_in(const std::optional<Span>& index) const {
+    std::string out;
+    if (!index) return out;
+    std::set<std::string> seen;
+    for (std::size_t t = index->first; t <= index->second; ++t) {
+      const auto m = symbols_.integer_macros.find(tok(t).text);
+      if (tok(t).kind != TokenKind::Identifier || m == symbols_.integer_macros.end() || !seen.insert(m->first).second)
+        continue;
+      out += "; " + m->first + " = " + std::to_string(m->second.value) + " (line " + std::to_string(m->second.line) + ")";
+    }
+    return out;
+  }
 
   // An access at `token` with index tokens `index` (none: element 0), into
   // the buffer at `offset` tokens past its start (an alias `q = p + offset`).
@@ -661,7 +783,22 @@ class Analyser {
         r = Range{r->lo + start->lo, r->hi && start->hi ? std::optional<SymbolicSize>(*r->hi + *start->hi) : std::nullopt};
       }
     }
-    if (r && !r->hi) why = "nothing bounds the index '" + text + "' (no guard names its bound)";
+    if (r && !r->hi) {
+      why = "nothing bounds the index '" + text + "' (no guard names its bound)";
+      const auto e = index ? parse(index->first, index->second) : std::nullopt;
+      if (e && from_thread_index(*e))
+        why += ": it is the thread's own number, as in a kernel written for a launch of exactly as many threads "
+               "as elements, which a spec cannot promise (its block size B is tuned and its grid rounds up); a "
+               "guard such as `if (i < n)` says the size";
+    }
+    // A guard that would bound it, but by a size gi cannot use: its reason.
+    if (!r || !r->hi)
+      if (const auto e = index ? parse(index->first, index->second) : std::nullopt)
+        for (const std::string& n : names_in(*e))
+          if (const auto g = guards.find(kUnreadable + n); g != guards.end()) {
+            why = "the index '" + text + "': " + g->second.unreadable;
+            break;
+          }
     if (!r || !r->hi || !r->lo.non_negative()) {
       if (r && r->hi) why = "the index '" + text + "' may be negative";
       if (u.refusal.empty()) u.refusal = "line " + std::to_string(line) + ": " + why;
@@ -669,12 +806,57 @@ class Analyser {
       return;
     }
     const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
-    std::string guard_text;
-    for (const auto& [name, b] : guards)
-      guard_text += (guard_text.empty() ? ", " : "; ") +
-                    (name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0'] : name) + " < " + b.limit.text() + " (line " +
-                    std::to_string(b.line) + ")";
-    const std::string evidence = "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guard_text;
+    add_need(u, need, "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guards_text(guards) +
+                          macros_in(index), facts_of(guards));
+  }
+
+  // ", i < n (line 3); row < rows (line 2)": the guards an access is under.
+  static std::string guards_text(const std::map<std::string, Bound>& guards) {
+    std::string out;
+    for (const auto& [name, b] : guards) {
+      if (name.rfind(kUnreadable, 0) == 0) continue;
+      const std::string what =
+          name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0'] : name;
+      out += (out.empty() ? ", " : "; ") + what + " < " + b.limit.text() + " (line " + std::to_string(b.line) + ")";
+    }
+    return out;
+  }
+
+  // One access's need joined to the buffer's count: the larger of the two
+  // where one provably is; else the user decides.
+  // What an access's guards on the global index say where it runs: a
+  // thread's global index is at least 0, so a guard `index < L` that lets it
+  // through means L >= 1 (`Size - t - 1 >= 1` under `x < Size - t - 1`).
+  // Each fact is an expression >= 0 there (L - 1).
+  std::vector<SymbolicSize> facts_of(const std::map<std::string, Bound>& guards) const {
+    std::vector<SymbolicSize> out;
+    for (const auto& [name, b] : guards) {
+      if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0) continue;
+      bool global = name.rfind(kGlobalIndex, 0) == 0;
+      if (!global)
+        if (const auto d = definition(name)) global = global_index_axis(*d) >= 0;
+      if (global) out.push_back(b.limit - SymbolicSize::constant(1));
+    }
+    return out;
+  }
+
+  // Whether d >= 0 wherever the facts hold (each >= 0) and names are sizes:
+  // d itself, or d - m * f for one fact f and m = 1 or a name of d.
+  static bool follows(const SymbolicSize& d, const std::vector<SymbolicSize>& facts) {
+    if (d.non_negative_for_sizes()) return true;
+    for (const SymbolicSize& f : facts) {
+      std::vector<SymbolicSize> multipliers = {SymbolicSize::constant(1)};
+      for (const std::string& n : d.names()) multipliers.push_back(SymbolicSize::name(n));
+      for (const SymbolicSize& m : multipliers)
+        if ((d - m * f).non_negative_for_sizes()) return true;
+    }
+    return false;
+  }
+
+  // `facts`: what holds where this access runs (facts_of); the count so far
+  // covers its need where they prove it.
+  static void add_need(PointerUse& u, const SymbolicSize& need, const std::string& evidence,
+                       const std::vector<SymbolicSize>& facts = {}) {
     if (!u.refusal.empty()) return;
     if (!u.count) {
       u.count = need;
@@ -685,7 +867,11 @@ class Analyser {
       if ((need - *u.count).non_negative_for_sizes()) {
         u.count = need;
         u.count_evidence = evidence;
-      } else if (!(*u.count - need).non_negative_for_sizes()) {
+      } else if ((*u.count - need).non_negative_for_sizes()) {
+        // the count so far covers it
+      } else if (follows(*u.count - need, facts)) {
+        u.count_evidence += "; it covers " + need.text() + " (" + evidence + ") where that access runs";
+      } else {
         u.refusal = "its indices need " + u.count->text() + " (" + u.count_evidence + ") or " + need.text() + " (" +
                     evidence + "), and gi cannot tell which is larger";
         u.count.reset();
@@ -707,22 +893,178 @@ class Analyser {
     return "";
   }
 
+  bool named_in_a_macro(const std::string& name) const {
+    const std::regex word("\\b" + name + "\\b");
+    for (const grammar::Token& t : k_.tokens)
+      if (t.kind == TokenKind::Preprocessor && std::regex_search(t.text, word)) return true;
+    return false;
+  }
+
+  // Whether the `+=` after the name at `t` is a statement of its own, the
+  // only assignment to the name, and runs once per thread (in no loop).
+  bool advanced_once(std::size_t t) const {
+    if (!tok(prev(t)).is(";") && !tok(prev(t)).is("{") && !tok(prev(t)).is("}") && !tok(prev(t)).is(")")) return false;
+    int assignments = 0;
+    for (std::size_t v = body_first_; v <= body_last_; ++v)
+      if (tok(v).kind == TokenKind::Identifier && tok(v).text == tok(t).text && !tok(prev(v)).is(".") &&
+          !tok(prev(v)).is("->") &&
+          (kAssignments.count(tok(next(v)).text) || tok(next(v)).is("++") || tok(next(v)).is("--") ||
+           tok(prev(v)).is("++") || tok(prev(v)).is("--")))
+        ++assignments;
+    if (assignments != 1) return false;
+    const std::size_t at = element_of(t);
+    if (at >= elements_.size()) return false;
+    // The headers around it: walk back over blocks as guards_at does.
+    if (k_.elements[elements_[at]].braceless_body) {
+      const std::size_t h = prev_element(at);
+      if (h < elements_.size() && k_.elements[elements_[h]].kind == ElementKind::LoopHeader) return false;
+    }
+    int depth = 0;
+    for (std::size_t i = at; i-- > 0;) {
+      const grammar::Element& el = k_.elements[elements_[i]];
+      if (el.kind == ElementKind::BlockClose) ++depth;
+      if (el.kind != ElementKind::BlockOpen) continue;
+      if (depth > 0) {
+        --depth;
+        continue;
+      }
+      const std::size_t h = prev_element(i);
+      if (h < elements_.size() && k_.elements[elements_[h]].kind == ElementKind::LoopHeader) return false;
+    }
+    return true;
+  }
+
+  struct HelperCall {
+    const grammar::Function* helper = nullptr;
+    std::size_t parameter = 0;          // which of its parameters the pointer is
+    std::vector<Span> arguments;        // the call's argument tokens
+  };
+
+  // The call of a __device__ helper with a body whose argument is exactly
+  // the name at `t` (`f(a, p, n)`), passed as one of its pointer parameters.
+  std::optional<HelperCall> helper_call(std::size_t t) const {
+    const std::size_t p = prev(t), n = next(t);
+    if (!(tok(p).is("(") || tok(p).is(",")) || !(tok(n).is(",") || tok(n).is(")"))) return std::nullopt;
+    std::size_t open = p;
+    for (int depth = 0; open > body_first_; open = prev(open)) {
+      if (tok(open).is(")") || tok(open).is("]")) ++depth;
+      if ((tok(open).is("(") || tok(open).is("[")) && depth-- == 0) break;
+    }
+    if (!tok(open).is("(")) return std::nullopt;
+    std::size_t callee = prev(open);
+    if (tok(callee).is(">"))  // f<float>(...): the name before the template arguments
+      for (int depth = 0; callee > body_first_; callee = prev(callee)) {
+        if (tok(callee).is(">")) ++depth;
+        if (tok(callee).is("<") && --depth == 0) {
+          callee = prev(callee);
+          break;
+        }
+      }
+    if (tok(callee).kind != TokenKind::Identifier) return std::nullopt;
+    const std::size_t close = matching(open);
+    if (close <= next(open)) return std::nullopt;
+    HelperCall call;
+    call.arguments = split(k_.tokens, next(open), prev(close), ",");
+    for (std::size_t a = 0; a < call.arguments.size(); ++a)
+      if (call.arguments[a].first <= t && t <= call.arguments[a].second) call.parameter = a;
+    for (const auto& f : k_.functions)
+      if (f.name == tok(callee).text && !f.is_kernel && f.block >= 0 && f.params.size() == call.arguments.size() &&
+          f.params[call.parameter].pointer && &f != &f_)
+        call.helper = &f;
+    if (!call.helper) return std::nullopt;
+    return call;
+  }
+
+  // The helper's accesses through its parameter, its integer parameters
+  // standing for the call's arguments (their ranges at the call), joined
+  // to the buffer's own.
+  void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, std::optional<Span> offset) {
+    const int line = tok(t).line;
+    if (u.first_line == 0) u.first_line = line;
+    const std::string where = "line " + std::to_string(line) + ": " + call.helper->name + "(..., " + u.name + ", ...)";
+    if (helper_depth_ >= 4) {
+      if (u.refusal.empty()) u.refusal = where + ": helpers nest too deep";
+      u.count.reset();
+      u.read = u.written = true;
+      return;
+    }
+    Analyser sub(k_, *call.helper, true);
+    sub.helper_depth_ = helper_depth_ + 1;
+    const std::size_t at = element_of(t);
+    const auto guards = at < elements_.size() ? guards_at(at) : std::map<std::string, Bound>{};
+    for (std::size_t i = 0; i < call.helper->params.size(); ++i) {
+      if (call.helper->params[i].pointer) continue;
+      std::string ignored;
+      const auto e = parse(call.arguments[i].first, call.arguments[i].second);
+      sub.arguments_[call.helper->params[i].name] = e ? eval(*e, guards, ignored) : std::nullopt;
+    }
+    const PointerUse inner = sub.pointer_use(call.helper->params[call.parameter].name);
+    if (inner.unused) return;  // the helper never touches it
+    u.read = u.read || inner.read;
+    u.written = u.written || inner.written;
+    if (!inner.atomic.empty()) {
+      u.atomic = !u.atomic.empty() && u.atomic != inner.atomic ? "other" : inner.atomic;
+      if (u.atomic_where.empty()) u.atomic_where = where + ", " + inner.atomic_where;
+    }
+    if (!inner.count || !inner.refusal.empty()) {
+      if (u.refusal.empty()) u.refusal = where + ", in " + call.helper->name + ": " + inner.refusal;
+      u.count.reset();
+      return;
+    }
+    SymbolicSize need = *inner.count;
+    std::string evidence = where + guards_text(guards) + "; in " + call.helper->name + ": " + inner.count_evidence;
+    if (offset) {
+      // The alias's start plus the helper's need.
+      std::string why;
+      const auto o = parse(offset->first, offset->second);
+      const auto start = o ? eval(*o, guards, why) : std::nullopt;
+      if (!start || !start->hi || !start->lo.non_negative()) {
+        if (u.refusal.empty())
+          u.refusal = where + ": its start '" + (o ? expression_text(k_.tokens, *o) : std::string()) + "': " +
+                      (why.empty() ? "may be negative or unbounded" : why);
+        u.count.reset();
+        return;
+      }
+      need = need + *start->hi;
+      evidence = where + ", '" + u.name + "' advanced by " + expression_text(k_.tokens, *o) + guards_text(guards) +
+                 "; in " + call.helper->name + ": " + inner.count_evidence;
+    }
+    add_need(u, need, evidence);
+  }
+
   PointerUse pointer_use(const std::string& name) {
     PointerUse u;
     u.name = name;
     scan(u, name, std::nullopt);
-    if (u.first_line == 0 && u.refusal.empty()) u.refusal = "the kernel never indexes '" + name + "'";
+    if (u.first_line == 0 && u.refusal.empty()) {
+      // Named nowhere in the body nor in a macro (which could use it where
+      // expanded): no element is touched, and one is enough to pass.
+      if (named_in_a_macro(name)) {
+        u.refusal = "the kernel body never names '" + name + "', but a macro does";
+      } else {
+        u.unused = true;
+        u.count = SymbolicSize::constant(1);
+        u.count_evidence = "the kernel never uses '" + name + "': one element is enough to pass";
+      }
+    }
     return u;
   }
 
   // The accesses through `name` (the parameter, or an alias of it that starts
   // `offset` elements in).
-  void scan(PointerUse& u, const std::string& name, std::optional<Span> offset) {
-    for (std::size_t t = body_first_; t <= body_last_; ++t) {
+  void scan(PointerUse& u, const std::string& name, std::optional<Span> offset, std::size_t from = 0) {
+    for (std::size_t t = std::max(from, body_first_); t <= body_last_; ++t) {
       if (tok(t).kind != TokenKind::Identifier || tok(t).text != name) continue;
       const std::size_t p = prev(t), n = next(t);
       if (tok(p).is(".") || tok(p).is("->")) continue;
       if (offset && tok(p).is("*") && tok(n).is("=")) continue;  // the alias's own declarator
+      // `p += e;`, p's only assignment and in no loop: from there on p's
+      // accesses are e further in (as through an alias `q = p + e`).
+      if (!offset && tok(n).is("+=") && advanced_once(t)) {
+        const std::size_t end = expression_end(next(n));
+        scan(u, name, Span{next(n), end}, next(end));
+        return;
+      }
       // `const float* q = p + e;`: q's accesses are p's, e further in.
       if (!offset && tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
           tok(n).is("+") && k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
@@ -778,6 +1120,11 @@ class Analyser {
         if (kAssignments.count(tok(n).text)) u.written = true;
         if (!tok(n).is("=")) u.read = true;
         access(u, t, std::nullopt, offset);
+        continue;
+      }
+      // f(..., p, ...): the accesses of a __device__ helper through its parameter.
+      if (const auto call = helper_call(t)) {
+        follow_into_helper(u, *call, t, offset);
         continue;
       }
       if (u.first_line == 0) u.first_line = tok(t).line;

@@ -9,11 +9,15 @@
 //    range comes from the guards around the access (`if (i < n)`, `if (x >=
 //    nx || y >= ny) return;`, `for (int c = 0; c < cols; ++c)`) and locals are
 //    followed to their one definition (`slice = index / (nx * ny)` with
-//    `index < nx * ny * nz` gives slice < nz).
+//    `index < nx * ny * nz` gives slice < nz). A pointer handed to a
+//    __device__ helper counts the helper's accesses through it (also after
+//    `p += e;`); whole-number macros are their value (analysis/file_symbols.hpp).
 //  - The work item: the guard's bound on the global thread index per axis
-//    (blockIdx.x * blockDim.x + threadIdx.x), which gives the grid.
-// Where the source does not say (an index computed from loaded data, a bound
-// no guard names), the count is left empty with the reason.
+//    (analysis/thread_index.hpp: blockIdx.x * blockDim.x + threadIdx.x, or
+//    its blocks flattened from a 2-D grid), which gives the grid.
+// Where the source does not say (an index computed from loaded data or a
+// texture, a bound no guard names, a __constant__ bound), the count is left
+// empty with the reason.
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +37,7 @@ struct PointerUse {
   std::string refusal;         // why there is no count
   bool index_from_data = false;  // the refusal is an index computed from loaded values
   bool values_index = false;     // its loaded values are used in another buffer's index
+  bool unused = false;           // the kernel never names it: count 1, no bytes moved
   int first_line = 0;
 };
 
@@ -46,6 +51,13 @@ struct WorkItem {
   // whose grid is exactly the bound (y, z) no thread takes it.
   std::string guard_branch[3];
   std::string guard_past_bound[3];  // "true" or "false"
+  // Where no bound on x: why, when a guard names one gi cannot use (a
+  // __constant__ variable): "the guard 'tid < c_N' (line 5) names no size ...".
+  std::string refusal;
+  // The line of a global index over blocks flattened from a 2-D grid
+  // ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x), 0 for
+  // none: it is the global index x on a grid of one row only.
+  int flattened_rows_line = 0;
 };
 
 struct ParameterUse {

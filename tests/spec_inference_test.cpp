@@ -208,6 +208,280 @@ TEST(ParameterUse, WhatTheKernelDoesNotSayIsRefusedWithItsReason) {
   EXPECT_EQ(pointer(u, "hist").atomic, "add");
 }
 
+// Kernels written to launch more blocks than one grid row holds number
+// their blocks row by row; on the spec's grid of one row that is the global
+// index itself.
+TEST(ParameterUse, AGlobalIndexOverAFlattenedTwoDimensionalGridIsTheIndexOnOneRow) {
+  const std::string source =
+      "__global__ void k(const float* in, float* out, const unsigned n) {\n"
+      "  const unsigned tid = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) out[tid] = 2.0f * in[tid];\n"
+      "}\n";
+  const auto u = use_of(source);
+  EXPECT_EQ(count(u, "in"), "n");
+  EXPECT_EQ(count(u, "out"), "n");
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.bound[0]->text(), "n");
+  EXPECT_EQ(u.work.flattened_rows_line, 2);
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000000"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(s.spec.dump())).empty()) << s.spec.dump(2);
+  EXPECT_EQ(s.spec["launch"]["grid"], nlohmann::ordered_json::parse(R"j(["ceil_div(n, B)", 1, 1])j"));
+  // blockIdx.y numbering rows of items as well: which rows, gi cannot tell.
+  const std::string rows =
+      "__global__ void k(float* out, int n, int rows) {\n"
+      "  int tid = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;\n"
+      "  int row = blockIdx.y;\n"
+      "  if (tid < n && row < rows) out[row * n + tid] = 1.0f;\n"
+      "}\n";
+  const SpecScaffold clash = scaffold_spec(rows, "k.cu", std::nullopt, "user",
+                                           parse_init_sizes({"n=1000", "rows=10"}, {}));
+  ASSERT_TRUE(clash.spec["launch"]["grid"][0].is_string());
+  EXPECT_NE(clash.spec["launch"]["grid"][0].get<std::string>().find("FILL"), std::string::npos);
+  EXPECT_NE(clash.spec["launch"]["grid"][0].get<std::string>().find("rows apart"), std::string::npos);
+}
+
+// A grid-stride loop, as a for or a while: the loop's condition bounds the
+// index, and the guard on the global index gives the grid (one pass each).
+TEST(ParameterUse, AGridStrideLoopIsBoundedByItsCondition) {
+  const auto for_loop = use_of(
+      "__global__ void k(const float* a, float* b, int n) {\n"
+      "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) b[i] = a[i];\n"
+      "}\n");
+  EXPECT_EQ(count(for_loop, "a"), "n");
+  ASSERT_TRUE(for_loop.work.bound[0]);
+  EXPECT_EQ(for_loop.work.bound[0]->text(), "n");
+  const auto while_loop = use_of(
+      "__global__ void k(const float* a, float* b, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  while (i < n) {\n"
+      "    b[i] = 3.0f * a[i];\n"
+      "    i += blockDim.x * gridDim.x;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(count(while_loop, "b"), "n");
+  ASSERT_TRUE(while_loop.work.bound[0]);
+  EXPECT_EQ(while_loop.work.bound[0]->text(), "n");
+  // A step of anything else is no growth gi can see.
+  const auto other = use_of(
+      "__global__ void k(float* b, int n, int s) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  while (i < n) { b[i] = 1.0f; i += s; }\n"
+      "}\n");
+  EXPECT_FALSE(pointer(other, "b").count) << count(other, "b");
+}
+
+TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
+  const auto u = use_of(
+      "#define TILE 16\n"
+      "#define HALO (2)  // each side\n"
+      "__global__ void k(const float* in, float* out, int tiles) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t >= tiles) return;\n"
+      "  for (int j = 0; j < TILE; ++j) out[t * TILE + j] = in[t * TILE + j + HALO];\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "16 * tiles");
+  EXPECT_EQ(count(u, "in"), "16 * tiles + 2");
+  EXPECT_NE(pointer(u, "in").count_evidence.find("TILE = 16 (line 1)"), std::string::npos)
+      << pointer(u, "in").count_evidence;
+  EXPECT_NE(pointer(u, "in").count_evidence.find("HALO = 2 (line 2)"), std::string::npos)
+      << pointer(u, "in").count_evidence;
+  // Defined twice (which one holds depends on the build) or not in the file: refused.
+  const auto twice = use_of(
+      "#ifdef WIDE\n"
+      "#define TILE 32\n"
+      "#else\n"
+      "#define TILE 16\n"
+      "#endif\n"
+      "__global__ void k(float* out, int tiles) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t < tiles) out[t * TILE] = 1.0f;\n"
+      "}\n");
+  EXPECT_NE(count(twice, "out").find("'TILE' has 2 definitions (lines 2, 4): which holds depends on the build"),
+            std::string::npos)
+      << count(twice, "out");
+  // Defined by an expression: refused by name as well.
+  const auto expression = use_of(
+      "#define TILE (WARP * 2)\n"
+      "__global__ void k(float* out, int tiles) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t < tiles) out[t * TILE] = 1.0f;\n"
+      "}\n");
+  EXPECT_NE(count(expression, "out").find("'TILE' is the macro '#define TILE (WARP * 2)' (line 1), which gi does not evaluate"),
+            std::string::npos)
+      << count(expression, "out");
+  // A local defined over a name gi cannot see: the refusal says which.
+  const auto unseen = use_of(
+      "__global__ void k(float* v, int n) {\n"
+      "  int i = blockIdx.x * THREADS + threadIdx.x;\n"
+      "  if (i < n) v[i] = 0.0f;\n"
+      "}\n");
+  EXPECT_NE(count(unseen, "v").find("nothing bounds 'THREADS'"), std::string::npos) << count(unseen, "v");
+}
+
+// A bound the host sets through cudaMemcpyToSymbol is no size a spec can
+// give: the count and the grid stay FILL, naming the variable.
+TEST(ParameterUse, ABoundByAConstantVariableIsRefusedByName) {
+  const std::string source =
+      "__device__ __constant__ int c_Count;\n"
+      "__constant__ int3 c_Dim;\n"
+      "__global__ void k(float* v, float* w) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < c_Count) v[i] *= 2.0f;\n"
+      "  if (i < c_Dim.x) w[i] = 0.0f;\n"
+      "}\n";
+  const auto u = use_of(source);
+  EXPECT_NE(count(u, "v").find("'c_Count' is a __constant__ variable (line 1)"), std::string::npos) << count(u, "v");
+  EXPECT_NE(count(u, "w").find("'c_Dim' is a __constant__ variable (line 2)"), std::string::npos) << count(u, "w");
+  EXPECT_FALSE(u.work.bound[0]);
+  EXPECT_NE(u.work.refusal.find("c_Count"), std::string::npos) << u.work.refusal;
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({}, {}));
+  EXPECT_NE(s.spec["launch"]["grid"][0].get<std::string>().find("'c_Count' is a __constant__ variable"),
+            std::string::npos)
+      << s.spec["launch"]["grid"][0];
+}
+
+// A texture fetch is a load: an index from it is an index from data.
+TEST(ParameterUse, AnIndexFromATextureFetchIsFromLoadedData) {
+  const auto u = use_of(
+      "texture<int, 1, cudaReadModeElementType> slots;\n"
+      "__global__ void k(float* v, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) v[tex1Dfetch(slots, i)] = 1.0f;\n"
+      "}\n");
+  EXPECT_TRUE(pointer(u, "v").index_from_data) << count(u, "v");
+  EXPECT_NE(count(u, "v").find("computed from loaded data"), std::string::npos) << count(u, "v");
+}
+
+// `int bx = blockIdx.x;` and the like, assigned nowhere else, are the
+// built-ins they name: `blockDim.x * bx + tx` is the global index.
+TEST(ParameterUse, LocalsThatNameBuiltInsSpellTheGlobalIndex) {
+  const auto u = use_of(
+      "__global__ void k(float* v, int n) {\n"
+      "  int bx = blockIdx.x;\n"
+      "  int tx = threadIdx.x;\n"
+      "  const int block = bx + gridDim.x * blockIdx.y;\n"
+      "  int i = blockDim.x * block + tx;\n"
+      "  if (i < n) v[i] = 1.0f;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "v"), "n");
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.flattened_rows_line, 5);
+  // A local that changes is not the built-in it starts as.
+  const auto moved = use_of(
+      "__global__ void k(float* v, int n) {\n"
+      "  int bx = blockIdx.x;\n"
+      "  bx = bx * 2;\n"
+      "  int i = blockDim.x * bx + threadIdx.x;\n"
+      "  if (i < n) v[i] = 1.0f;\n"
+      "}\n");
+  EXPECT_FALSE(moved.work.bound[0]);
+}
+
+// A pointer handed to a __device__ helper: the helper's accesses through its
+// parameter, with the call's arguments for the helper's integer parameters,
+// also where the pointer was first advanced by `p += e;` (once, in no loop).
+TEST(ParameterUse, APointerPassedToAHelperIsSizedByTheHelpersAccesses) {
+  const std::string source =
+      "__device__ void prefix(float* out, const float* in, int len) {\n"
+      "  out[0] = in[0];\n"
+      "  for (int x = 1; x < len; x++) out[x] = in[x] + out[x - 1];\n"
+      "}\n"
+      "template <class T> __device__ T norm3(const T* p) { return p[0] * p[0] + p[1] * p[1] + p[2] * p[2]; }\n"
+      "__device__ void bump(int* s, int at) { s[at] += 1; }\n"
+      "__global__ void k(float* sums, float* w, float* points, float* lengths, int* seeds, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i == 0) { prefix(sums, w, n); bump(seeds, i); }\n"
+      "  if (i < n) {\n"
+      "    points += 3 * i;\n"
+      "    lengths[i] = norm3<float>(points);\n"
+      "  }\n"
+      "}\n";
+  const auto u = use_of(source);
+  EXPECT_EQ(count(u, "sums"), "n");
+  EXPECT_TRUE(pointer(u, "sums").read && pointer(u, "sums").written) << "out[x - 1] is read";
+  EXPECT_EQ(count(u, "w"), "n");
+  EXPECT_FALSE(pointer(u, "w").written);
+  EXPECT_EQ(count(u, "seeds"), "1") << "i == 0 at the call";
+  EXPECT_EQ(count(u, "points"), "3 * n");
+  EXPECT_NE(pointer(u, "points").count_evidence.find("'points' advanced by 3 * i"), std::string::npos)
+      << pointer(u, "points").count_evidence;
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.bound[0]->text(), "n") << "`i == 0` is one thread, never the work item";
+  // Advanced inside a loop, or twice: where it points depends on the trip.
+  const auto looped = use_of(
+      "__global__ void k(float* p, int n, int m) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  for (int j = 0; j < m; ++j) { p += 2; p[0] = 1.0f; }\n"
+      "}\n");
+  EXPECT_FALSE(pointer(looped, "p").count) << count(looped, "p");
+  EXPECT_NE(count(looped, "p").find("used as a pointer"), std::string::npos) << count(looped, "p");
+}
+
+// A pointer the kernel never names touches no element: one is enough to
+// pass, and it moves no bytes. One a macro names is refused.
+TEST(ParameterUse, APointerTheKernelNeverNamesNeedsOneElement) {
+  const auto u = use_of(
+      "__global__ void k(float* v, const float* spare, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) v[i] = 0.0f;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "spare"), "1");
+  EXPECT_TRUE(pointer(u, "spare").unused);
+  const SpecScaffold s = scaffold_spec(
+      "__global__ void k(float* v, const float* spare, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) v[i] = 0.0f;\n"
+      "}\n",
+      "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {}));
+  EXPECT_EQ(s.spec["min_bytes"], "4 * n") << "the unused buffer moves nothing";
+  const auto in_macro = use_of(
+      "#define AT(j) spare[j]\n"
+      "__global__ void k(float* v, const float* spare, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) v[i] = AT(i);\n"
+      "}\n");
+  EXPECT_FALSE(pointer(in_macro, "spare").count);
+  EXPECT_NE(count(in_macro, "spare").find("a macro does"), std::string::npos) << count(in_macro, "spare");
+}
+
+// Written for a launch of exactly as many threads as elements: no guard
+// says the size, and gi says so rather than assume the launch.
+TEST(ParameterUse, AnUnguardedThreadIndexIsRefusedAsAFixedLaunch) {
+  const auto u = use_of(
+      "__global__ void k(float* v, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  v[i] = 2.0f * v[i];\n"
+      "}\n");
+  EXPECT_FALSE(pointer(u, "v").count);
+  EXPECT_NE(count(u, "v").find("written for a launch of exactly as many threads as elements"), std::string::npos)
+      << count(u, "v");
+  EXPECT_FALSE(u.work.bound[0]);
+}
+
+// Two extents over a scalar offset: where an access runs, its guard on
+// the global index let a thread through, so the guard's bound is at least 1,
+// and that orders them. Where no guard says so, the user decides.
+TEST(ParameterUse, ARunningAccessProvesItsGuardsBoundIsAtLeastOne) {
+  const auto u = use_of(
+      "__global__ void k(float* a, int n, int s) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (x >= n - s - 1) return;\n"
+      "  a[n * (x + s + 1) + s] -= a[n * s + s];\n"
+      "}\n");
+  EXPECT_EQ(count(u, "a"), (SymbolicSize::name("n") * SymbolicSize::name("n") - SymbolicSize::name("n") +
+                            SymbolicSize::name("s") + SymbolicSize::constant(1))
+                               .text());
+  EXPECT_NE(pointer(u, "a").count_evidence.find("where that access runs"), std::string::npos)
+      << pointer(u, "a").count_evidence;
+  const auto unordered = use_of(
+      "__global__ void k(float* a, int n, int s) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (x < n) a[x] += a[s];\n"
+      "}\n");
+  EXPECT_NE(count(unordered, "a").find("gi cannot tell which is larger"), std::string::npos) << count(unordered, "a");
+}
+
 TEST(ParameterUse, ACompareAndSwapHelperIsTheAtomicItImplements) {
   const auto u = use_of(read(fs::path(GI_TEST_DATA) / "user/vector_max/kernel.cu"));
   EXPECT_EQ(pointer(u, "result").atomic, "max");
@@ -327,6 +601,34 @@ TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {
     EXPECT_NE(init.output.find("coverage passed"), std::string::npos) << init.output;
   }
   fs::remove_all(dir.parent_path().parent_path());
+}
+
+// The corpus forms gi init now reads (a flattened 2-D grid's index, a
+// pointer advanced by `p += e;` and handed to a helper) draft a spec that
+// loads and passes its training check.
+TEST(SpecInference, ASpecThroughAFlattenedGridAndAHelperRunsInTheEmulator) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-helper-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path source = root / "lengths.cu";
+  std::ofstream(source) << "__device__ float length3(const float* p) { return sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); }\n"
+                           "__global__ void lengths(const float* points, float* out, const unsigned n) {\n"
+                           "  const unsigned tid = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                           "  if (tid < n) {\n"
+                           "    points += 3 * tid;\n"
+                           "    out[tid] = length3(points);\n"
+                           "  }\n"
+                           "}\n";
+  const fs::path dir = root / "user/lengths";
+  const test::CommandOutput init =
+      test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() + "\" --size n=100000 --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("inferred: count of 'points': 3 * n"), std::string::npos) << init.output;
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
 }
 
 TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {

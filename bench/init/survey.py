@@ -44,8 +44,35 @@ def draft(gi, path, entry, tmp):
     fills = [l.strip() for l in out.splitlines() if l.startswith("  ") and ": FILL" in l]
     # The cause first: a count gi could not infer, else the grid, else whatever is left.
     causes = [f for f in fills if "could not infer" in f] + [f for f in fills if f.startswith("launch.grid")]
+    first = (causes or fills or [""])[0]
     return {"status": "no FILL" if not fills else "FILL left", "fields_left": len(fills),
-            "first": (causes or fills or [""])[0]}
+            "first": first, "cause": cause_of(first) if fills else "", "fills": fills}
+
+
+# The first reason's kind, for the table of causes (first match wins).
+CAUSES = [
+    ("a __constant__ symbol bounds it", r"__constant__"),
+    ("a texture fetch in an index", r"tex1Dfetch|tex2D|tex3D"),
+    ("an index over gridDim", r"gridDim"),
+    ("an index from loaded data", r"computed from loaded data"),
+    ("a counter incremented inside an index", r"\+\+' is not arithmetic|--' is not arithmetic"),
+    ("a macro or name the analysis cannot read",
+     r"nothing bounds '[A-Z_0-9]+'|'[A-Z_0-9]+\(.*' is not arithmetic|definitions \(lines|which gi does not evaluate"),
+    ("a local that may be negative", r"may be negative"),
+    ("pointer arithmetic other than T* q = p + e", r"is used as a pointer"),
+    ("a pointer never indexed", r"never indexes"),
+    ("two extents gi cannot order", r"cannot tell which is larger|cannot order"),
+    ("an index no guard bounds", r"nothing bounds|no guard names its bound"),
+    ("no guard on the global index (grid)", r"^launch\.grid"),
+    ("a parameter type gi cannot generate", r"\.type: FILL"),
+]
+
+
+def cause_of(first):
+    for name, pattern in CAUSES:
+        if re.search(pattern, first):
+            return name
+    return "other"
 
 
 def main():
@@ -77,6 +104,10 @@ def main():
                          "fill_left": sum(r["status"] == "FILL left" for r in mine),
                          "error": sum(r["status"] == "error" for r in mine)}
     print(json.dumps(summary, indent=1))
+    causes = collections.Counter(r["cause"] for r in rows if r["kind"] == "corpus" and r["status"] == "FILL left")
+    summary["corpus_causes"] = dict(causes.most_common())
+    for name, n in causes.most_common():
+        print(f"{n:4} {name}")
     if a.out:
         json.dump({"summary": summary, "kernels": rows}, open(a.out + ".json", "w"), indent=1)
     return 0

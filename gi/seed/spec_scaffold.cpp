@@ -202,8 +202,9 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       j["count"] = u->count->text();
       for (const std::string& n : u->count->names()) size_vars.insert(n);
       s.inferred.push_back("count of '" + p.name + "': " + u->count->text() + " (" + u->count_evidence + ")");
-      min_bytes_total = min_bytes_total +
-                        *u->count * analysis::SymbolicSize::constant(type_bytes(type) * (role == "inout" ? 2 : 1));
+      if (!u->unused)
+        min_bytes_total = min_bytes_total +
+                          *u->count * analysis::SymbolicSize::constant(type_bytes(type) * (role == "inout" ? 2 : 1));
     } else {
       j["count"] = fill("elements of '" + p.name + "', an expression over the workload's variables (e.g. n)" +
                         (u && !u->refusal.empty() ? ": gi could not infer it: " + u->refusal : std::string()));
@@ -228,7 +229,10 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   json grid = json::array();
   json coverage_exempt = json::array();
   std::string work_item;
-  if (use.work.bound[0]) {
+  // A flattened 2-D block index is the global index only on a grid of one
+  // row, which a kernel that also gives blockIdx.y rows of its own has not.
+  const bool rows_clash = use.work.flattened_rows_line > 0 && use.work.bound[1];
+  if (use.work.bound[0] && !rows_clash) {
     grid.push_back("ceil_div(" + use.work.bound[0]->text() + ", B)");
     for (int a = 1; a < 3; ++a) grid.push_back(use.work.bound[a] ? json(use.work.bound[a]->text()) : json(1));
     for (int a = 0; a < 3; ++a)
@@ -236,7 +240,13 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
         for (const std::string& n : use.work.bound[a]->names()) size_vars.insert(n);
         work_item += (work_item.empty() ? "one " : " and ") + use.work.variable[a] + " < " + use.work.bound[a]->text();
         s.inferred.push_back(std::string("grid ") + "xyz"[a] + ": " + grid[a].get<std::string>() + " (" +
-                             use.work.evidence[a] + ", the global thread index)");
+                             use.work.evidence[a] + ", the global thread index" +
+                             (a == 0 && use.work.flattened_rows_line > 0
+                                  ? "; line " + std::to_string(use.work.flattened_rows_line) +
+                                        " flattens a 2-D grid's blocks, which on this grid of one row is the "
+                                        "global index itself"
+                                  : std::string()) +
+                             ")");
       }
     s.inferred.push_back("work_item: " + work_item);
     // y and z: the grid is exactly the bound, so the guard's "past the bound"
@@ -256,9 +266,13 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                              ": never, with the grid's " + rows + ")");
       }
   } else {
-    grid = json::array({fill("blocks in x over the workload's variables and B, e.g. ceil_div(n, B): no guard on the "
-                             "global thread index names its bound"),
-                        1, 1});
+    const std::string why =
+        rows_clash ? "line " + std::to_string(use.work.flattened_rows_line) +
+                         " flattens a 2-D grid's blocks into the global index, and blockIdx.y also numbers rows of "
+                         "items: gi cannot tell the rows apart"
+        : !use.work.refusal.empty() ? use.work.refusal
+                                    : "no guard on the global thread index names its bound";
+    grid = json::array({fill("blocks in x over the workload's variables and B, e.g. ceil_div(n, B): " + why), 1, 1});
     work_item = fill("what one thread computes, e.g. one output element");
   }
   std::string min_bytes = min_bytes_total.text();

@@ -1,0 +1,61 @@
+#include "analysis/file_symbols.hpp"
+
+#include <regex>
+#include <vector>
+
+namespace gi::analysis {
+
+using grammar::TokenKind;
+
+FileSymbols file_symbols(const grammar::ParsedKernel& k) {
+  FileSymbols out;
+  std::map<std::string, std::vector<int>> definitions;  // the lines that define or undefine each macro
+  std::map<std::string, std::string> bodies;            // a macro's text after its name
+  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*(-?\d+)[uUlL]*\s*\)?\s*(//.*|/\*.*)?$)");
+  static const std::regex any_define(R"(^\s*#\s*(define|undef)\s+([A-Za-z_]\w*))");
+  for (std::size_t t = 0; t < k.tokens.size(); ++t) {
+    const grammar::Token& tok = k.tokens[t];
+    if (tok.kind == TokenKind::Preprocessor) {
+      std::smatch m;
+      if (!std::regex_search(tok.text, m, any_define)) continue;
+      definitions[m[2].str()].push_back(tok.line);
+      std::string body = m.suffix().str();
+      body.erase(body.find_last_not_of(" \t\r\n") + 1);
+      bodies[m[2].str()] = body;
+      if (std::regex_match(tok.text, m, define)) {
+        try {
+          out.integer_macros[m[1].str()] = MacroValue{std::stoll(m[2].str()), tok.line};
+        } catch (const std::exception&) {  // out of range: no value gi can use
+        }
+      }
+      continue;
+    }
+    // `[__device__] __constant__ TYPE NAME [= ...| [N]];`: NAME is the last
+    // identifier before the declarator ends.
+    if (!tok.is("__constant__")) continue;
+    std::size_t name = 0;
+    for (std::size_t u = t + 1; u < k.tokens.size(); ++u) {
+      const grammar::Token& v = k.tokens[u];
+      if (v.is(";") || v.is("=") || v.is("[") || v.is(",") || v.is("(") || v.is("{")) break;
+      if (v.kind == TokenKind::Identifier) name = u;
+    }
+    if (name > t) out.constant_variables.emplace(k.tokens[name].text, k.tokens[name].line);
+  }
+  for (const auto& [name, lines] : definitions) {
+    if (lines.size() == 1) {
+      if (!out.integer_macros.count(name) && bodies[name].find_first_not_of(" \t") != std::string::npos &&
+          bodies[name][0] != '(')  // `#define F(x) ...` is function-like: no name gi reads alone
+        out.macro_refusals[name] = "'" + name + "' is the macro '#define " + name + bodies[name] + "' (line " +
+                                   std::to_string(lines[0]) + "), which gi does not evaluate";
+      continue;
+    }
+    std::string where;
+    for (int l : lines) where += (where.empty() ? "" : ", ") + std::to_string(l);
+    out.macro_refusals[name] = "'" + name + "' has " + std::to_string(lines.size()) + " definitions (lines " + where +
+                               "): which holds depends on the build";
+    out.integer_macros.erase(name);
+  }
+  return out;
+}
+
+}  // namespace gi::analysis
