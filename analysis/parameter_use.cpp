@@ -748,7 +748,8 @@ class Analyser {
 
   // An access at `token` with index tokens `index` (none: element 0), into
   // the buffer at `offset` tokens past its start (an alias `q = p + offset`).
-  void access(PointerUse& u, std::size_t token, std::optional<Span> index, std::optional<Span> offset = std::nullopt) {
+  void access(PointerUse& u, std::size_t token, std::optional<Span> index, std::optional<Span> offset = std::nullopt,
+              bool store = false) {
     const int line = tok(token).line;
     if (u.first_line == 0) u.first_line = line;
     const std::size_t at = element_of(token);
@@ -805,6 +806,7 @@ class Analyser {
       u.count.reset();
       return;
     }
+    if (store && r->lo == SymbolicSize()) u.store_reaches_zero = true;
     const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
     add_need(u, need, "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guards_text(guards) +
                           macros_in(index), facts_of(guards));
@@ -1002,6 +1004,7 @@ class Analyser {
     if (inner.unused) return;  // the helper never touches it
     u.read = u.read || inner.read;
     u.written = u.written || inner.written;
+    u.store_reaches_zero = u.store_reaches_zero || inner.store_reaches_zero;
     if (!inner.atomic.empty()) {
       u.atomic = !u.atomic.empty() && u.atomic != inner.atomic ? "other" : inner.atomic;
       if (u.atomic_where.empty()) u.atomic_where = where + ", " + inner.atomic_where;
@@ -1090,7 +1093,7 @@ class Analyser {
         } else {
           u.read = true;
         }
-        access(u, t, std::make_pair(next(n), prev(close)), offset);
+        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("="));
         continue;
       }
       // atomicOp(p, v) or atomicOp(p + i, v), a CAS helper's pointer argument.
@@ -1112,7 +1115,7 @@ class Analyser {
         const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
         if (assigned) u.written = true;
         if (!assigned || !tok(after).is("=")) u.read = true;
-        access(u, t, std::make_pair(next(n), prev(close)), offset);
+        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("="));
         continue;
       }
       // *p = v / *p

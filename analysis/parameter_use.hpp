@@ -38,6 +38,10 @@ struct PointerUse {
   bool index_from_data = false;  // the refusal is an index computed from loaded values
   bool values_index = false;     // its loaded values are used in another buffer's index
   bool unused = false;           // the kernel never names it: count 1, no bytes moved
+  // Whether a plain store (`p[i] = v`, `*(p + i) = v`) has an index whose
+  // lower end is 0. A buffer only stored to, none of whose stores can reach
+  // element 0, keeps elements the kernel never writes: it is inout, not out.
+  bool store_reaches_zero = false;
   int first_line = 0;
 };
 

@@ -114,6 +114,29 @@ TEST(BranchInstrument, KeysNameKindLineAndColumnOfTheFirstToken) {
   expect_only_wrapped(source, b);
 }
 
+// A file of several kernels (a user's, as gi init leaves it): with an entry,
+// only that kernel and the helpers it calls, directly or through another
+// helper, get counters; the other kernel and its helper none.
+TEST(BranchInstrument, AnEntryCountsItsKernelAndWhatItCallsOnly) {
+  const std::string source = "__device__ float inner(float v) { return v > 0.0f ? v : 0.0f; }\n"
+                             "__device__ float outer(float v) { return inner(v) < 1.0f ? v : 1.0f; }\n"
+                             "__device__ float other(float v) { return v < 0.0f ? -v : v; }\n"
+                             "extern \"C\" __global__ void a(const float* in, float* out, int n) {\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (i < n) out[i] = outer(in[i]);\n"
+                             "}\n"
+                             "extern \"C\" __global__ void b(const float* in, float* out, int n) {\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (i < n) out[i] = other(in[i]);\n"
+                             "}\n";
+  std::vector<std::string> functions;
+  for (const BranchSite& s : instrument_branches(source, "k.cu", "a").sites) functions.push_back(s.function);
+  EXPECT_EQ(functions, (std::vector<std::string>{"inner", "outer", "a"}));
+  EXPECT_EQ(instrument_branches(source, "k.cu").sites.size(), 5u);
+  // A name that is no kernel of the file counts everything, as without one.
+  EXPECT_EQ(instrument_branches(source, "k.cu", "missing").sites.size(), 5u);
+}
+
 TEST(BranchInstrument, IfElseIfChainHasOneSitePerIf) {
   const std::string source =
       "__global__ void k(int* out, int n) {\n"

@@ -528,6 +528,43 @@ fs::path hand_spec(const std::string& name) {
   return fs::path(GI_TEST_DATA) / "user" / name / "spec.json";
 }
 
+// A kernel whose work needs one size below another (Gaussian elimination's
+// step t below the matrix size, `i < Size - t - 1`): gi init refuses given
+// sizes that leave no work, and its drafted workloads keep the relation (a
+// drafted set that breaks it keeps the given value of the offending size).
+// Its output is stored from row t + 1 on only, so no store reaches element 0:
+// inout, so that the check sees the rows it never writes unchanged.
+TEST(SpecInference, SizesKeepEveryExtentPositiveAndPartialStoresAreInout) {
+  const std::string source =
+      "__global__ void k(float* m, const float* a, int Size, int t) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < Size - t - 1) m[Size * (i + t + 1) + t] = a[Size * (i + t + 1) + t] / a[Size * t + t];\n"
+      "}\n";
+  EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"Size=2048", "t=2048"}, {})),
+               std::runtime_error);
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"Size=2048", "t=5"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(s.spec.dump())).empty()) << s.spec.dump(2);
+  EXPECT_EQ(s.spec["parameters"][0]["role"], "inout") << s.spec.dump(2);
+  for (const auto& w : s.spec["workloads"]["validate"]) {
+    const double size = w["variables"]["Size"].get<double>(), t = w["variables"]["t"].get<double>();
+    EXPECT_GE(size - t - 1, 1) << w.dump();
+  }
+  const auto& small = s.spec["workloads"]["train_checks"][0]["variables"];
+  EXPECT_GE(small["Size"].get<double>() - small["t"].get<double>() - 1, 1) << small.dump();
+  // The same with the size names the other way round: the drafted set that
+  // breaks the relation gets the given values back.
+  const auto usable = [](const SizeSet& z) { return z.at("a") - z.at("b") - 1 >= 1; };
+  const SizeSet small_ab = small_check_sizes({{"a", 5}, {"b", 2}}, {"a", "b"}, usable);
+  EXPECT_TRUE(usable(small_ab)) << small_ab.at("a") << " " << small_ab.at("b");
+  // A plain store from index 0 stays out.
+  const SpecScaffold plain = scaffold_spec(read(kernel_file("row_sum")), "row_sum.cu", std::nullopt, "user",
+                                           parse_init_sizes({"rows=4096", "cols=1024"}, {}));
+  for (const auto& p : plain.spec["parameters"])
+    if (p["name"] == "sums") {
+      EXPECT_EQ(p["role"], "out");
+    }
+}
+
 TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) {
   const std::vector<Inferred> kernels = {
       {"count_positive", {"n=4194304", "threshold=0.25"}},  {"dot_product", {"n=4194304"}},

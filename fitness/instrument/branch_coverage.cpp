@@ -50,12 +50,12 @@ struct Wrap {
 
 class Instrumenter {
  public:
-  Instrumenter(std::string_view source, const std::string& file)
-      : source_(source), file_(file), k_(grammar::parse_kernel(source, file)) {}
+  Instrumenter(std::string_view source, const std::string& file, const std::string& entry)
+      : source_(source), file_(file), k_(grammar::parse_kernel(source, file)), counted_(reachable(entry)) {}
 
   BranchInstrumentation run() {
     for (const grammar::Element& e : k_.elements) {
-      if (e.function < 0) continue;
+      if (e.function < 0 || !counted_[static_cast<std::size_t>(e.function)]) continue;
       switch (e.kind) {
         case ElementKind::IfHeader: if_header(e); break;
         case ElementKind::Statement:
@@ -69,6 +69,33 @@ class Instrumenter {
   }
 
  private:
+  // Per function: whether it gets counters: `entry` and what it calls,
+  // following calls by name (every function when entry is empty or unknown).
+  std::vector<bool> reachable(const std::string& entry) const {
+    const std::size_t n = k_.functions.size();
+    std::vector<bool> in(n, entry.empty());
+    std::vector<std::size_t> todo;
+    for (std::size_t f = 0; f < n; ++f)
+      if (k_.functions[f].name == entry && k_.functions[f].is_kernel) in[f] = true, todo.push_back(f);
+    if (todo.empty()) return std::vector<bool>(n, true);
+    std::map<std::string, std::vector<std::size_t>> by_name;
+    for (std::size_t f = 0; f < n; ++f) by_name[k_.functions[f].name].push_back(f);
+    while (!todo.empty()) {
+      const int f = static_cast<int>(todo.back());
+      todo.pop_back();
+      for (const grammar::Element& e : k_.elements) {
+        if (e.function != f) continue;
+        for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) {
+          const auto it = by_name.find(k_.tokens[t].text);
+          if (it == by_name.end()) continue;
+          for (std::size_t g : it->second)
+            if (!in[g]) in[g] = true, todo.push_back(g);
+        }
+      }
+    }
+    return in;
+  }
+
   const Token& tok(std::size_t i) const { return k_.tokens[i]; }
 
   [[noreturn]] void fail(std::size_t at, const std::string& message) const {
@@ -289,6 +316,7 @@ static __device__ __forceinline__ bool gi_branch(int gi_site, GiValue gi_value) 
   std::string_view source_;
   std::string file_;
   grammar::ParsedKernel k_;
+  std::vector<bool> counted_;  // per function: whether its branches get counters
   std::vector<Wrap> wraps_;
 };
 
@@ -303,8 +331,9 @@ std::string to_string(BranchKind kind) {
   return "?";
 }
 
-BranchInstrumentation instrument_branches(std::string_view source, const std::string& file_name) {
-  return Instrumenter(source, file_name).run();
+BranchInstrumentation instrument_branches(std::string_view source, const std::string& file_name,
+                                          const std::string& entry) {
+  return Instrumenter(source, file_name, entry).run();
 }
 
 std::optional<BranchKey> parse_branch_key(std::string_view key) {

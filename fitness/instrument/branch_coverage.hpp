@@ -60,7 +60,12 @@ struct BranchInstrumentation {
 // Throws grammar::SourceError for source that does not parse, or for a
 // branch that cannot be rewritten safely (a declaration as an `if`
 // condition, a preprocessor line inside a condition), naming line and column.
-BranchInstrumentation instrument_branches(std::string_view source, const std::string& file_name = "kernel.cu");
+// `entry`: only the kernel of that name and the functions it calls (directly
+// or through others) get counters, so the other kernels of a file a user
+// brought (which the seed's workloads never launch) do not count as untaken;
+// empty: every function.
+BranchInstrumentation instrument_branches(std::string_view source, const std::string& file_name = "kernel.cu",
+                                          const std::string& entry = "");
 
 // A branch key split into its parts; nullopt unless `key` has the form
 // <if|op|?:>@<line>:<column> with positive numbers.

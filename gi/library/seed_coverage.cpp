@@ -21,7 +21,7 @@ InstrumentedSeed build_instrumented_seed(fitness::GpuRunner& runner, const Seed&
     // Unresolved: the preprocessor drops the dead paths, whose counters stay
     // 0. The device source: host code is set aside as in every compile.
     const std::string source = grammar::patch_kernel(seed.grammar, setting.patch, seed.context).device_source;
-    result.instrumentation = fitness::instrument_branches(source, file);
+    result.instrumentation = fitness::instrument_branches(source, file, spec.entry);
   } catch (const std::exception& e) {
     result.error = "cannot instrument the seed for coverage: " + std::string(e.what());
     return result;

@@ -22,7 +22,8 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
     source = std::move(variant.compile_source);
     if (coverage) {
       // Unresolved: the preprocessor drops the dead paths, whose counters stay 0.
-      v.instrumentation = fitness::instrument_branches(grammar::apply_patch(seed.grammar, patch, seed.context), file);
+      v.instrumentation =
+          fitness::instrument_branches(grammar::apply_patch(seed.grammar, patch, seed.context), file, spec.entry);
       source = v.instrumentation->source;
     }
   } catch (const std::exception& e) {

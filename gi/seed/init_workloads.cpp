@@ -3,20 +3,35 @@
 #include <cmath>
 
 namespace gi {
+namespace {
 
-SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names) {
+// `drafted` made usable: the given values put back, the last size first.
+SizeSet usable_or_given(SizeSet drafted, const SizeSet& given, const std::vector<std::string>& size_names,
+                        const UsableSizes& usable) {
+  if (!usable || usable(drafted)) return drafted;
+  for (auto n = size_names.rbegin(); n != size_names.rend(); ++n) {
+    drafted[*n] = given.at(*n);
+    if (usable(drafted)) return drafted;
+  }
+  return given;
+}
+
+}  // namespace
+
+SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names, const UsableSizes& usable) {
   SizeSet out = given;
   static const double primes[] = {37, 29, 13, 11, 7, 5};
   if (size_names.size() == 1) {
     out[size_names[0]] = 1003;
-    return out;
+    return usable_or_given(out, given, size_names, usable);
   }
   for (std::size_t i = 0; i < size_names.size(); ++i) out[size_names[i]] = primes[std::min<std::size_t>(i, 5)];
-  return out;
+  return usable_or_given(out, given, size_names, usable);
 }
 
 std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
-                                    const std::function<double(const SizeSet&)>& values, double required) {
+                                    const std::function<double(const SizeSet&)>& values, double required,
+                                    const UsableSizes& usable) {
   // Factors per workload; variable i of workload w takes factors[(w + i) % 5],
   // so two-dimensional sizes change their aspect as well as their area.
   static const double factors[] = {1.0, 0.75, 1.3, 0.55, 1.6};
@@ -30,6 +45,7 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
         if (w == 0 && std::fmod(v, 2.0) == 0) v += 1;
         out[w][size_names[i]] = v;
       }
+    for (SizeSet& s : out) s = usable_or_given(s, given, size_names, usable);
   };
   double scale = 1;
   fill(scale);

@@ -15,13 +15,21 @@ using SizeSet = std::map<std::string, double>;
 
 // Small odd sizes for the named size variables (1003 for one, else primes
 // 37, 29, 13, ... in name order); other variables keep their values.
-SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names);
+// `usable`: whether a size set gives every grid extent and buffer count at
+// least 1 (a kernel such as `i < Size - t - 1` needs t below Size): a drafted
+// set that is not keeps, one variable after another from the last, the
+// given values, and is the given set when that does not help either.
+using UsableSizes = std::function<bool(const SizeSet&)>;
+
+SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
+                          const UsableSizes& usable = {});
 
 // Five held-out size sets: the size variables scaled (a different factor per
 // variable and workload, the first odd), then all scaled up together until
 // `values` (the values a workload checks, from its sizes) sums to at least
 // `required` over the five.
 std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
-                                    const std::function<double(const SizeSet&)>& values, double required);
+                                    const std::function<double(const SizeSet&)>& values, double required,
+                                    const UsableSizes& usable = {});
 
 }  // namespace gi

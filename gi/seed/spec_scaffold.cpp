@@ -189,6 +189,13 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (is_float_type(type)) float_plain_output = true;
       s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
                            std::to_string(u->first_line) + ")");
+    } else if (u && u->written && !p.const_pointee && u->count && !u->store_reaches_zero && u->atomic.empty()) {
+      // No store reaches element 0: the elements below the lowest one
+      // written keep what the caller put there, so the check must see them.
+      role = "inout";
+      if (is_float_type(type)) float_plain_output = true;
+      s.inferred.push_back("role of '" + p.name + "': inout (written from line " + std::to_string(u->first_line) +
+                           ", but no store's index starts at 0: the elements it never writes keep their values)");
     } else if (u && u->written && !p.const_pointee) {
       role = "out";
       if (is_float_type(type)) float_plain_output = true;
@@ -342,9 +349,26 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
           if (const auto v = u->count->evaluate(set)) total += *v;
     return total;
   };
+  // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size).
+  const auto usable = [&](const SizeSet& set) {
+    for (int a = 0; a < 3; ++a)
+      if (use.work.bound[a])
+        if (const auto v = use.work.bound[a]->evaluate(set); v && *v < 1) return false;
+    for (const grammar::Param& p : kernel->params)
+      if (const auto* u = p.pointer ? use_of(p.name) : nullptr; u && u->count)
+        if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
+    return true;
+  };
   const bool sized = missing.empty() && !known_sizes.empty();
+  if (sized && !usable(base))
+    throw std::runtime_error("the sizes given leave a grid extent or a buffer count below 1 (" + [&] {
+      std::string what;
+      for (int a = 0; a < 3; ++a)
+        if (use.work.bound[a]) what += std::string(what.empty() ? "" : ", ") + "xyz"[a] + " < " + use.work.bound[a]->text();
+      return what;
+    }() + "): give sizes where the kernel has work");
   const std::vector<SizeSet> held_out =
-      sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues))
+      sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues), usable)
             : std::vector<SizeSet>(5, base);
   json validate = json::array();
   for (int i = 0; i < 5; ++i)
@@ -353,7 +377,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                                 "on a held-out workload (never seen by the search; vary the sizes; the "
                                                 "five together need 16 M output or input values)",
                                                 i)}});
-  const SizeSet small = sized ? small_check_sizes(base, known_sizes) : base;
+  const SizeSet small = sized ? small_check_sizes(base, known_sizes, usable) : base;
   json purpose = sized ? json("sizes that are no multiple of any block size: the last block's guard")
                        : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
                                    "multiple of the block"));

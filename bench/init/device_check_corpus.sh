@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One device call: `gi init --check` on the corpus kernels that the survey
+# (bench/init/survey.py) drafts with no FILL, as a user would run it: the
+# sizes a user of each would give (sizes_for; a kernel not listed: every
+# integer scalar 2048, every float 0.5), and an input distribution where the
+# kernel's arithmetic needs one (--like). The
+# corpus files are fetched copies in .corpus/ (tests/data/corpus/README.md):
+# carry .corpus with .carry. Summary in $OUT/init_corpus.txt, each kernel's
+# whole output in $OUT/corpus-<entry>.log. With EVOLVE=POP,GENS each kernel
+# whose check passed is then evolved with every family (`gi evolve`, the seed
+# its own reference; issue 28's corpus kernels with a spec), log in
+# $OUT/evolve-<entry>.log and the result lines in $OUT/init_corpus.txt.
+#   [EVOLVE=20,4] bash bench/init/device_check_corpus.sh [SURVEY.json]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gi-out}
+mkdir -p "$OUT"
+[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
+export PATH=/usr/local/cuda/bin:$PATH
+GI=$PWD/.carry/gi
+survey=${1:-bench/init/results_2026-11-27.json}
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$OUT/machine.txt" 2>&1
+rm -rf runs/init-check/corpus
+python3 - "$survey" <<'PY' > /tmp/corpus_kernels.txt
+import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"]:
+    if k["kind"] == "corpus" and k["status"] == "no FILL":
+        print(k["file"], k["entry"])
+PY
+# Inputs whose values the kernel's arithmetic needs in a range (logf of a determinant: positive).
+like_for() { case $1 in LogSquaredValues) echo "--like det:uniform(0.5,2)" ;; esac; }
+# Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
+sizes_for() {
+  case $1 in
+    reg_GetConjugateGradient2_kernel) echo "--size nVoxels=4194304 --size scale=0.5" ;;
+    transformWarpedPointsKernel) echo "--size definedBlockNum=1048576" ;;
+    populateLengthsKernel) echo "--size numEquations=1048576" ;;
+    LogSquaredValues) echo "--size voxelNumber=4194304" ;;
+    Fan1) echo "--size Size=2048 --size t=5" ;;
+    Fan2) echo "--size Size=2048 --size j1=1 --size t=5" ;;
+    invert_mapping) echo "--size npoints=65536 --size nfeatures=32" ;;
+    normalize_weights_kernel) echo "--size Nparticles=1048576" ;;
+  esac
+}
+while read -r file entry; do
+  dir=runs/init-check/corpus/$entry
+  # The scalars, as the survey learns them: a draft without sizes first.
+  "$GI" init "$file" --entry "$entry" --out "$dir" --force > /dev/null 2>&1
+  sizes=$(sizes_for "$entry")
+  [ -n "$sizes" ] || sizes=$(python3 -c "
+import json
+for p in json.load(open('$dir/spec.json'))['parameters']:
+    if p.get('role') == 'scalar': print('--size', p['name'] + ('=0.5' if p.get('type') in ('float', 'double') else '=2048'))
+")
+  # shellcheck disable=SC2046
+  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \
+    > "$OUT/corpus-$entry.log" 2>&1
+  rc=$?
+  echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$entry.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$entry.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$entry.log" | head -1)" | tee -a "$OUT/init_corpus.txt"
+  if [ -n "${EVOLVE:-}" ] && [ $rc -eq 0 ]; then
+    timeout 200 "$GI" evolve "$dir" --population "${EVOLVE%,*}" --generations "${EVOLVE#*,}" --jobs 16 \
+      --run-dir "runs/init-check/evolve/$entry" --evolved-dir runs/init-check/evolved --cache runs/init-check/cache \
+      > "$OUT/evolve-$entry.log" 2>&1
+    echo "  evolve exit $?: $(grep -E 'seed +block|evolved +block|speed-up|patch:' "$OUT/evolve-$entry.log" | tail -4 | tr -s ' ' | tr '\n' ';')" |
+      tee -a "$OUT/init_corpus.txt"
+  fi
+done < /tmp/corpus_kernels.txt
