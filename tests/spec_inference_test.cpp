@@ -668,6 +668,34 @@ TEST(SpecInference, ASpecThroughAFlattenedGridAndAHelperRunsInTheEmulator) {
   fs::remove_all(root);
 }
 
+// A file whose other parts NVRTC cannot build (a texture reference, gone
+// since CUDA 12) is said at gi init, without a GPU; --check stops there.
+TEST(SpecInference, AFileNvrtcCannotBuildIsSaidAtInit) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-nvrtc-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path source = root / "scale.cu";
+  std::ofstream(source) << "texture<float, 1, cudaReadModeElementType> t_values;\n"
+                           "__global__ void fetch(float* out, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = tex1Dfetch(t_values, i);\n"
+                           "}\n"
+                           "__global__ void scale(const float* in, float* out, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = 2.0f * in[i];\n"
+                           "}\n";
+  const fs::path dir = root / "user/scale";
+  const test::CommandOutput init =
+      test::run_gi("init \"" + source.string() + "\" --entry scale --out \"" + dir.string() + "\" --size n=100000 --check");
+  EXPECT_NE(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("does not compile with NVRTC"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("texture is not a template"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("put 'scale' and the functions and declarations it uses in a file of their own"),
+            std::string::npos)
+      << init.output;
+  fs::remove_all(root);
+}
+
 TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {
   const SpecScaffold s = scaffold_spec(read(kernel_file("joint_histogram64")), "joint_histogram64.cu", std::nullopt, "user",
                                        parse_init_sizes({"pixels=4194304"}, {"reference:uniform(0,256)"}));

@@ -12,6 +12,7 @@
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
+#include "gi/seed/seed_compiles.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 
 namespace gi::cli {
@@ -104,6 +105,14 @@ void add_init(CLI::App& app) {
     for (const auto& f : left) std::cout << "  " << f << "\n";
     for (const auto& i : s.inferred) std::cout << "inferred: " << i << "\n";
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+    // NVRTC needs no GPU: a file it cannot build is said here, not on the GPU machine.
+    if (left.empty())
+      if (const std::string why = seed_compile_problem(dir); !why.empty()) {
+        std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
+                  << "): gi keeps your whole file, so every kernel and declaration in it must build; put '" << s.entry
+                  << "' and the functions and declarations it uses in a file of their own and run gi init on that\n";
+        if (a->check) throw std::runtime_error(dir.string() + ": the seed does not compile (above)");
+      }
     if (a->check && left.empty()) {
       if (!check_new_seed(dir, nlohmann::json::parse(s.spec.dump())))
         throw std::runtime_error(dir.string() + ": the seed did not pass every check (above)");

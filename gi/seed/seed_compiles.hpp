@@ -1,0 +1,16 @@
+#pragma once
+// Whether a seed folder's kernel.cu compiles with NVRTC, asked without a GPU
+// (NVRTC builds cubins for sm_90 on any machine). `gi init` keeps the user's
+// whole file, and a file whose other parts NVRTC cannot build (texture
+// references, gone since CUDA 12; headers such as thrust's) would otherwise
+// only fail on the GPU machine.
+#include <filesystem>
+#include <string>
+
+namespace gi {
+
+// "" when the seed compiles at its spec's default block size; else NVRTC's
+// reason and the first error line of its log.
+std::string seed_compile_problem(const std::filesystem::path& seed_dir, const std::string& arch = "sm_90");
+
+}  // namespace gi
