@@ -7,6 +7,7 @@
 // the CPU emulator; where the kernel does not say, FILL stays with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -19,6 +20,7 @@
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/seed/init_workloads.hpp"
+#include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 #include "grammar/kernel_structure.hpp"
 #include "test_support.hpp"
@@ -669,30 +671,55 @@ TEST(SpecInference, ASpecThroughAFlattenedGridAndAHelperRunsInTheEmulator) {
 }
 
 // A file whose other parts NVRTC cannot build (a texture reference, gone
-// since CUDA 12) is said at gi init, without a GPU; --check stops there.
-TEST(SpecInference, AFileNvrtcCannotBuildIsSaidAtInit) {
+// since CUDA 12, used by another kernel) is found at gi init without a GPU,
+// and the entry kernel is cut out of it: what it does not use is blanked,
+// every line kept where it was. Where the cut does not build either, gi init
+// says so and --check stops there.
+TEST(SpecInference, AFileNvrtcCannotBuildIsCutDownToTheKernel) {
   const fs::path root = fs::temp_directory_path() / ("gi-init-nvrtc-" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::create_directories(root);
+  const std::string file = "texture<float, 1, cudaReadModeElementType> t_values;\n"
+                           "__constant__ float c_table[16];\n"
+                           "template <int N> __device__ float times(float v) { return N * v; }\n"
+                           "__device__ float twice(float v) { return times<2>(v); }\n"
+                           "__global__ void fetch(float* out, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = tex1Dfetch(t_values, i) + c_table[i % 16];\n"
+                           "}\n"
+                           "__global__ void scale(const float* in, float* out, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = twice(in[i]);\n"
+                           "}\n";
+  const KernelCut cut = cut_kernel(file, "scale.cu", "scale", false);
+  EXPECT_EQ(std::count(cut.source.begin(), cut.source.end(), '\n'), std::count(file.begin(), file.end(), '\n'));
+  EXPECT_EQ(cut.source.find("t_values"), std::string::npos) << cut.source;
+  EXPECT_EQ(cut.source.find("c_table"), std::string::npos) << cut.source;
+  EXPECT_EQ(cut.source.find("fetch"), std::string::npos) << cut.source;
+  EXPECT_NE(cut.source.find("template <int N> __device__ float times"), std::string::npos) << cut.source;
+  ASSERT_EQ(cut.dropped.size(), 3u);
+  EXPECT_EQ(cut.dropped[0], "kernel 'fetch' (lines 5-8)");
+  EXPECT_EQ(cut.dropped[1], "declaration of 't_values' (line 1)");
+  EXPECT_EQ(cut.dropped[2], "declaration of 'c_table' (line 2)");
+
   const fs::path source = root / "scale.cu";
+  std::ofstream(source) << file;
+  const fs::path dir = root / "user/scale";
+  const test::CommandOutput init =
+      test::run_gi("init \"" + source.string() + "\" --entry scale --out \"" + dir.string() + "\" --size n=100000 --check");
+  EXPECT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("note: your file does not compile with NVRTC as a whole"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("texture is not a template"), std::string::npos) << init.output;
+  // A kernel that itself needs what NVRTC cannot build: no cut helps.
   std::ofstream(source) << "texture<float, 1, cudaReadModeElementType> t_values;\n"
                            "__global__ void fetch(float* out, int n) {\n"
                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                            "  if (i < n) out[i] = tex1Dfetch(t_values, i);\n"
-                           "}\n"
-                           "__global__ void scale(const float* in, float* out, int n) {\n"
-                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "  if (i < n) out[i] = 2.0f * in[i];\n"
                            "}\n";
-  const fs::path dir = root / "user/scale";
-  const test::CommandOutput init =
-      test::run_gi("init \"" + source.string() + "\" --entry scale --out \"" + dir.string() + "\" --size n=100000 --check");
-  EXPECT_NE(init.exit_code, 0) << init.output;
-  EXPECT_NE(init.output.find("does not compile with NVRTC"), std::string::npos) << init.output;
-  EXPECT_NE(init.output.find("texture is not a template"), std::string::npos) << init.output;
-  EXPECT_NE(init.output.find("put 'scale' and the functions and declarations it uses in a file of their own"),
-            std::string::npos)
-      << init.output;
+  const test::CommandOutput stuck = test::run_gi("init \"" + source.string() + "\" --out \"" + (root / "user/fetch").string() +
+                                                 "\" --size n=100000 --check");
+  EXPECT_NE(stuck.exit_code, 0) << stuck.output;
+  EXPECT_NE(stuck.output.find("nor cut down to 'fetch' and what it uses"), std::string::npos) << stuck.output;
   fs::remove_all(root);
 }
 

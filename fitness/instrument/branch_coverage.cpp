@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "grammar/call_graph.hpp"
 #include "grammar/kernel_structure.hpp"
 #include "grammar/source_error.hpp"
 
@@ -51,7 +52,7 @@ struct Wrap {
 class Instrumenter {
  public:
   Instrumenter(std::string_view source, const std::string& file, const std::string& entry)
-      : source_(source), file_(file), k_(grammar::parse_kernel(source, file)), counted_(reachable(entry)) {}
+      : source_(source), file_(file), k_(grammar::parse_kernel(source, file)), counted_(counted(entry)) {}
 
   BranchInstrumentation run() {
     for (const grammar::Element& e : k_.elements) {
@@ -69,31 +70,10 @@ class Instrumenter {
   }
 
  private:
-  // Per function: whether it gets counters: `entry` and what it calls,
-  // following calls by name (every function when entry is empty or unknown).
-  std::vector<bool> reachable(const std::string& entry) const {
-    const std::size_t n = k_.functions.size();
-    std::vector<bool> in(n, entry.empty());
-    std::vector<std::size_t> todo;
-    for (std::size_t f = 0; f < n; ++f)
-      if (k_.functions[f].name == entry && k_.functions[f].is_kernel) in[f] = true, todo.push_back(f);
-    if (todo.empty()) return std::vector<bool>(n, true);
-    std::map<std::string, std::vector<std::size_t>> by_name;
-    for (std::size_t f = 0; f < n; ++f) by_name[k_.functions[f].name].push_back(f);
-    while (!todo.empty()) {
-      const int f = static_cast<int>(todo.back());
-      todo.pop_back();
-      for (const grammar::Element& e : k_.elements) {
-        if (e.function != f) continue;
-        for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) {
-          const auto it = by_name.find(k_.tokens[t].text);
-          if (it == by_name.end()) continue;
-          for (std::size_t g : it->second)
-            if (!in[g]) in[g] = true, todo.push_back(g);
-        }
-      }
-    }
-    return in;
+  // Per function: whether it gets counters (every function without an entry).
+  std::vector<bool> counted(const std::string& entry) const {
+    if (entry.empty()) return std::vector<bool>(k_.functions.size(), true);
+    return grammar::functions_reachable_from(k_, entry);
   }
 
   const Token& tok(std::size_t i) const { return k_.tokens[i]; }

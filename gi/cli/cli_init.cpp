@@ -12,6 +12,7 @@
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
+#include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/seed_compiles.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 
@@ -105,13 +106,29 @@ void add_init(CLI::App& app) {
     for (const auto& f : left) std::cout << "  " << f << "\n";
     for (const auto& i : s.inferred) std::cout << "inferred: " << i << "\n";
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
-    // NVRTC needs no GPU: a file it cannot build is said here, not on the GPU machine.
+    // NVRTC needs no GPU: a file it cannot build is cut down to the kernel
+    // (and, failing that, its includes too) here, not found on the GPU machine.
     if (left.empty())
       if (const std::string why = seed_compile_problem(dir); !why.empty()) {
-        std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
-                  << "): gi keeps your whole file, so every kernel and declaration in it must build; put '" << s.entry
-                  << "' and the functions and declarations it uses in a file of their own and run gi init on that\n";
-        if (a->check) throw std::runtime_error(dir.string() + ": the seed does not compile (above)");
+        bool fixed = false;
+        for (const bool drop_includes : {false, true}) {
+          const KernelCut cut = cut_kernel(source, kernel.string(), s.entry, drop_includes);
+          fitness::write_file_atomically(dir / "kernel.cu", cut.source);
+          if (!seed_compile_problem(dir).empty()) continue;
+          std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"
+                    << s.entry << "' and what it uses, the rest blanked (lines kept):";
+          for (const std::string& d : cut.dropped) std::cout << " " << d << ";";
+          std::cout << "\n";
+          fixed = true;
+          break;
+        }
+        if (!fixed) {
+          fitness::write_file_atomically(dir / "kernel.cu", source);
+          std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
+                    << "), nor cut down to '" << s.entry << "' and what it uses: put them in a file of their own that "
+                    << "NVRTC builds and run gi init on that\n";
+          if (a->check) throw std::runtime_error(dir.string() + ": the seed does not compile (above)");
+        }
       }
     if (a->check && left.empty()) {
       if (!check_new_seed(dir, nlohmann::json::parse(s.spec.dump())))
