@@ -723,6 +723,30 @@ TEST(SpecInference, AFileNvrtcCannotBuildIsCutDownToTheKernel) {
   fs::remove_all(root);
 }
 
+// A user's file with host code of types neither NVRTC nor the emulator's
+// g++ knows (a cuBLAS status check, its header cut away): every compile sets
+// host code aside, the emulator's coverage run too.
+TEST(SpecInference, HostCodeInAUsersFileIsSetAsideInTheEmulatorsCoverageRun) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-host-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path source = root / "halve.cu";
+  std::ofstream(source) << "void check(cublasStatus_t status) {\n"
+                           "    if (status != CUBLAS_STATUS_SUCCESS) exit(1);\n"
+                           "}\n"
+                           "__global__ void halve(const float* in, float* out, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = 0.5f * in[i];\n"
+                           "}\n";
+  const test::CommandOutput init = test::run_gi("init \"" + source.string() + "\" --out \"" +
+                                                (root / "user/halve").string() + "\" --size n=100000 --check");
+  EXPECT_EQ(init.exit_code, 0) << init.output;
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("coverage passed"), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
+}
+
 TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {
   const SpecScaffold s = scaffold_spec(read(kernel_file("joint_histogram64")), "joint_histogram64.cu", std::nullopt, "user",
                                        parse_init_sizes({"pixels=4194304"}, {"reference:uniform(0,256)"}));

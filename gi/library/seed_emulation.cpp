@@ -22,8 +22,10 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
     source = std::move(variant.compile_source);
     if (coverage) {
       // Unresolved: the preprocessor drops the dead paths, whose counters stay 0.
-      v.instrumentation =
-          fitness::instrument_branches(grammar::apply_patch(seed.grammar, patch, seed.context), file, spec.entry);
+      // The device source, as every compile: host code set aside (a user's
+      // file may hold host functions of types the emulator's g++ lacks).
+      v.instrumentation = fitness::instrument_branches(
+          grammar::patch_kernel(seed.grammar, patch, seed.context).device_source, file, spec.entry);
       source = v.instrumentation->source;
     }
   } catch (const std::exception& e) {
