@@ -18,6 +18,14 @@ const analysis::AggregateSite* site_at(const Grammar& g, const analysis::Aggrega
   return nullptr;
 }
 
+std::string why_no_site(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule,
+                        const std::string& target, const std::string& family) {
+  const std::string at = "line " + std::to_string(g.rule(rule).first_line) + ":";
+  for (const std::string& refusal : sites.refusals)
+    if (refusal.rfind(at, 0) == 0) return "no " + family + " site: " + refusal;
+  return target + " is not an atomic statement";
+}
+
 std::string indentation_of(const std::string& text) { return text.substr(0, text.find_first_not_of(" \t")); }
 
 std::string joined(const std::vector<std::string>& lines, const std::string& indent) {

@@ -21,6 +21,11 @@ std::function<bool(std::size_t)> live_tokens(const Grammar& g, const EditContext
 // The site whose statement is rule `rule`, or nullptr.
 const analysis::AggregateSite* site_at(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule);
 
+// Why statement rule `rule` (named `target`) is no site of `family`: the
+// analysis's refusal for its line, else that it is no atomic statement.
+std::string why_no_site(const Grammar& g, const analysis::AggregateSites& sites, std::size_t rule,
+                        const std::string& target, const std::string& family);
+
 std::string indentation_of(const std::string& text);
 // Lines joined by a newline and `indent`.
 std::string joined(const std::vector<std::string>& lines, const std::string& indent);

@@ -66,10 +66,7 @@ class MergeRunsFamily : public EditFamily {
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
     if (edits::site_at(g, sites, t->index)) return std::nullopt;
-    const int line = g.rule(t->index).first_line;
-    for (const std::string& refusal : sites.refusals)
-      if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no merge_runs site: " + refusal;
-    return e.target + " is not an atomic statement";
+    return edits::why_no_site(g, sites, t->index, e.target, name());
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {

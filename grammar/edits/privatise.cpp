@@ -116,12 +116,7 @@ class PrivatiseFamily : public EditFamily {
     const auto t = edits::named_rule(g, e.target);
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
-    if (!edits::site_at(g, sites, t->index)) {
-      const int line = g.rule(t->index).first_line;
-      for (const std::string& refusal : sites.refusals)
-        if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no privatise site: " + refusal;
-      return e.target + " is not an atomic statement";
-    }
+    if (!edits::site_at(g, sites, t->index)) return edits::why_no_site(g, sites, t->index, e.target, name());
     if (e.value > 0)
       if (std::string why = no_grid_stride_loop(g, context); !why.empty()) return "no grid-stride loop: " + why;
     return std::nullopt;

@@ -107,12 +107,7 @@ class ScatterCacheFamily : public EditFamily {
     if (!t || t->sub) return "unknown statement rule " + e.target;
     const auto sites = sites_of(g, context);
     const analysis::AggregateSite* site = edits::site_at(g, sites, t->index);
-    if (!site) {
-      const int line = g.rule(t->index).first_line;
-      for (const std::string& refusal : sites.refusals)
-        if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no scatter_cache site: " + refusal;
-      return e.target + " is not an atomic statement";
-    }
+    if (!site) return edits::why_no_site(g, sites, t->index, e.target, name());
     if (site->index.empty()) return "the address is not &p[i], p + i or i + p";
     return std::nullopt;
   }
