@@ -13,6 +13,7 @@
 #include "gi/register/compute_device.hpp"
 #include "gi/register/emulated_device.hpp"
 #include "gi/register/gpu_device.hpp"
+#include "gi/register/grid_transform.hpp"
 #include "gi/register/kernel_set.hpp"
 #include "gi/register/registration.hpp"
 #include "fitness/gpu/cuda_devices.hpp"
@@ -266,36 +267,108 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
   const SyntheticPair p = synthetic_pair(16, 1.0);
   write_nifti(dir / "reference.nii.gz", p.reference);
   write_nifti(dir / "floating.nii.gz", p.floating);
+  // Named .nii files are written uncompressed; a dense field only when --write asks.
+  const fs::path cpp = dir / "grid" / "cpp.nii";
   const test::CommandOutput r = test::run_gi(
       "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
-      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "out").string() +
-      " --levels 2 --bins 16 --max-iterations 2 --progress");
+      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "out").string() + " --cpp " +
+      cpp.string() + " --write displacement --levels 2 --bins 16 --max-iterations 2 --progress");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("kernel bspline/refine_grid: seed "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("level 2 [16x16x16, grid 7x7x7] iteration 1:"), std::string::npos) << r.output;
   const Volume displacement = read_nifti(dir / "out" / "displacement.nii.gz", 3);
   EXPECT_EQ(displacement.dim, p.reference.dim);
-  EXPECT_EQ(read_nifti(dir / "out" / "warped.nii.gz").dim, p.reference.dim);
-  EXPECT_EQ(read_nifti(dir / "out" / "control_points.nii.gz", 3).dim, (std::array<int, 3>{7, 7, 7}));
-  // The world deformation is the voxel position plus the displacement, through voxel_to_world (identity here).
-  const Volume world = read_nifti(dir / "out" / "deformation.nii.gz", 3);
-  const std::size_t i = displacement.index(5, 6, 7), n = displacement.voxels();
-  EXPECT_NEAR(world.data[i], 5 + displacement.data[i], 1e-4);
-  EXPECT_NEAR(world.data[2 * n + i], 7 + displacement.data[2 * n + i], 1e-4);
+  const Volume warped = read_nifti(dir / "out" / "warped.nii.gz");
+  EXPECT_EQ(warped.dim, p.reference.dim);
+  EXPECT_EQ(read_nifti(cpp, 3).dim, (std::array<int, 3>{7, 7, 7}));
+  EXPECT_EQ(fs::file_size(cpp), 352u + 3 * 7 * 7 * 7 * 4) << "a .nii is written uncompressed";
+  EXPECT_FALSE(fs::exists(dir / "out" / "deformation.nii.gz")) << "not asked for";
+  EXPECT_FALSE(fs::exists(dir / "out" / "control_points.nii.gz")) << "named elsewhere";
   const nlohmann::json record = nlohmann::json::parse(std::ifstream(dir / "out" / "register.json"));
   EXPECT_EQ(record["kernels"].size(), registration_kernel_names({}).size());
   EXPECT_EQ(record["levels"].size(), 2u);
+  EXPECT_EQ(record["outputs"]["control_points"], cpp.string());
+  // The wall time is split into phases that add up to the total.
+  double phases = 0;
+  for (const auto& [phase, seconds] : record["wall_seconds"].items())
+    if (phase != "total") phases += seconds.get<double>();
+  EXPECT_NEAR(phases, record["wall_seconds"]["total"].get<double>(), 1e-9);
+  EXPECT_GT(record["wall_seconds"]["registration"].get<double>(), 0);
+  EXPECT_TRUE(record["wall_seconds"].contains("writing images"));
   EXPECT_TRUE(fs::exists(dir / "out" / "profile.md"));
+
+  // gi transform makes the same fields from the written grid, with the same kernels.
+  const test::CommandOutput t = test::run_gi(
+      "transform --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
+      " --cpp " + cpp.string() + " --displacement " + (dir / "d.nii.gz").string() + " --deformation " +
+      (dir / "w.nii").string() + " --floating " + (dir / "floating.nii.gz").string() + " --res " +
+      (dir / "r.nii").string());
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  EXPECT_EQ(read_nifti(dir / "d.nii.gz", 3).data, displacement.data);
+  EXPECT_EQ(read_nifti(dir / "r.nii").data, warped.data);
+  // The world deformation is the voxel position plus the displacement, through voxel_to_world (identity here).
+  const Volume world = read_nifti(dir / "w.nii", 3);
+  const std::size_t i = displacement.index(5, 6, 7), n = displacement.voxels();
+  EXPECT_NEAR(world.data[i], 5 + displacement.data[i], 1e-4);
+  EXPECT_NEAR(world.data[2 * n + i], 7 + displacement.data[2 * n + i], 1e-4);
+  // A grid that does not fit the reference is refused, naming both files.
+  Volume small = p.reference;
+  small.dim = {16, 16, 8};
+  small.data.resize(small.voxels());
+  write_nifti(dir / "small.nii.gz", small);
+  const test::CommandOutput misfit = test::run_gi("transform --emulate --seeds " + kSeeds.string() + " --reference " +
+                                                  (dir / "small.nii.gz").string() + " --cpp " + cpp.string() +
+                                                  " --displacement " + (dir / "x.nii").string());
+  EXPECT_EQ(misfit.exit_code, 1);
+  EXPECT_NE(misfit.output.find("cpp.nii: holds 7x7x7 nodes; a spacing of 5 voxels on this reference needs 7x7x5"),
+            std::string::npos)
+      << misfit.output;
+  EXPECT_NE(misfit.output.find("small.nii.gz"), std::string::npos) << misfit.output;
+  const test::CommandOutput bad_write = test::run_gi(
+      "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
+      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "bad").string() + " --write jacobian");
+  EXPECT_EQ(bad_write.exit_code, 1);
+  EXPECT_NE(bad_write.output.find("--write takes displacement and deformation"), std::string::npos) << bad_write.output;
   // A floating image on another grid is refused, naming the file.
-  Volume other = p.floating;
-  other.dim = {16, 16, 8};
-  other.data.resize(other.voxels());
+  Volume other = small;
   write_nifti(dir / "other.nii.gz", other);
   const test::CommandOutput bad = test::run_gi("register --emulate --seeds " + kSeeds.string() + " --reference " +
                                                (dir / "reference.nii.gz").string() + " --floating " +
                                                (dir / "other.nii.gz").string() + " --out " + (dir / "bad").string());
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("other.nii.gz"), std::string::npos) << bad.output;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gi::reg
+
+namespace gi::reg {
+namespace {
+
+// A write the disk cuts short (here a file size limit) is an error naming
+// the file, and leaves nothing under its name.
+TEST(TransformCommand, ReportsAWriteCutShort) {
+  const fs::path dir = fs::temp_directory_path() / ("gi-transform-short-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const SyntheticPair p = synthetic_pair(48, 1.0);
+  write_nifti(dir / "reference.nii.gz", p.reference);
+  const std::array<int, 3> grid = grid_dim_for(p.reference.dim, 5);
+  write_nifti(dir / "cpp.nii.gz", control_point_volume(std::vector<float>(4 * product(grid), 0.f), grid, p.reference, 5));
+  // 1 MiB at most per file (ulimit -f counts 1024-byte blocks in bash, 512 in dash;
+  // the emulator's own files are smaller): the 1.3 MB displacement cannot be
+  // written. The signal is ignored, so write() fails instead of killing gi.
+  const test::CommandOutput r = test::run_command(
+      "trap '' XFSZ; ulimit -f 1024 && \"" + test::gi_binary() + "\" transform --emulate --seeds " + kSeeds.string() +
+      " --reference " + (dir / "reference.nii.gz").string() + " --cpp " + (dir / "cpp.nii.gz").string() +
+      " --displacement " + (dir / "d.nii").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find((dir / "d.nii").string() + ": writing"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("failed (disk full or not writable?)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "d.nii"));
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename().string().find(".gi-tmp"), std::string::npos) << entry.path();
   fs::remove_all(dir);
 }
 

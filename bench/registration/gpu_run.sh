@@ -35,6 +35,9 @@ run() {  # run NAME KERNELS
   "$GI" register --seeds seeds --reference "$pair/reference.nii.gz" --floating "$pair/floating.nii.gz" \
     --kernels "$kernels" --out "$R/$name" --progress --cache-dir "$R/cache" "${@:3}" > "$R/$name.log" 2>&1
   echo "$name: exit $? $(grep -o 'registered in [0-9.]* s' "$R/$name.log")"
+  # gi register writes the grid; the dense displacement is made from it.
+  "$GI" transform --seeds seeds --reference "$pair/reference.nii.gz" --cpp "$R/$name/control_points.nii.gz" \
+    --kernels "$kernels" --cache-dir "$R/cache" --displacement "$R/$name/displacement.nii.gz" > "$R/$name.transform.log" 2>&1
   "$GI" accuracy --displacement "$R/$name/displacement.nii.gz" --truth "$pair/truth_displacement.nii.gz" \
     --mask "$pair/brain_mask.nii.gz" --json "$R/$name/accuracy.json" > "$R/$name/accuracy.txt" 2>&1
 }

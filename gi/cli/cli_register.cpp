@@ -1,22 +1,25 @@
 // `gi register --reference REF --floating FLO --out DIR [--kernels seeds|evolved|evolved/<gpu>]`:
 // a B-spline free-form registration (gi/register/registration.hpp) whose every
 // voxel- and node-level step is a library kernel, the seeds' or the evolved
-// ones. Writes the displacement, the deformation, the warped image and the
-// control-point grid as NIfTI, register.json and profile.md.
+// ones. Writes what reg_f3d writes (the control-point grid and the warped
+// image), the dense displacement and deformation only when asked (--write;
+// `gi transform` makes them later from the grid), and register.json and
+// profile.md with the run's wall time split into its phases.
 #include <filesystem>
-#include <fstream>
+#include <functional>
+#include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "fitness/process/atomic_file.hpp"
 #include "gi/cli/command_registry.hpp"
-#include "gi/library/library_root.hpp"
-#include "gi/publish/versions.hpp"
-#include "gi/register/emulated_device.hpp"
-#include "gi/register/gpu_device.hpp"
+#include "gi/cli/registration_device.hpp"
+#include "gi/register/grid_transform.hpp"
 #include "gi/register/registration.hpp"
 #include "gi/register/run_report.hpp"
 #include "gi/register/volume.hpp"
+#include "gi/register/wall_times.hpp"
 
 namespace gi::cli {
 namespace fs = std::filesystem;
@@ -24,86 +27,119 @@ namespace fs = std::filesystem;
 namespace {
 
 struct RegisterArgs {
-  std::string reference, floating, out, kernels = "seeds", similarity = "nmi", cache_dir, line_search = "bracketing";
-  std::string seeds;  // empty: the library's (gi/library/library_root.hpp)
+  std::string reference, floating, out, similarity = "nmi", line_search = "bracketing", cpp, res;
+  std::vector<std::string> write;
+  KernelChoice choice;
   reg::RegistrationOptions options;
-  int device = 0;
-  bool progress = false, emulate = false;
+  bool progress = false;
 };
 
-// The deformation in world millimetres (NiftyReg's convention): where each
-// reference voxel's point lies, through the floating image's voxel-to-world.
-reg::Volume world_deformation(const reg::Volume& displacement) {
-  reg::Volume d = displacement;
-  const std::size_t n = d.voxels();
-  const auto& m = displacement.voxel_to_world;
-  for (int z = 0; z < d.dim[2]; ++z)
-    for (int y = 0; y < d.dim[1]; ++y)
-      for (int x = 0; x < d.dim[0]; ++x) {
-        const std::size_t i = d.index(x, y, z);
-        const double p[3] = {x + displacement.data[i], y + displacement.data[n + i], z + displacement.data[2 * n + i]};
-        for (int r = 0; r < 3; ++r)
-          d.data[r * n + i] = static_cast<float>(m[r][0] * p[0] + m[r][1] * p[1] + m[r][2] * p[2] + m[r][3]);
-      }
-  return d;
+// The dense fields --write asks for: "displacement" or "deformation", each
+// optionally "=FILE" (default OUT/<name>.nii.gz).
+std::map<std::string, fs::path> dense_outputs(const std::vector<std::string>& items, const fs::path& out) {
+  std::map<std::string, fs::path> files;
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    if (name != "displacement" && name != "deformation")
+      throw std::runtime_error("--write takes displacement and deformation (each optionally =FILE), not '" + item + "'");
+    files[name] = eq == std::string::npos ? out / (name + ".nii.gz") : fs::path(item.substr(eq + 1));
+  }
+  return files;
+}
+
+// Runs every writer at once, one thread each (gzip is the slow part), and
+// rethrows the first failure once all have finished.
+void write_all(const std::vector<std::function<void()>>& writers) {
+  std::vector<std::future<void>> pending;
+  for (const auto& w : writers) pending.push_back(std::async(std::launch::async, w));
+  std::exception_ptr first;
+  for (auto& p : pending) {
+    try {
+      p.get();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+void create_parent(const fs::path& file) {
+  if (!file.parent_path().empty()) fs::create_directories(file.parent_path());
 }
 
 void run_register(const RegisterArgs& a) {
+  reg::WallTimes wall(reg::process_age_seconds());
   reg::RegistrationOptions options = a.options;
   if (a.similarity == "ssd") options.similarity = reg::Similarity::Ssd;
   else if (a.similarity != "nmi") throw std::runtime_error("--similarity must be nmi or ssd, not '" + a.similarity + "'");
   if (a.line_search == "niftyreg") options.line_search = reg::LineSearch::NiftyReg;
   else if (a.line_search != "bracketing")
     throw std::runtime_error("--line-search must be bracketing or niftyreg, not '" + a.line_search + "'");
-  const reg::Volume reference = reg::read_nifti(a.reference);
-  const reg::Volume floating = reg::read_nifti(a.floating);
-  reg::require_same_grid(reference, a.reference, floating, a.floating);
+  const fs::path out(a.out);
+  const std::map<std::string, fs::path> dense = dense_outputs(a.write, out);
+  options.dense_displacement = !dense.empty();
+  const fs::path cpp_file = a.cpp.empty() ? out / "control_points.nii.gz" : fs::path(a.cpp);
+  const fs::path res_file = a.res.empty() ? out / "warped.nii.gz" : fs::path(a.res);
 
-  std::unique_ptr<reg::ComputeDevice> device;
-  reg::KernelSetOptions ko;
-  ko.seeds_root = a.seeds.empty() ? library().seeds() : fs::path(a.seeds);
-  if (!a.cache_dir.empty()) ko.cache_dir = fs::path(a.cache_dir);
-  std::string gpu_name;
-  if (a.emulate) {
-    device = std::make_unique<reg::EmulatedDevice>();
-  } else {
-    auto gpu = std::make_unique<reg::GpuDevice>(a.device);
-    ko.arch = gpu->arch();
-    gpu_name = gpu->name();
-    device = std::move(gpu);
-  }
-  if (a.kernels == "evolved") {
-    if (gpu_name.empty()) throw std::runtime_error("--kernels evolved needs a GPU; name the folder: --kernels evolved/<gpu>");
-    ko.evolved_dir = library().evolved() / gpu_slug(gpu_name);
-  } else if (a.kernels != "seeds") {
-    // evolved/<gpu> names the library's folder unless the working directory has one.
-    fs::path folder(a.kernels);
-    std::error_code ec;
-    if (folder.is_relative() && !fs::exists(folder, ec) && fs::exists(library().root / folder, ec))
-      folder = library().root / folder;
-    ko.evolved_dir = folder;
-  }
-  const reg::KernelSet kernels(reg::registration_kernel_names(options), ko);
-  std::cout << "device: " << device->name() << "\n";
+  // The images are read (and gunzipped) on their own threads while the
+  // device starts and the kernels compile; each phase below is what the main
+  // thread waited for.
+  auto reference_read = std::async(std::launch::async, [&] { return reg::read_nifti(a.reference); });
+  auto floating_read = std::async(std::launch::async, [&] { return reg::read_nifti(a.floating); });
+  RegistrationDevice rd = open_registration_device(a.choice);
+  reg::ComputeDevice& device = *rd.device;
+  wall.lap("start-up (device)");
+  const reg::KernelSet kernels(reg::registration_kernel_names(options), rd.kernel_options);
+  for (const auto& [name, k] : kernels.kernels()) device.prepare(k);
+  wall.lap("compiling and loading kernels");
+  const reg::Volume reference = reference_read.get();
+  const reg::Volume floating = floating_read.get();
+  reg::require_same_grid(reference, a.reference, floating, a.floating);
+  wall.lap("reading images (the rest)");
+  std::cout << "device: " << device.name() << "\n";
   for (const auto& [name, k] : kernels.kernels()) std::cout << "kernel " << name << ": " << k.origin << "\n";
   if (a.progress) options.progress = [](const std::string& line) { std::cout << line << std::endl; };
 
-  const reg::RegistrationResult result = reg::register_images(reference, floating, kernels, *device, options);
+  const reg::RegistrationResult result = reg::register_images(reference, floating, kernels, device, options);
+  wall.lap("registration");
 
-  const fs::path out(a.out);
   fs::create_directories(out);
-  reg::write_nifti(out / "displacement.nii.gz", result.displacement, "gi register: displacement, voxels");
-  reg::write_nifti(out / "deformation.nii.gz", world_deformation(result.displacement), "gi register: deformation, mm");
-  reg::write_nifti(out / "warped.nii.gz", result.warped, "gi register: warped floating image");
-  reg::write_nifti(out / "control_points.nii.gz", result.control_points, "gi register: control-point displacements, voxels");
-  nlohmann::json record = reg::run_record(result, options, kernels, device->name());
+  std::vector<std::function<void()>> writers = {
+      [&] { reg::write_nifti(cpp_file, result.control_points, "gi register: control-point displacements, voxels"); },
+      [&] { reg::write_nifti(res_file, result.warped, "gi register: warped floating image"); }};
+  create_parent(cpp_file);
+  create_parent(res_file);
+  for (const auto& [name, file] : dense) {
+    create_parent(file);
+    if (name == "displacement")
+      writers.push_back([&, f = file] { reg::write_nifti(f, result.displacement, "gi register: displacement, voxels"); });
+    else
+      writers.push_back([&, f = file] {
+        reg::write_nifti(f, reg::world_deformation(result.displacement), "gi register: deformation, mm");
+      });
+  }
+  write_all(writers);
+  wall.lap("writing images");
+
+  nlohmann::json record = reg::run_record(result, options, kernels, device.name());
   record["reference"] = a.reference;
   record["floating"] = a.floating;
-  record["kernels_folder"] = a.kernels;
+  record["kernels_folder"] = a.choice.kernels;
+  record["outputs"] = {{"control_points", cpp_file.string()}, {"warped", res_file.string()}};
+  for (const auto& [name, file] : dense) record["outputs"][name] = file.string();
+  const reg::KernelSet::CompileStats& cs = kernels.compile_stats();
+  record["compile"] = {{"cache_dir", rd.kernel_options.cache_dir ? rd.kernel_options.cache_dir->string() : ""},
+                       {"cache_hits", cs.cache_hits},
+                       {"nvrtc_compiles", cs.compiles},
+                       {"nvrtc_seconds_summed", cs.compile_seconds}};
+  // What the split leaves out: writing these two records and the process's exit.
+  record["wall_seconds"] = wall.json();
   fitness::write_file_atomically(out / "register.json", record.dump(2) + "\n");
-  const std::string table = reg::profile_table(result);
+  const std::string table = "## Wall time\n\n" + wall.table() + "\n## Kernels\n\n" + reg::profile_table(result);
   fitness::write_file_atomically(out / "profile.md", table);
-  std::cout << table << "registered in " << result.seconds << " s; results in " << out.string() << "\n";
+  std::cout << table << "registered in " << result.seconds << " s, " << wall.total() << " s in all; results in "
+            << out.string() << "\n";
 }
 
 }  // namespace
@@ -114,12 +150,16 @@ void add_register(CLI::App& app) {
   auto a = std::make_shared<RegisterArgs>();
   cmd->add_option("--reference", a->reference, "reference image (.nii or .nii.gz)")->required();
   cmd->add_option("--floating", a->floating, "floating image, on the reference's voxel grid")->required();
-  cmd->add_option("--out", a->out, "folder for the results")->required();
-  cmd->add_option("--kernels", a->kernels,
-                  "seeds (default), evolved (this GPU's folder in the library's evolved/) or a folder evolved/<gpu>; a kernel "
-                  "without an evolved folder runs as its seed, and the log says which");
-  cmd->add_option("--seeds", a->seeds, "the seed library (its specs give every launch; default: the library's seeds/, "
-                                       "see gi doctor)");
+  cmd->add_option("--out", a->out, "folder for the results: register.json, profile.md and, unless named elsewhere, "
+                                   "the images")->required();
+  cmd->add_option("--cpp", a->cpp, "the control-point grid's file (default OUT/control_points.nii.gz; a .nii name: "
+                                   "uncompressed)");
+  cmd->add_option("--res", a->res,
+                  "the warped floating image's file (default OUT/warped.nii.gz; a .nii name: uncompressed)");
+  cmd->add_option("--write", a->write,
+                  "dense fields to write too, comma-separated: displacement (voxels), deformation (world mm), each "
+                  "optionally =FILE (default OUT/<name>.nii.gz); `gi transform` makes them later from the grid")
+      ->delimiter(',');
   cmd->add_option("--levels", a->options.levels, "pyramid levels (default 3)");
   cmd->add_option("--spacing", a->options.spacing, "control-point spacing in voxels at every level (default 5)");
   cmd->add_option("--similarity", a->similarity, "nmi (default) or ssd");
@@ -132,10 +172,8 @@ void add_register(CLI::App& app) {
                   "(f3d's grow-by-1.1, halve-on-loss)");
   cmd->add_option("--min-step", a->options.min_step,
                   "smallest line-search step in voxels; a level ends when none improves (default spacing / 100)");
-  cmd->add_option("--device", a->device, "CUDA device (default 0)");
-  cmd->add_option("--cache-dir", a->cache_dir, "compile cache folder");
   cmd->add_flag("--progress", a->progress, "print one line per iteration: level, iteration, objective, time");
-  cmd->add_flag("--emulate", a->emulate, "run the kernels in the CPU emulator (tests; tiny images only)");
+  add_kernel_choice_options(cmd, a->choice);
   cmd->callback([a] { run_register(*a); });
 }
 

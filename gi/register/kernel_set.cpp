@@ -1,6 +1,8 @@
 #include "gi/register/kernel_set.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -33,8 +35,14 @@ Tuning published_tuning(const fs::path& folder) {
   }
 }
 
-RegistrationKernel resolve(const std::string& name, const KernelSetOptions& options,
-                           std::optional<fitness::Compiler>& compiler) {
+// The kernel as the set runs it, and what to compile for it (an empty
+// source when the options name no GPU architecture).
+struct Resolved {
+  RegistrationKernel kernel;
+  fitness::CompileRequest request;
+};
+
+Resolved resolve(const std::string& name, const KernelSetOptions& options) {
   const fs::path seed_dir = options.seeds_root / name;
   if (!fs::exists(seed_dir / "spec.json"))
     throw std::runtime_error("kernel " + name + ": no seed at " + seed_dir.string());
@@ -61,12 +69,9 @@ RegistrationKernel resolve(const std::string& name, const KernelSetOptions& opti
   else
     k.origin = "seed " + seed_dir.string() +
                (options.evolved_dir ? " (no evolved kernel in " + options.evolved_dir->string() + ")" : "");
-  if (compiler) {
-    const fitness::CompileResult built = compiler->compile(variant_request(variant, seed, k.tuning, options.arch));
-    if (!built.ok) throw std::runtime_error("kernel " + name + " (" + k.origin + ") does not compile: " + built.error);
-    k.binary = built.cubin;
-  }
-  return k;
+  fitness::CompileRequest request;
+  if (!options.arch.empty()) request = variant_request(variant, seed, k.tuning, options.arch);
+  return {std::move(k), std::move(request)};
 }
 
 }  // namespace
@@ -74,11 +79,25 @@ RegistrationKernel resolve(const std::string& name, const KernelSetOptions& opti
 KernelSet::KernelSet(const std::vector<std::string>& names, const KernelSetOptions& options) {
   if (options.evolved_dir && !fs::is_directory(*options.evolved_dir))
     throw std::runtime_error(options.evolved_dir->string() + ": not a folder of evolved kernels (evolved/<gpu>)");
-  // One compiler (and its cache) for the whole set; none when the emulator compiles.
-  std::optional<fitness::Compiler> compiler;
-  if (!options.arch.empty())
-    compiler.emplace(options.cache_dir ? std::optional<fs::path>(*options.cache_dir / "compile") : std::nullopt);
-  for (const std::string& name : names) kernels_.emplace(name, resolve(name, options, compiler));
+  std::vector<Resolved> resolved;
+  for (const std::string& name : names) resolved.push_back(resolve(name, options));
+  if (!options.arch.empty()) {
+    // One compiler (and its cache) for the whole set, its kernels compiled
+    // in parallel: a run's start-up waits for the slowest, not for the sum.
+    fitness::Compiler compiler(options.cache_dir ? std::optional<fs::path>(*options.cache_dir / "compile") : std::nullopt);
+    std::vector<fitness::CompileRequest> requests;
+    for (const Resolved& r : resolved) requests.push_back(r.request);
+    const int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::vector<fitness::CompileResult> built = compiler.compile_all(requests, jobs);
+    for (std::size_t i = 0; i < resolved.size(); ++i) {
+      RegistrationKernel& k = resolved[i].kernel;
+      if (!built[i].ok) throw std::runtime_error("kernel " + k.name + " (" + k.origin + ") does not compile: " + built[i].error);
+      k.binary = built[i].cubin;
+    }
+    const fitness::Compiler::Stats stats = compiler.stats();
+    compile_stats_ = {stats.hits, stats.compiles, stats.total_compile_seconds};
+  }
+  for (Resolved& r : resolved) kernels_.emplace(r.kernel.name, std::move(r.kernel));
 }
 
 const RegistrationKernel& KernelSet::get(const std::string& name) const {

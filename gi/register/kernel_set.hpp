@@ -46,8 +46,17 @@ class KernelSet {
   const RegistrationKernel& get(const std::string& name) const;
   const std::map<std::string, RegistrationKernel>& kernels() const { return kernels_; }
 
+  // How the set was compiled: kernels served by the compile cache, NVRTC
+  // calls made, and their seconds summed over the parallel jobs.
+  struct CompileStats {
+    long cache_hits = 0, compiles = 0;
+    double compile_seconds = 0;
+  };
+  const CompileStats& compile_stats() const { return compile_stats_; }
+
  private:
   std::map<std::string, RegistrationKernel> kernels_;
+  CompileStats compile_stats_;
 };
 
 // The evolved folder of `name` ("bspline/deformation_field" ->

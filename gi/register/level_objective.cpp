@@ -3,6 +3,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "gi/register/grid_transform.hpp"
 #include "gi/register/level_solver.hpp"
 
 namespace gi::reg {
@@ -19,24 +20,16 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
                          std::array<int, 3> dim, const Buffer& reference, const Buffer& floating)
     : runner_(runner), options_(options), level_(level), dim_(dim), reference_(reference), floating_(floating) {
   ComputeDevice& d = runner.device();
-  for (int a = 0; a < 3; ++a) grid_dim_[a] = static_cast<int>(std::ceil(dim[a] / options.spacing)) + 3;
+  grid_dim_ = grid_dim_for(dim, options.spacing);
   voxels_ = product(dim_);
   nodes_ = product(grid_dim_);
   jacobian_nodes_ = std::size_t(grid_dim_[0] - 2) * (grid_dim_[1] - 2) * (grid_dim_[2] - 2);
-  const double n = static_cast<double>(voxels_);
   const double bins = options.bins;
-  vars_ = {{"imageDimX", dim[0]}, {"imageDimY", dim[1]}, {"imageDimZ", dim[2]},
-           {"floatingDimX", dim[0]}, {"floatingDimY", dim[1]}, {"floatingDimZ", dim[2]},
-           {"voxelNumber", n}, {"activeVoxelNumber", n}, {"referenceVoxelNumber", n}, {"floatingVoxelNumber", n},
-           {"controlPointDimX", grid_dim_[0]}, {"controlPointDimY", grid_dim_[1]}, {"controlPointDimZ", grid_dim_[2]},
-           {"controlPointNumber", static_cast<double>(nodes_)},
-           {"jacobianNodeNumber", static_cast<double>(jacobian_nodes_)},
-           {"spacingX", options.spacing}, {"spacingY", options.spacing}, {"spacingZ", options.spacing},
-           {"referenceBinNumber", bins}, {"warpedBinNumber", bins}, {"jointBinNumber", bins * bins},
-           // Intensities in [0, 1] land on bin positions 1 .. bins - 3, so each
-           // cubic Parzen window (bins floor(p) - 1 .. floor(p) + 2) stays inside.
-           {"referenceScale", bins - 4}, {"referenceOffset", 1}, {"warpedScale", bins - 4}, {"warpedOffset", 1},
-           {"paddingValue", 0}};
+  vars_ = with(level_variables(dim, options.spacing),
+               {{"referenceBinNumber", bins}, {"warpedBinNumber", bins}, {"jointBinNumber", bins * bins},
+                // Intensities in [0, 1] land on bin positions 1 .. bins - 3, so each
+                // cubic Parzen window (bins floor(p) - 1 .. floor(p) + 2) stays inside.
+                {"referenceScale", bins - 4}, {"referenceOffset", 1}, {"warpedScale", bins - 4}, {"warpedOffset", 1}});
   const std::size_t f4 = 16;
   std::vector<int> active(voxels_);
   std::iota(active.begin(), active.end(), 0);  // every voxel takes part: no mask

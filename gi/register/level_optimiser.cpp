@@ -226,18 +226,4 @@ LevelReport LevelSolver::optimise() {
   return report;
 }
 
-const Buffer& LevelSolver::deformation() {
-  runner_.run("bspline/deformation_field",
-              {{"controlPointGrid", &best_grid_}, {"activeVoxels", &active_}, {"deformationField", &deformation_}}, vars_);
-  return deformation_;
-}
-
-const Buffer& LevelSolver::warp(const Buffer& image) {
-  runner_.run("resampling/trilinear",
-              {{"floatingImage", &image}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
-               {"warpedImage", &warped_}},
-              vars_);
-  return warped_;
-}
-
 }  // namespace gi::reg

@@ -54,11 +54,6 @@ class LevelSolver {
   Buffer& grid() { return best_grid_; }
   // Optimises the grid in place; returns the level's report.
   LevelReport optimise();
-  // The deformation of the current grid (float4 per voxel: the floating
-  // voxel position each reference voxel maps to) and `image` resampled
-  // through it: the level's results.
-  const Buffer& deformation();
-  const Buffer& warp(const Buffer& image);
   // Launch variables of this level (image and grid sizes, spacing).
   const fitness::Variables& variables() const { return vars_; }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "gi/register/grid_transform.hpp"
 #include "gi/register/level_solver.hpp"
 
 namespace gi::reg {
@@ -84,16 +85,6 @@ Buffer decimated(const KernelRunner& runner, const Buffer& image, std::array<int
   return out;
 }
 
-Volume vector_volume(std::array<int, 3> dim, const Volume& like) {
-  Volume v;
-  v.dim = dim;
-  v.components = 3;
-  v.spacing = like.spacing;
-  v.voxel_to_world = like.voxel_to_world;
-  v.data.assign(3 * v.voxels(), 0.f);
-  return v;
-}
-
 }  // namespace
 
 RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
@@ -145,37 +136,14 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
     }
   }
 
-  // The finest level's deformation, as a displacement, and the original
-  // floating image through it.
-  const Buffer& deformation = solver->deformation();
-  const std::vector<float> warped = solver->warp(raw_floating).download<float>();
-  Buffer displacement(device, deformation.bytes());
-  runner.run("deformation/deformation_to_displacement",
-             {{"deformationField", &deformation}, {"displacementField", &displacement}}, solver->variables());
-  const std::vector<float> interleaved = displacement.download<float>();
-  result.displacement = vector_volume(reference.dim, reference);
-  const std::size_t n = reference.voxels();
-  for (std::size_t i = 0; i < n; ++i)  // float4 per voxel to NIfTI's one plane per component
-    for (int c = 0; c < 3; ++c) result.displacement.data[c * n + i] = interleaved[4 * i + c];
+  // The finest grid applied to the reference grid: the floating image
+  // through it and, when asked, the dense displacement.
+  const GridTransform final_transform(runner, reference.dim, options.spacing, solver->grid());
   result.warped = reference;
-  result.warped.data = warped;
-  // The grid as an image of its own: node (i, j, k) sits at voxel (i - 1) * spacing.
-  const std::array<int, 3> gd = solver->grid_dim();
-  result.control_points = vector_volume(gd, reference);
-  const double s = options.spacing;
-  auto& m = result.control_points.voxel_to_world;
-  for (int r = 0; r < 3; ++r) {
-    m[r][3] = reference.voxel_to_world[r][3];
-    for (int c = 0; c < 3; ++c) {
-      m[r][c] = reference.voxel_to_world[r][c] * s;
-      m[r][3] -= reference.voxel_to_world[r][c] * s;
-    }
-    result.control_points.spacing[r] = reference.spacing[r] * s;
-  }
-  const std::vector<float> grid = solver->grid().download<float>();
-  const std::size_t nodes = product(gd);
-  for (std::size_t i = 0; i < nodes; ++i)
-    for (int c = 0; c < 3; ++c) result.control_points.data[c * nodes + i] = grid[4 * i + c];
+  result.warped.data = final_transform.warp(raw_floating);
+  if (options.dense_displacement) result.displacement = final_transform.displacement(reference);
+  result.control_points =
+      control_point_volume(solver->grid().download<float>(), solver->grid_dim(), reference, options.spacing);
   result.kernel_times = device.kernel_times();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

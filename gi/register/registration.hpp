@@ -20,7 +20,7 @@
 namespace gi::reg {
 
 struct RegistrationResult {
-  Volume displacement;    // 3 components, voxels: the floating voxel of reference voxel x is x + d(x)
+  Volume displacement;    // 3 components, voxels: the floating voxel of reference voxel x is x + d(x); empty unless options.dense_displacement
   Volume warped;          // the floating image resampled on the reference grid
   Volume control_points;  // the finest grid's displacements (voxels), on its own grid
   std::vector<LevelReport> levels;

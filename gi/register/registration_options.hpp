@@ -27,6 +27,9 @@ struct RegistrationOptions {
   // spacing (NiftyReg's). A level ends when steepest ascent finds nothing
   // above it.
   double min_step = 0;
+  // Whether the result holds the dense displacement field (gi register
+  // computes it only for --write displacement or deformation).
+  bool dense_displacement = true;
   // Called after every iteration (gi register --progress).
   std::function<void(const std::string& line)> progress;
 };

@@ -57,7 +57,7 @@ Volume read_nifti(const std::filesystem::path& file, int components = 1);
 // NIFTI_INTENT_VECTOR. `description` goes into the header's descrip (at most
 // 79 characters kept). Values are written as they are (read_nifti refuses
 // non-finite ones). The file is written under a temporary name in the same
-// folder, read back, then renamed, so a failed write leaves nothing under
+// folder, its size checked, then renamed, so a failed write leaves nothing under
 // `file`. Throws NiftiError when the volume is inconsistent or the file
 // cannot be written.
 void write_nifti(const std::filesystem::path& file, const Volume& volume, const std::string& description = "");
