@@ -80,6 +80,7 @@ RegistrationOptions small_options() {
   o.spacing = 5;
   o.bins = 32;
   o.max_iterations = 15;
+  o.affine.mode = AffineMode::None;  // these test the B-spline stage (tests/affine_stage_test.cpp the affine one)
   return o;
 }
 
@@ -244,6 +245,7 @@ TEST(RegistrationGpu, RecoversAKnownDeformation) {
   const SyntheticPair p = synthetic_pair(64, 2.5);
   RegistrationOptions options;
   options.bins = 32;
+  options.affine.mode = AffineMode::None;
   GpuDevice device(0);
   const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, device.arch()});
   const RegistrationResult r = register_images(p.reference, p.floating, kernels, device, options);
@@ -272,7 +274,7 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
   const test::CommandOutput r = test::run_gi(
       "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
       " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "out").string() + " --cpp " +
-      cpp.string() + " --write displacement --levels 2 --bins 16 --max-iterations 2 --progress");
+      cpp.string() + " --write displacement --no-affine --levels 2 --bins 16 --max-iterations 2 --progress");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("kernel bspline/refine_grid: seed "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("level 2 [16x16x16, grid 7x7x7] iteration 1:"), std::string::npos) << r.output;
@@ -285,9 +287,14 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
   EXPECT_FALSE(fs::exists(dir / "out" / "deformation.nii.gz")) << "not asked for";
   EXPECT_FALSE(fs::exists(dir / "out" / "control_points.nii.gz")) << "named elsewhere";
   const nlohmann::json record = nlohmann::json::parse(std::ifstream(dir / "out" / "register.json"));
-  EXPECT_EQ(record["kernels"].size(), registration_kernel_names({}).size());
+  RegistrationOptions no_affine;
+  no_affine.affine.mode = AffineMode::None;
+  EXPECT_EQ(record["kernels"].size(), registration_kernel_names(no_affine).size());
+  EXPECT_EQ(record["kernels"].count("blockmatching/ncc_block_matching"), 0u) << "no affine stage: not compiled";
   EXPECT_EQ(record["levels"].size(), 2u);
   EXPECT_EQ(record["outputs"]["control_points"], cpp.string());
+  EXPECT_EQ(record["affine"]["mode"], "none");
+  EXPECT_FALSE(fs::exists(dir / "out" / "affine.txt"));
   // The wall time is split into phases that add up to the total.
   double phases = 0;
   for (const auto& [phase, seconds] : record["wall_seconds"].items())
@@ -329,6 +336,12 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
       " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "bad").string() + " --write jacobian");
   EXPECT_EQ(bad_write.exit_code, 1);
   EXPECT_NE(bad_write.output.find("--write takes displacement and deformation"), std::string::npos) << bad_write.output;
+  const test::CommandOutput both = test::run_gi(
+      "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
+      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "bad").string() +
+      " --rigid-only --no-affine");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.output.find("exclude each other"), std::string::npos) << both.output;
   // A floating image on another grid is refused, naming the file.
   Volume other = small;
   write_nifti(dir / "other.nii.gz", other);

@@ -1,10 +1,12 @@
 // `gi register --reference REF --floating FLO --out DIR [--kernels seeds|evolved|evolved/<gpu>]`:
 // a B-spline free-form registration (gi/register/registration.hpp) whose every
 // voxel- and node-level step is a library kernel, the seeds' or the evolved
-// ones. Writes what reg_f3d writes (the control-point grid and the warped
-// image), the dense displacement and deformation only when asked (--write;
-// `gi transform` makes them later from the grid), and register.json and
-// profile.md with the run's wall time split into its phases.
+// ones, after an affine pre-alignment by block matching as reg_aladin's.
+// Writes what reg_f3d and reg_aladin write: the control-point grid (which
+// includes the affine), the warped image and the affine as a text matrix.
+// The dense displacement and deformation only when asked (--write; `gi
+// transform` makes them later from the grid). register.json and profile.md
+// split the run's wall time into its phases.
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -31,8 +33,18 @@ struct RegisterArgs {
   std::vector<std::string> write;
   KernelChoice choice;
   reg::RegistrationOptions options;
-  bool progress = false;
+  bool progress = false, affine_only = false, rigid_only = false, no_affine = false;
+  std::string aff;
 };
+
+// --affine-only, --rigid-only and --no-affine into the options; at most one.
+void choose_stages(const RegisterArgs& a, reg::RegistrationOptions& options) {
+  if (int(a.affine_only) + int(a.rigid_only) + int(a.no_affine) > 1)
+    throw std::runtime_error("--affine-only, --rigid-only and --no-affine exclude each other");
+  if (a.no_affine) options.affine.mode = reg::AffineMode::None;
+  if (a.rigid_only) options.affine.mode = reg::AffineMode::Rigid;
+  if (a.affine_only || a.rigid_only) options.bspline = false;
+}
 
 // The dense fields --write asks for: "displacement" or "deformation", each
 // optionally "=FILE" (default OUT/<name>.nii.gz).
@@ -76,11 +88,13 @@ void run_register(const RegisterArgs& a) {
   if (a.line_search == "niftyreg") options.line_search = reg::LineSearch::NiftyReg;
   else if (a.line_search != "bracketing")
     throw std::runtime_error("--line-search must be bracketing or niftyreg, not '" + a.line_search + "'");
+  choose_stages(a, options);
   const fs::path out(a.out);
   const std::map<std::string, fs::path> dense = dense_outputs(a.write, out);
   options.dense_displacement = !dense.empty();
   const fs::path cpp_file = a.cpp.empty() ? out / "control_points.nii.gz" : fs::path(a.cpp);
   const fs::path res_file = a.res.empty() ? out / "warped.nii.gz" : fs::path(a.res);
+  const fs::path aff_file = a.aff.empty() ? out / "affine.txt" : fs::path(a.aff);
 
   // The images are read (and gunzipped) on their own threads while the
   // device starts and the kernels compile; each phase below is what the main
@@ -119,6 +133,10 @@ void run_register(const RegisterArgs& a) {
         reg::write_nifti(f, reg::world_deformation(result.displacement), "gi register: deformation, mm");
       });
   }
+  if (options.affine.mode != reg::AffineMode::None) {
+    create_parent(aff_file);
+    writers.push_back([&] { fitness::write_file_atomically(aff_file, reg::matrix_text(result.affine.world_transform)); });
+  }
   write_all(writers);
   wall.lap("writing images");
 
@@ -128,6 +146,7 @@ void run_register(const RegisterArgs& a) {
   record["kernels_folder"] = a.choice.kernels;
   record["outputs"] = {{"control_points", cpp_file.string()}, {"warped", res_file.string()}};
   for (const auto& [name, file] : dense) record["outputs"][name] = file.string();
+  if (options.affine.mode != reg::AffineMode::None) record["outputs"]["affine"] = aff_file.string();
   const reg::KernelSet::CompileStats& cs = kernels.compile_stats();
   record["compile"] = {{"cache_dir", rd.kernel_options.cache_dir ? rd.kernel_options.cache_dir->string() : ""},
                        {"cache_hits", cs.cache_hits},
@@ -160,6 +179,11 @@ void add_register(CLI::App& app) {
                   "dense fields to write too, comma-separated: displacement (voxels), deformation (world mm), each "
                   "optionally =FILE (default OUT/<name>.nii.gz); `gi transform` makes them later from the grid")
       ->delimiter(',');
+  cmd->add_option("--aff", a->aff, "the affine's text file: the reference-world to floating-world matrix, as reg_aladin "
+                                   "writes it (default OUT/affine.txt)");
+  cmd->add_flag("--affine-only", a->affine_only, "the affine pre-alignment alone, no B-spline stage");
+  cmd->add_flag("--rigid-only", a->rigid_only, "a rigid pre-alignment alone, no B-spline stage");
+  cmd->add_flag("--no-affine", a->no_affine, "no affine pre-alignment: the B-spline stage starts from the identity");
   cmd->add_option("--levels", a->options.levels, "pyramid levels (default 3)");
   cmd->add_option("--spacing", a->options.spacing, "control-point spacing in voxels at every level (default 5)");
   cmd->add_option("--similarity", a->similarity, "nmi (default) or ssd");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "gi/register/affine_stage.hpp"
 #include "gi/register/grid_transform.hpp"
 #include "gi/register/level_solver.hpp"
 
@@ -19,6 +20,8 @@ std::vector<std::string> registration_kernel_names(const RegistrationOptions& op
       "optimiser/cg_init",            "optimiser/cg_dot_products",    "optimiser/cg_direction_update",
       "optimiser/control_point_update", "bspline/jacobian_nodes",     "bspline/folding_correction",
       "bspline/refine_grid",          "deformation/deformation_to_displacement"};
+  if (options.affine.mode != AffineMode::None)
+    names.insert(names.end(), {"blockmatching/ncc_block_matching", "global/affine_deformation"});
   if (options.similarity == Similarity::Nmi) {
     names.insert(names.end(), {"similarity/nmi_joint_histogram", "similarity/nmi_gradient"});
   } else {
@@ -114,12 +117,28 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
   }
 
   RegistrationResult result;
+  {
+    std::vector<const Buffer*> ref_levels, flo_levels;
+    for (int l = 0; l < levels; ++l) ref_levels.push_back(&refs[l]), flo_levels.push_back(&flos[l]);
+    result.affine = align_affine(runner, ref_levels, flo_levels, dims, reference.voxel_to_world, options.affine);
+  }
   Buffer coarse_grid;
   std::array<int, 3> coarse_dim{};
   std::unique_ptr<LevelSolver> solver;
-  for (int l = levels - 1; l >= 0; --l) {
+  // --affine-only: the finest grid is the affine's, no B-spline level runs.
+  const int first_level = options.bspline ? levels - 1 : -1;
+  Buffer affine_grid;
+  if (!options.bspline) {
+    const std::array<int, 3> gd = grid_dim_for(reference.dim, options.spacing);
+    affine_grid = Buffer(device, product(gd) * 16);
+    affine_grid.upload(grid_of_affine(result.affine.voxel_transform, 0, gd, options.spacing));
+  }
+  for (int l = first_level; l >= 0; --l) {
     solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], refs[l], flos[l]);
-    if (l < levels - 1) {
+    if (l == levels - 1) {
+      // The coarsest grid starts as the affine (zero without one).
+      solver->grid().upload(grid_of_affine(result.affine.voxel_transform, l, solver->grid_dim(), options.spacing));
+    } else {
       // The coarse spline subdivided once; a coarse voxel is two fine ones.
       const std::array<int, 3> fine = solver->grid_dim();
       runner.run("bspline/refine_grid", {{"coarseGrid", &coarse_grid}, {"fineGrid", &solver->grid()}},
@@ -138,12 +157,13 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
 
   // The finest grid applied to the reference grid: the floating image
   // through it and, when asked, the dense displacement.
-  const GridTransform final_transform(runner, reference.dim, options.spacing, solver->grid());
+  const Buffer& final_grid = solver ? solver->grid() : affine_grid;
+  const GridTransform final_transform(runner, reference.dim, options.spacing, final_grid);
   result.warped = reference;
   result.warped.data = final_transform.warp(raw_floating);
   if (options.dense_displacement) result.displacement = final_transform.displacement(reference);
-  result.control_points =
-      control_point_volume(solver->grid().download<float>(), solver->grid_dim(), reference, options.spacing);
+  result.control_points = control_point_volume(final_grid.download<float>(), grid_dim_for(reference.dim, options.spacing),
+                                               reference, options.spacing);
   result.kernel_times = device.kernel_times();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

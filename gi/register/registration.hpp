@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gi/register/affine_stage.hpp"
 #include "gi/register/compute_device.hpp"
 #include "gi/register/kernel_set.hpp"
 #include "gi/register/registration_options.hpp"
@@ -23,6 +24,7 @@ struct RegistrationResult {
   Volume displacement;    // 3 components, voxels: the floating voxel of reference voxel x is x + d(x); empty unless options.dense_displacement
   Volume warped;          // the floating image resampled on the reference grid
   Volume control_points;  // the finest grid's displacements (voxels), on its own grid
+  AffineResult affine;            // the pre-alignment (identity when it did not run)
   std::vector<LevelReport> levels;
   double seconds = 0;
   std::map<std::string, KernelTime> kernel_times;

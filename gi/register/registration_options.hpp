@@ -9,6 +9,17 @@
 namespace gi::reg {
 
 enum class Similarity { Nmi, Ssd };
+enum class AffineMode { None, Rigid, Affine };
+
+// The affine pre-alignment by block matching (gi/register/affine_stage.hpp).
+struct AffineOptions {
+  AffineMode mode = AffineMode::Affine;  // a rigid, then an affine fit; Rigid: the rigid one only; None: no stage
+  int rigid_iterations = 5;     // per level, at most (reg_aladin's default)
+  int affine_iterations = 5;    // per level, after the rigid ones, at most
+  double block_share = 0.5;     // of the blocks with texture, the most textured share takes part
+  double inlier_share = 0.5;    // of the matches, the best share is kept by the trimmed fit
+  int search_radius = 3;        // voxels, at every level
+};
 // Bracketing: the maximum along each direction, bracketed and refined by a
 // parabola (gi's default); NiftyReg: f3d's grow-by-1.1, halve-on-loss search.
 enum class LineSearch { Bracketing, NiftyReg };
@@ -27,6 +38,9 @@ struct RegistrationOptions {
   // spacing (NiftyReg's). A level ends when steepest ascent finds nothing
   // above it.
   double min_step = 0;
+  AffineOptions affine;
+  // The B-spline stage; off (--affine-only): the result is the affine alone.
+  bool bspline = true;
   // Whether the result holds the dense displacement field (gi register
   // computes it only for --write displacement or deformation).
   bool dense_displacement = true;

@@ -61,6 +61,18 @@ nlohmann::json run_record(const RegistrationResult& result, const RegistrationOp
                            {"objective_start", l.objective_start},
                            {"objective_end", l.objective_end},
                            {"seconds", l.seconds}});
+  const char* mode = options.affine.mode == AffineMode::None    ? "none"
+                     : options.affine.mode == AffineMode::Rigid ? "rigid"
+                                                                 : "rigid then affine";
+  j["affine"] = {{"mode", mode}, {"bspline_stage", options.bspline}, {"seconds", result.affine.seconds},
+                 {"world_transform", result.affine.world_transform}};
+  for (const AffineLevelReport& l : result.affine.levels)
+    j["affine"]["levels"].push_back({{"level", l.level},
+                                     {"iterations", l.iterations},
+                                     {"blocks", l.blocks},
+                                     {"matches", l.matches},
+                                     {"inliers", l.inliers},
+                                     {"rms_mm", l.rms_mm}});
   j["seconds"] = result.seconds;
   j["kernel_milliseconds"] = kernel_milliseconds(result);
   for (const auto& [name, t] : result.kernel_times)

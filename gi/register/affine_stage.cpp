@@ -1,0 +1,261 @@
+#include "gi/register/affine_stage.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gi/register/grid_transform.hpp"
+#include "gi/register/subvoxel_match.hpp"
+
+namespace gi::reg {
+
+namespace {
+
+constexpr int kBlock = 4;              // voxels per block side, as the kernel's
+constexpr int kMinimumBlockVoxels = 32;  // a block cut by the border needs half its voxels
+constexpr float kNoMatch = -2.f;        // the kernel's marker for a block without a match
+constexpr std::size_t kMinimumMatches = 8;  // fewer make a fit of 12 parameters from too little
+
+// Level voxel -> finest voxel: a voxel of level l is voxel 2^l of level 0.
+Matrix4 level_scale(int level) {
+  Matrix4 s = identity4();
+  for (int a = 0; a < 3; ++a) s[a][a] = std::ldexp(1.0, level);
+  return s;
+}
+
+// `m` (finest voxels) as a transform of level `level`'s voxels.
+Matrix4 at_level(const Matrix4& m, int level) {
+  return multiply(inverse(level_scale(level)), multiply(m, level_scale(level)));
+}
+
+std::vector<float> rows12(const Matrix4& m) {
+  std::vector<float> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) r.push_back(static_cast<float>(m[i][j]));
+  return r;
+}
+
+std::array<int, 3> block_dim(std::array<int, 3> dim) {
+  return {(dim[0] + kBlock - 1) / kBlock, (dim[1] + kBlock - 1) / kBlock, (dim[2] + kBlock - 1) / kBlock};
+}
+
+// The mask of the blocks that take part: the `share` of blocks with the
+// highest intensity variance among those with any (a flat block has no
+// match to find). One int per voxel, as the kernel reads it.
+std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int, 3> dim, double share, int& used) {
+  const std::array<int, 3> bd = block_dim(dim);
+  const std::size_t blocks = product(bd);
+  std::vector<double> variance(blocks, 0.0);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const int bx = static_cast<int>(b % bd[0]), by = static_cast<int>((b / bd[0]) % bd[1]),
+              bz = static_cast<int>(b / (std::size_t(bd[0]) * bd[1]));
+    double sum = 0, squares = 0;
+    int n = 0;
+    for (int z = bz * kBlock; z < std::min(dim[2], bz * kBlock + kBlock); ++z)
+      for (int y = by * kBlock; y < std::min(dim[1], by * kBlock + kBlock); ++y)
+        for (int x = bx * kBlock; x < std::min(dim[0], bx * kBlock + kBlock); ++x) {
+          const double v = image[(std::size_t(z) * dim[1] + y) * dim[0] + x];
+          sum += v;
+          squares += v * v;
+          ++n;
+        }
+    variance[b] = n >= kMinimumBlockVoxels ? squares / n - (sum / n) * (sum / n) : 0.0;
+  }
+  std::vector<std::size_t> textured;
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (variance[b] > 1e-12) textured.push_back(b);
+  const std::size_t keep = static_cast<std::size_t>(std::ceil(share * static_cast<double>(textured.size())));
+  std::nth_element(textured.begin(), textured.begin() + static_cast<std::ptrdiff_t>(keep), textured.end(),
+                   [&](std::size_t a, std::size_t b) { return variance[a] > variance[b]; });
+  textured.resize(keep);
+  used = static_cast<int>(keep);
+  std::vector<int> mask(product(dim), 0);
+  for (std::size_t b : textured) {
+    const int bx = static_cast<int>(b % bd[0]), by = static_cast<int>((b / bd[0]) % bd[1]),
+              bz = static_cast<int>(b / (std::size_t(bd[0]) * bd[1]));
+    for (int z = bz * kBlock; z < std::min(dim[2], bz * kBlock + kBlock); ++z)
+      for (int y = by * kBlock; y < std::min(dim[1], by * kBlock + kBlock); ++y)
+        for (int x = bx * kBlock; x < std::min(dim[0], bx * kBlock + kBlock); ++x)
+          mask[(std::size_t(z) * dim[1] + y) * dim[0] + x] = 1;
+  }
+  return mask;
+}
+
+// One pyramid level's images and buffers on the device.
+class LevelMatcher {
+ public:
+  LevelMatcher(const KernelRunner& runner, const Buffer& reference, const Buffer& floating, std::array<int, 3> dim,
+               const AffineOptions& options)
+      : runner_(runner), reference_(reference), floating_(floating), dim_(dim), blocks_(block_dim(dim)) {
+    ComputeDevice& d = runner.device();
+    const std::size_t n = product(dim);
+    std::vector<int> active(n);
+    std::iota(active.begin(), active.end(), 0);
+    active_ = Buffer(d, n * 4);
+    active_.upload(active);
+    mask_ = Buffer(d, n * 4);
+    reference_host_ = reference.download<float>();
+    mask_.upload(textured_blocks(reference_host_, dim, options.block_share, used_blocks_));
+    matrix_ = Buffer(d, 12 * 4);
+    deformation_ = Buffer(d, n * 16);
+    warped_ = Buffer(d, n * 4);
+    results_ = Buffer(d, product(blocks_) * 16);
+    vars_ = with(level_variables(dim, 5),
+                 {{"blockDimX", blocks_[0]}, {"blockDimY", blocks_[1]}, {"blockDimZ", blocks_[2]},
+                  {"blockNumber", static_cast<double>(product(blocks_))},
+                  {"minimumVoxelNumber", kMinimumBlockVoxels}, {"searchRadius", options.search_radius}});
+  }
+
+  int used_blocks() const { return used_blocks_; }
+
+  // Each matched block's centre and where its match lies in the floating
+  // image, both in this level's voxels, under the transform `m` (level voxels).
+  std::vector<PointPair> match(const Matrix4& m) {
+    matrix_.upload(rows12(m));
+    runner_.run("global/affine_deformation",
+                {{"transformationMatrix", &matrix_}, {"activeVoxels", &active_}, {"deformationField", &deformation_}},
+                vars_);
+    runner_.run("resampling/trilinear",
+                {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
+                 {"warpedImage", &warped_}},
+                vars_);
+    runner_.run("blockmatching/ncc_block_matching",
+                {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"mask", &mask_},
+                 {"blockResults", &results_}},
+                vars_);
+    const std::vector<float> r = results_.download<float>();
+    const std::vector<float> warped = warped_.download<float>();
+    std::vector<std::size_t> matched;
+    for (std::size_t b = 0; b < product(blocks_); ++b)
+      if (r[4 * b + 3] > kNoMatch) matched.push_back(b);
+    std::vector<PointPair> pairs(matched.size());
+    // The sub-voxel refinement scores six displacements per block on the
+    // host: spread over the cores.
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+    std::vector<std::thread> workers;
+    for (std::size_t t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        for (std::size_t i = t; i < matched.size(); i += threads) {
+          const std::size_t b = matched[i];
+          const std::array<int, 3> origin = {static_cast<int>(b % blocks_[0]) * kBlock,
+                                             static_cast<int>((b / blocks_[0]) % blocks_[1]) * kBlock,
+                                             static_cast<int>(b / (std::size_t(blocks_[0]) * blocks_[1])) * kBlock};
+          const std::array<int, 3> d = {static_cast<int>(r[4 * b]), static_cast<int>(r[4 * b + 1]),
+                                        static_cast<int>(r[4 * b + 2])};
+          const std::array<double, 3> fraction = subvoxel_offset(reference_host_, warped, dim_, origin, d);
+          Point3 centre, moved;
+          for (int a = 0; a < 3; ++a) {
+            // The centre of the block's voxels (a border block's are fewer).
+            centre[a] = (origin[a] + std::min(dim_[a], origin[a] + kBlock) - 1) / 2.0;
+            moved[a] = centre[a] + d[a] + fraction[a];
+          }
+          // The match sits at `moved` in the resampled image, which is the
+          // floating image at m(moved).
+          pairs[i] = {centre, transform_point(m, moved)};
+        }
+      });
+    for (std::thread& w : workers) w.join();
+    return pairs;
+  }
+
+ private:
+  const KernelRunner& runner_;
+  const Buffer& reference_;
+  const Buffer& floating_;
+  std::array<int, 3> dim_, blocks_;
+  int used_blocks_ = 0;
+  fitness::Variables vars_;
+  std::vector<float> reference_host_;
+  Buffer active_, mask_, matrix_, deformation_, warped_, results_;
+};
+
+// The largest distance a point of the image's box moves between two
+// transforms (voxels): a fit that changes nothing by a hundredth of a voxel
+// has converged.
+double largest_change(const Matrix4& a, const Matrix4& b, std::array<int, 3> dim) {
+  double change = 0;
+  for (int corner = 0; corner < 8; ++corner) {
+    const Point3 p = {corner & 1 ? dim[0] - 1.0 : 0.0, corner & 2 ? dim[1] - 1.0 : 0.0, corner & 4 ? dim[2] - 1.0 : 0.0};
+    const Point3 pa = transform_point(a, p), pb = transform_point(b, p);
+    change = std::max(change, std::hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]));
+  }
+  return change;
+}
+
+}  // namespace
+
+AffineResult align_affine(const KernelRunner& runner, const std::vector<const Buffer*>& references,
+                          const std::vector<const Buffer*>& floatings, const std::vector<std::array<int, 3>>& dims,
+                          const Matrix4& voxel_to_world, const AffineOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  AffineResult result;
+  if (options.mode == AffineMode::None) return result;
+  const Matrix4 world_to_voxel = inverse(voxel_to_world);
+  Matrix4 m = identity4();  // finest voxels: the two images share their grid and centre
+  for (int level = static_cast<int>(dims.size()) - 1; level >= 0; --level) {
+    LevelMatcher matcher(runner, *references[level], *floatings[level], dims[level], options);
+    AffineLevelReport report;
+    report.level = level;
+    report.blocks = matcher.used_blocks();
+    // The fits are made in world millimetres, where rigid means rigid.
+    const Matrix4 to_world = multiply(voxel_to_world, level_scale(level));
+    const Matrix4 from_world = inverse(to_world);
+    const int rigid = options.rigid_iterations;
+    const int total = rigid + (options.mode == AffineMode::Affine ? options.affine_iterations : 0);
+    for (int iteration = 0; iteration < total; ++iteration) {
+      const TransformKind kind = iteration < rigid ? TransformKind::Rigid : TransformKind::Affine;
+      const Matrix4 m_level = at_level(m, level);
+      std::vector<PointPair> pairs = matcher.match(m_level);
+      report.matches = static_cast<int>(pairs.size());
+      if (pairs.size() < kMinimumMatches) {
+        // A coarse level of a small image has few blocks: the finer levels
+        // go on from here. At the finest there is nothing left to go on with.
+        if (level > 0) break;
+        throw std::runtime_error("affine stage: only " + std::to_string(pairs.size()) + " of " +
+                                 std::to_string(report.blocks) + " textured blocks matched at the finest level (" +
+                                 "the images may not overlap; --no-affine skips the stage)");
+      }
+      for (PointPair& p : pairs) p = {transform_point(to_world, p.from), transform_point(to_world, p.to)};
+      const FitResult fit = fit_transform(pairs, kind, options.inlier_share);
+      const Matrix4 next_level = multiply(from_world, multiply(fit.transform, to_world));
+      const Matrix4 next = multiply(level_scale(level), multiply(next_level, inverse(level_scale(level))));
+      report.iterations = iteration + 1;
+      report.inliers = static_cast<int>(fit.inliers);
+      report.rms_mm = fit.rms;
+      const double change = largest_change(at_level(next, level), m_level, dims[level]);
+      m = next;
+      // The rigid iterations end early when converged; the affine ones follow.
+      if (change < 0.01) {
+        if (kind == TransformKind::Affine || options.mode == AffineMode::Rigid) break;
+        iteration = rigid - 1;
+      }
+    }
+    result.levels.push_back(report);
+  }
+  result.voxel_transform = m;
+  result.world_transform = multiply(voxel_to_world, multiply(m, world_to_voxel));
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<float> grid_of_affine(const Matrix4& voxel_transform, int level, std::array<int, 3> grid_dim,
+                                  double spacing) {
+  const Matrix4 m = at_level(voxel_transform, level);
+  std::vector<float> nodes(4 * product(grid_dim), 0.f);
+  std::size_t i = 0;
+  for (int z = 0; z < grid_dim[2]; ++z)
+    for (int y = 0; y < grid_dim[1]; ++y)
+      for (int x = 0; x < grid_dim[0]; ++x, ++i) {
+        const Point3 p = {(x - 1) * spacing, (y - 1) * spacing, (z - 1) * spacing};
+        const Point3 q = transform_point(m, p);
+        for (int c = 0; c < 3; ++c) nodes[4 * i + c] = static_cast<float>(q[c] - p[c]);
+      }
+  return nodes;
+}
+
+}  // namespace gi::reg

@@ -1,0 +1,238 @@
+// The affine pre-alignment of gi register (gi/register/affine_stage.hpp) on
+// the CPU emulator: a textured phantom moved by a known rotation, shift and
+// scaling is found again, and the B-spline grid it starts from reproduces it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "gi/register/affine_stage.hpp"
+#include "gi/register/emulated_device.hpp"
+#include "gi/register/grid_transform.hpp"
+#include "gi/register/kernel_set.hpp"
+#include "gi/register/registration.hpp"
+#include "tests/test_support.hpp"
+
+namespace gi::reg {
+namespace {
+
+const std::filesystem::path kSeeds = test::source_dir() / "seeds";
+
+// An object with texture that does not repeat (block matching would lock
+// onto the wrong period of a periodic one): Gaussian blobs of 1.5 to 3
+// voxels at random places inside a sphere, on a smooth background blob.
+struct Blobs {
+  std::vector<std::array<double, 5>> blobs;  // x, y, z, sigma, amplitude
+  explicit Blobs(int n) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0, 1);
+    const double c = (n - 1) / 2.0, r = 0.33 * n;
+    while (blobs.size() < 60) {
+      const double x = c + r * (2 * u(rng) - 1), y = c + r * (2 * u(rng) - 1), z = c + r * (2 * u(rng) - 1);
+      if (std::hypot(x - c, y - c, z - c) > r) continue;
+      blobs.push_back({x, y, z, 1.5 + 1.5 * u(rng), 0.3 + 0.7 * u(rng)});
+    }
+    blobs.push_back({c, c, c, 0.3 * n, 0.5});
+  }
+  double operator()(double x, double y, double z) const {
+    double v = 0;
+    for (const auto& b : blobs) {
+      const double d2 = (x - b[0]) * (x - b[0]) + (y - b[1]) * (y - b[1]) + (z - b[2]) * (z - b[2]);
+      v += b[4] * std::exp(-d2 / (2 * b[3] * b[3]));
+    }
+    return v;
+  }
+};
+
+// Rotation by `degrees` about `axis`, scaling, then a shift, about the image centre (voxels).
+Matrix4 moved_about_centre(int n, double degrees, Point3 axis, double scale, Point3 shift) {
+  const double len = std::hypot(axis[0], axis[1], axis[2]);
+  for (double& a : axis) a /= len;
+  const double t = degrees * M_PI / 180, c = std::cos(t), s = std::sin(t), k = 1 - c;
+  const auto [x, y, z] = axis;
+  const double r[3][3] = {{c + x * x * k, x * y * k - z * s, x * z * k + y * s},
+                          {y * x * k + z * s, c + y * y * k, y * z * k - x * s},
+                          {z * x * k - y * s, z * y * k + x * s, c + z * z * k}};
+  const double centre = (n - 1) / 2.0;
+  Matrix4 m = identity4();
+  for (int i = 0; i < 3; ++i) {
+    m[i][3] = centre + shift[i];
+    for (int j = 0; j < 3; ++j) {
+      m[i][j] = scale * r[i][j];
+      m[i][3] -= scale * r[i][j] * centre;
+    }
+  }
+  return m;
+}
+
+// reference(x) = floating(m x): the floating image is the object moved by m.
+std::pair<Volume, Volume> moved_pair(int n, const Matrix4& m) {
+  const Blobs object(n);
+  const Matrix4 back = inverse(m);
+  Volume reference, floating;
+  for (Volume* v : {&reference, &floating}) {
+    v->dim = {n, n, n};
+    v->data.assign(v->voxels(), 0.f);
+  }
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        reference.at(x, y, z) = static_cast<float>(object(x, y, z));
+        const Point3 p = transform_point(back, {double(x), double(y), double(z)});
+        floating.at(x, y, z) = static_cast<float>(object(p[0], p[1], p[2]));
+      }
+  return {reference, floating};
+}
+
+// The largest distance between where two transforms put the voxels of the
+// image's central half (the object's region), in voxels.
+double largest_difference(const Matrix4& a, const Matrix4& b, int n) {
+  double worst = 0;
+  for (int z = n / 4; z < 3 * n / 4; ++z)
+    for (int y = n / 4; y < 3 * n / 4; ++y)
+      for (int x = n / 4; x < 3 * n / 4; ++x) {
+        const Point3 pa = transform_point(a, {double(x), double(y), double(z)}), pb = transform_point(b, {double(x), double(y), double(z)});
+        worst = std::max(worst, std::hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]));
+      }
+  return worst;
+}
+
+RegistrationOptions affine_only(AffineMode mode) {
+  RegistrationOptions o;
+  o.levels = 2;
+  o.bspline = false;
+  o.affine.mode = mode;
+  return o;
+}
+
+TEST(AffineStage, FindsAKnownRotationShiftAndScaling) {
+  const int n = 32;
+  const Matrix4 truth = moved_about_centre(n, 8, {0.3, -0.5, 1.0}, 1.03, {1.5, -1.0, 2.0});
+  const auto [reference, floating] = moved_pair(n, truth);
+  const RegistrationOptions options = affine_only(AffineMode::Affine);
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  const RegistrationResult r = register_images(reference, floating, kernels, device, options);
+  const Matrix4& found = r.affine.voxel_transform;
+  // The affine alone: measured 0.34 degree and 0.185 voxel at most (the
+  // whole registration below meets issue 30's 0.5 degree and 0.2 voxel).
+  EXPECT_LT(rotation_angle_between(found, truth), 0.5);
+  EXPECT_LT(largest_difference(found, truth, n), 0.25) << matrix_text(found) << "truth\n" << matrix_text(truth);
+  ASSERT_EQ(r.affine.levels.size(), 2u);
+  for (const AffineLevelReport& l : r.affine.levels) {
+    EXPECT_GT(l.blocks, 0);
+    EXPECT_GE(l.matches, l.inliers);
+    EXPECT_GT(l.inliers, 8);
+  }
+  EXPECT_TRUE(r.levels.empty()) << "no B-spline level runs with the affine alone";
+  // The same grid as a world matrix: identity voxel_to_world here.
+  EXPECT_LT(largest_difference(r.affine.world_transform, truth, n), 0.25);
+  // The warped image comes through the grid that encodes the affine: it matches the reference inside.
+  double error = 0, range = 0;
+  std::size_t counted = 0;
+  for (int z = n / 4; z < 3 * n / 4; ++z)
+    for (int y = n / 4; y < 3 * n / 4; ++y)
+      for (int x = n / 4; x < 3 * n / 4; ++x, ++counted) {
+        error += std::abs(r.warped.at(x, y, z) - reference.at(x, y, z));
+        range = std::max(range, double(std::abs(reference.at(x, y, z))));
+      }
+  EXPECT_LT(error / counted, 0.02 * range);
+}
+
+TEST(AffineStage, RigidOnlyKeepsARotation) {
+  const int n = 32;
+  const Matrix4 truth = moved_about_centre(n, 6, {1.0, 0.2, 0.4}, 1.0, {-1.0, 2.0, 0.5});
+  const auto [reference, floating] = moved_pair(n, truth);
+  const RegistrationOptions options = affine_only(AffineMode::Rigid);
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  const Matrix4 found = register_images(reference, floating, kernels, device, options).affine.voxel_transform;
+  // Measured 0.37 degree and 0.14 voxel at most.
+  EXPECT_LT(rotation_angle_between(found, truth), 0.5);
+  EXPECT_LT(largest_difference(found, truth, n), 0.25);
+  // A rigid transform: its linear part is a rotation.
+  double det = 0;
+  for (int j = 0; j < 3; ++j)
+    det += found[0][j] * (found[1][(j + 1) % 3] * found[2][(j + 2) % 3] - found[1][(j + 2) % 3] * found[2][(j + 1) % 3]);
+  EXPECT_NEAR(det, 1.0, 1e-6);
+}
+
+// Cubic B-splines reproduce linear functions, so the grid that starts the
+// B-spline stage is the affine exactly, at any level.
+TEST(AffineStage, TheStartingGridReproducesTheAffine) {
+  const Matrix4 m = moved_about_centre(40, 7, {0.2, 0.9, -0.3}, 0.97, {2.0, 1.0, -3.0});
+  const std::array<int, 3> dim{20, 18, 22};  // level 1 of a 40 x 36 x 44 image
+  const double spacing = 5;
+  const std::array<int, 3> gd = grid_dim_for(dim, spacing);
+  const std::vector<float> nodes = grid_of_affine(m, 1, gd, spacing);
+  EmulatedDevice device;
+  const KernelSet kernels({"bspline/deformation_field", "resampling/trilinear", "deformation/deformation_to_displacement"},
+                          {kSeeds, std::nullopt, std::nullopt, ""});
+  const KernelRunner runner(kernels, device);
+  Buffer grid(device, nodes.size() * 4);
+  grid.upload(nodes);
+  Volume like;
+  like.dim = dim;
+  const Volume d = GridTransform(runner, dim, spacing, grid).displacement(like);
+  // A level-1 voxel is two finest ones.
+  Matrix4 two = identity4();
+  for (int a = 0; a < 3; ++a) two[a][a] = 2;
+  const Matrix4 level_m = multiply(inverse(two), multiply(m, two));
+  double worst = 0;
+  const std::size_t voxels = d.voxels();
+  for (int z = 0; z < dim[2]; ++z)
+    for (int y = 0; y < dim[1]; ++y)
+      for (int x = 0; x < dim[0]; ++x) {
+        const Point3 q = transform_point(level_m, {double(x), double(y), double(z)});
+        const std::size_t i = d.index(x, y, z);
+        worst = std::max({worst, std::abs(x + d.data[i] - q[0]), std::abs(y + d.data[voxels + i] - q[1]),
+                          std::abs(z + d.data[2 * voxels + i] - q[2])});
+      }
+  EXPECT_LT(worst, 1e-3);
+}
+
+}  // namespace
+}  // namespace gi::reg
+
+namespace gi::reg {
+namespace {
+
+// The whole registration, the affine stage then the B-spline stage from the
+// grid that encodes it, recovers the moved phantom (issue 30: within 0.5
+// degree and 0.2 voxel, on a phantom of at most 32^3 voxels).
+TEST(AffineStage, TheRegistrationRecoversAMovedPhantom) {
+  const int n = 32;
+  const Matrix4 truth = moved_about_centre(n, 8, {0.3, -0.5, 1.0}, 1.03, {1.5, -1.0, 2.0});
+  const auto [reference, floating] = moved_pair(n, truth);
+  RegistrationOptions options;
+  options.levels = 2;
+  options.bins = 32;
+  options.max_iterations = 20;
+  // One modality: SSD. (NMI of 32 bins on this phantom, mostly background,
+  // moved the affine's 0.09 voxel mean error to 0.26 in 50 iterations.)
+  options.similarity = Similarity::Ssd;
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  const RegistrationResult r = register_images(reference, floating, kernels, device, options);
+  EXPECT_LT(rotation_angle_between(r.affine.voxel_transform, truth), 0.5);
+  double sum = 0, worst = 0;
+  std::size_t counted = 0;
+  const std::size_t voxels = r.displacement.voxels();
+  for (int z = n / 4; z < 3 * n / 4; ++z)
+    for (int y = n / 4; y < 3 * n / 4; ++y)
+      for (int x = n / 4; x < 3 * n / 4; ++x, ++counted) {
+        const Point3 q = transform_point(truth, {double(x), double(y), double(z)});
+        const std::size_t i = r.displacement.index(x, y, z);
+        const double e = std::hypot(x + r.displacement.data[i] - q[0], y + r.displacement.data[voxels + i] - q[1],
+                                    z + r.displacement.data[2 * voxels + i] - q[2]);
+        sum += e;
+        worst = std::max(worst, e);
+      }
+  // Measured: mean 0.052, at most 0.128 voxel (the affine alone: 0.093 and 0.185).
+  EXPECT_LT(worst, 0.2) << "mean " << sum / counted;
+  EXPECT_LT(sum / counted, 0.1);
+  ASSERT_EQ(r.levels.size(), 2u);
+}
+
+}  // namespace
+}  // namespace gi::reg
