@@ -262,8 +262,13 @@ FitResult fit_transform(const std::vector<PointPair>& pairs, TransformKind kind,
     });
     std::vector<std::size_t> next(order.begin(), last);
     std::sort(next.begin(), next.end());
+    // Also settled: a new set that lowers the trimmed sum by under 1e-4 of
+    // it. With noisy matches the set's margin churns for a dozen rounds that
+    // move the transform by nothing that matters (55,000 block matches of a
+    // brain: 12 rounds, 33 ms a fit, against 3-4 rounds).
+    const double before = trimmed_sum(kept, residual);
     const bool settled =
-        kept.size() == count && trimmed_sum(kept, residual) - trimmed_sum(next, residual) <= negligible;
+        kept.size() == count && before - trimmed_sum(next, residual) <= std::max(negligible, 1e-4 * before);
     if (next == kept || settled) break;
     kept = std::move(next);
     result.transform = fit(kept);

@@ -205,7 +205,10 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
     // The fits are made in world millimetres, where rigid means rigid.
     const Matrix4 to_world = multiply(voxel_to_world, level_scale(level));
     const Matrix4 from_world = inverse(to_world);
-    const int rigid = options.rigid_iterations;
+    // As reg_aladin: in Affine mode the rigid fits run at the coarsest level
+    // only, to bring the images close before 12 parameters are let loose.
+    const bool coarsest = level == static_cast<int>(dims.size()) - 1;
+    const int rigid = options.mode == AffineMode::Rigid || coarsest ? options.rigid_iterations : 0;
     const int total = rigid + (options.mode == AffineMode::Affine ? options.affine_iterations : 0);
     for (int iteration = 0; iteration < total; ++iteration) {
       const TransformKind kind = iteration < rigid ? TransformKind::Rigid : TransformKind::Affine;

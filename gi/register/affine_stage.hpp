@@ -9,11 +9,14 @@
 //      textured share (highest intensity variance, chosen once per level)
 //      takes part; each is matched by normalised cross-correlation within
 //      +-3 voxels of the resampled image (`blockmatching/ncc_block_matching`);
-//   3. each block centre and its match, taken back through the current
-//      transform, make a point pair in world millimetres, and a least
-//      trimmed squares fit (gi/register/affine_fit.hpp) of a rigid, then of
-//      an affine transform to the best half of them gives the next
-//      transform.
+//   3. each match is refined to a fraction of a voxel
+//      (gi/register/subvoxel_match.hpp); each block centre and its match,
+//      taken back through the current transform, make a point pair in world
+//      millimetres, and a least trimmed squares fit (gi/register/affine_fit.hpp)
+//      to the best half of them gives the next transform: rigid at the
+//      coarsest level, then affine (rigid at every level with --rigid-only).
+// A level ends after its iterations or when a fit moves no voxel by more
+// than a hundredth of a voxel.
 // Every image step is a library kernel; only the fits run on the host.
 #include <array>
 #include <vector>

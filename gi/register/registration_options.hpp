@@ -14,8 +14,8 @@ enum class AffineMode { None, Rigid, Affine };
 // The affine pre-alignment by block matching (gi/register/affine_stage.hpp).
 struct AffineOptions {
   AffineMode mode = AffineMode::Affine;  // a rigid, then an affine fit; Rigid: the rigid one only; None: no stage
-  int rigid_iterations = 5;     // per level, at most (reg_aladin's default)
-  int affine_iterations = 5;    // per level, after the rigid ones, at most
+  int rigid_iterations = 5;     // at the coarsest level (every level for Rigid), at most (reg_aladin's default)
+  int affine_iterations = 5;    // per level, after any rigid ones, at most
   double block_share = 0.5;     // of the blocks with texture, the most textured share takes part
   double inlier_share = 0.5;    // of the matches, the best share is kept by the trimmed fit
   int search_radius = 3;        // voxels, at every level
