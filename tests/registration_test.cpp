@@ -133,11 +133,13 @@ TEST(Registration, RefusesImagesItCannotRegister) {
   Volume other = p.floating;
   other.dim = {24, 24, 12};
   other.data.resize(other.voxels());
+  options.levels = 3;  // the floating image: 12 -> 6 -> 3 voxels along z
   try {
     register_images(p.reference, other, kernels, device, options);
-    FAIL() << "different grids were accepted";
+    FAIL() << "a floating image too small for the pyramid was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("different voxel grids"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the floating image (24x24x12) is too small for 3 pyramid levels"), std::string::npos)
+        << e.what();
   }
   options.levels = 4;  // 24 -> 12 -> 6 -> 3 voxels
   try {
@@ -342,14 +344,15 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
       " --rigid-only --no-affine");
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_NE(both.output.find("exclude each other"), std::string::npos) << both.output;
-  // A floating image on another grid is refused, naming the file.
+  // A floating image on another grid is registered through world
+  // coordinates (tests/affine_stage_test.cpp), but it must hold the pyramid.
   Volume other = small;
   write_nifti(dir / "other.nii.gz", other);
   const test::CommandOutput bad = test::run_gi("register --emulate --seeds " + kSeeds.string() + " --reference " +
                                                (dir / "reference.nii.gz").string() + " --floating " +
                                                (dir / "other.nii.gz").string() + " --out " + (dir / "bad").string());
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.output.find("other.nii.gz"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("other.nii.gz (16x16x8) is too small for 3 pyramid levels"), std::string::npos) << bad.output;
   fs::remove_all(dir);
 }
 
@@ -368,7 +371,8 @@ TEST(TransformCommand, ReportsAWriteCutShort) {
   const SyntheticPair p = synthetic_pair(48, 1.0);
   write_nifti(dir / "reference.nii.gz", p.reference);
   const std::array<int, 3> grid = grid_dim_for(p.reference.dim, 5);
-  write_nifti(dir / "cpp.nii.gz", control_point_volume(std::vector<float>(4 * product(grid), 0.f), grid, p.reference, 5));
+  write_nifti(dir / "cpp.nii.gz", control_point_volume(std::vector<float>(4 * product(grid), 0.f), grid, p.reference,
+                                                       p.reference.voxel_to_world, 5));
   // 1 MiB at most per file (ulimit -f counts 1024-byte blocks in bash, 512 in dash;
   // the emulator's own files are smaller): the 1.3 MB displacement cannot be
   // written. The signal is ignored, so write() fails instead of killing gi.

@@ -109,7 +109,7 @@ void run_register(const RegisterArgs& a) {
   wall.lap("compiling and loading kernels");
   const reg::Volume reference = reference_read.get();
   const reg::Volume floating = floating_read.get();
-  reg::require_same_grid(reference, a.reference, floating, a.floating);
+  reg::check_registration_inputs(reference, floating, options, a.reference, a.floating);
   wall.lap("reading images (the rest)");
   std::cout << "device: " << device.name() << "\n";
   for (const auto& [name, k] : kernels.kernels()) std::cout << "kernel " << name << ": " << k.origin << "\n";

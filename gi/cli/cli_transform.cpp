@@ -33,31 +33,34 @@ void run_transform(const TransformArgs& a) {
     throw std::runtime_error("nothing to write: give --displacement, --deformation or --res");
   if (a.res.empty() != a.floating.empty()) throw std::runtime_error("--res and --floating go together");
   const reg::Volume reference = reg::read_nifti(a.reference);
-  const reg::ControlPointGrid grid =
-      reg::control_point_grid(reg::read_nifti(a.cpp, 3), a.cpp, reference, a.reference);
+  const reg::Volume cpp = reg::read_nifti(a.cpp, 3);
+  // For the dense fields the grid's target is the reference's own voxels;
+  // for resampling, the floating image's (which may lie on another grid).
+  const reg::ControlPointGrid grid = reg::control_point_grid(cpp, a.cpp, reference, a.reference, reference.voxel_to_world);
   reg::Volume floating;
-  if (!a.floating.empty()) {
-    floating = reg::read_nifti(a.floating);
-    reg::require_same_grid(reference, a.reference, floating, a.floating);
-  }
+  if (!a.floating.empty()) floating = reg::read_nifti(a.floating);
   RegistrationDevice rd = open_registration_device(a.choice);
   const reg::KernelSet kernels(kTransformKernels, rd.kernel_options);
   for (const auto& [name, k] : kernels.kernels()) rd.device->prepare(k);
   wall.lap("reading, start-up and compiling");
 
   const reg::KernelRunner runner(kernels, *rd.device);
-  reg::Buffer nodes(*rd.device, grid.float4_nodes.size() * 4);
-  nodes.upload(grid.float4_nodes);
-  const reg::GridTransform transform(runner, reference.dim, grid.spacing, nodes);
   if (!a.res.empty()) {
+    const reg::ControlPointGrid to_floating =
+        reg::control_point_grid(cpp, a.cpp, reference, a.reference, floating.voxel_to_world);
+    reg::Buffer nodes(*rd.device, to_floating.float4_nodes.size() * 4);
+    nodes.upload(to_floating.float4_nodes);
     reg::Buffer image(*rd.device, floating.voxels() * 4);
     image.upload(floating.data);
     reg::Volume warped = reference;
-    warped.data = transform.warp(image);
+    warped.data = reg::GridTransform(runner, reference.dim, grid.spacing, nodes, floating.dim).warp(image);
     reg::write_nifti(a.res, warped, "gi transform: warped floating image");
   }
   if (!a.displacement.empty() || !a.deformation.empty()) {
-    const reg::Volume displacement = transform.displacement(reference);
+    reg::Buffer nodes(*rd.device, grid.float4_nodes.size() * 4);
+    nodes.upload(grid.float4_nodes);
+    const reg::Volume displacement =
+        reg::GridTransform(runner, reference.dim, grid.spacing, nodes, reference.dim).displacement(reference);
     if (!a.displacement.empty()) reg::write_nifti(a.displacement, displacement, "gi transform: displacement, voxels");
     if (!a.deformation.empty())
       reg::write_nifti(a.deformation, reg::world_deformation(displacement), "gi transform: deformation, mm");
@@ -79,7 +82,7 @@ void add_transform(CLI::App& app) {
   cmd->add_option("--cpp", a->cpp, "the control-point grid (gi register's control_points.nii.gz)")->required();
   cmd->add_option("--displacement", a->displacement, "write the displacement (voxels) here");
   cmd->add_option("--deformation", a->deformation, "write the deformation (world mm) here");
-  cmd->add_option("--floating", a->floating, "an image on the reference's grid to resample (with --res)");
+  cmd->add_option("--floating", a->floating, "the floating image to resample onto the reference's grid (with --res)");
   cmd->add_option("--res", a->res, "write the resampled floating image here");
   add_kernel_choice_options(cmd, a->choice);
   cmd->callback([a] { run_transform(*a); });

@@ -90,7 +90,7 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
 class LevelMatcher {
  public:
   LevelMatcher(const KernelRunner& runner, const Buffer& reference, const Buffer& floating, std::array<int, 3> dim,
-               const AffineOptions& options)
+               std::array<int, 3> floating_dim, const AffineOptions& options)
       : runner_(runner), reference_(reference), floating_(floating), dim_(dim), blocks_(block_dim(dim)) {
     ComputeDevice& d = runner.device();
     const std::size_t n = product(dim);
@@ -105,7 +105,7 @@ class LevelMatcher {
     deformation_ = Buffer(d, n * 16);
     warped_ = Buffer(d, n * 4);
     results_ = Buffer(d, product(blocks_) * 16);
-    vars_ = with(level_variables(dim, 5),
+    vars_ = with(level_variables(dim, 5, floating_dim),
                  {{"blockDimX", blocks_[0]}, {"blockDimY", blocks_[1]}, {"blockDimZ", blocks_[2]},
                   {"blockNumber", static_cast<double>(product(blocks_))},
                   {"minimumVoxelNumber", kMinimumBlockVoxels}, {"searchRadius", options.search_radius}});
@@ -191,20 +191,24 @@ double largest_change(const Matrix4& a, const Matrix4& b, std::array<int, 3> dim
 
 AffineResult align_affine(const KernelRunner& runner, const std::vector<const Buffer*>& references,
                           const std::vector<const Buffer*>& floatings, const std::vector<std::array<int, 3>>& dims,
-                          const Matrix4& voxel_to_world, const AffineOptions& options) {
+                          const std::vector<std::array<int, 3>>& floating_dims, const Matrix4& reference_voxel_to_world,
+                          const Matrix4& floating_voxel_to_world, const AffineOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   AffineResult result;
+  // The headers' own alignment: a reference voxel goes where its world point
+  // lies in the floating image.
+  Matrix4 m = multiply(inverse(floating_voxel_to_world), reference_voxel_to_world);
+  result.voxel_transform = m;
   if (options.mode == AffineMode::None) return result;
-  const Matrix4 world_to_voxel = inverse(voxel_to_world);
-  Matrix4 m = identity4();  // finest voxels: the two images share their grid and centre
   for (int level = static_cast<int>(dims.size()) - 1; level >= 0; --level) {
-    LevelMatcher matcher(runner, *references[level], *floatings[level], dims[level], options);
+    LevelMatcher matcher(runner, *references[level], *floatings[level], dims[level], floating_dims[level], options);
     AffineLevelReport report;
     report.level = level;
     report.blocks = matcher.used_blocks();
     // The fits are made in world millimetres, where rigid means rigid.
-    const Matrix4 to_world = multiply(voxel_to_world, level_scale(level));
-    const Matrix4 from_world = inverse(to_world);
+    const Matrix4 reference_to_world = multiply(reference_voxel_to_world, level_scale(level));
+    const Matrix4 floating_to_world = multiply(floating_voxel_to_world, level_scale(level));
+    const Matrix4 world_to_floating = inverse(floating_to_world);
     // As reg_aladin: in Affine mode the rigid fits run at the coarsest level
     // only, to bring the images close before 12 parameters are let loose.
     const bool coarsest = level == static_cast<int>(dims.size()) - 1;
@@ -223,9 +227,11 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
                                  std::to_string(report.blocks) + " textured blocks matched at the finest level (" +
                                  "the images may not overlap; --no-affine skips the stage)");
       }
-      for (PointPair& p : pairs) p = {transform_point(to_world, p.from), transform_point(to_world, p.to)};
+      for (PointPair& p : pairs)
+        p = {transform_point(reference_to_world, p.from), transform_point(floating_to_world, p.to)};
       const FitResult fit = fit_transform(pairs, kind, options.inlier_share);
-      const Matrix4 next_level = multiply(from_world, multiply(fit.transform, to_world));
+      // world -> world into level voxels -> level voxels, then finest voxels.
+      const Matrix4 next_level = multiply(world_to_floating, multiply(fit.transform, reference_to_world));
       const Matrix4 next = multiply(level_scale(level), multiply(next_level, inverse(level_scale(level))));
       report.iterations = iteration + 1;
       report.inliers = static_cast<int>(fit.inliers);
@@ -241,7 +247,7 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
     result.levels.push_back(report);
   }
   result.voxel_transform = m;
-  result.world_transform = multiply(voxel_to_world, multiply(m, world_to_voxel));
+  result.world_transform = multiply(floating_voxel_to_world, multiply(m, inverse(reference_voxel_to_world)));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

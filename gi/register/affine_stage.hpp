@@ -35,7 +35,7 @@ struct AffineLevelReport {
 };
 
 struct AffineResult {
-  // Reference voxel to floating voxel, at the finest level.
+  // Reference voxel to floating voxel, at the finest level (each image's own voxels).
   Matrix4 voxel_transform = identity4();
   // Reference world to floating world (mm): reg_aladin's affine text file.
   Matrix4 world_transform = identity4();
@@ -44,12 +44,14 @@ struct AffineResult {
 };
 
 // `references` and `floatings`: the pyramid of both images (level 0 the
-// finest, each level half the previous one), intensities in [0, 1], on the
-// reference's grid `dims[l]`. `voxel_to_world`: the reference's (level 0),
-// which the floating image shares.
+// finest, each level half the previous one), intensities in [0, 1], each on
+// its own grid (`dims[l]`, `floating_dims[l]`), whose finest voxel-to-world
+// matrices are given. The stage starts from the images' headers: the
+// identity in world coordinates.
 AffineResult align_affine(const KernelRunner& runner, const std::vector<const Buffer*>& references,
                           const std::vector<const Buffer*>& floatings, const std::vector<std::array<int, 3>>& dims,
-                          const Matrix4& voxel_to_world, const AffineOptions& options);
+                          const std::vector<std::array<int, 3>>& floating_dims, const Matrix4& reference_voxel_to_world,
+                          const Matrix4& floating_voxel_to_world, const AffineOptions& options);
 
 // The control-point displacements (float4 per node, in floating voxels) that
 // make a grid of `grid_dim` nodes `spacing` voxels apart on an image of a

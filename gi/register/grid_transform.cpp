@@ -12,21 +12,23 @@ std::array<int, 3> grid_dim_for(std::array<int, 3> dim, double spacing) {
   return g;
 }
 
-fitness::Variables level_variables(std::array<int, 3> dim, double spacing) {
+fitness::Variables level_variables(std::array<int, 3> dim, double spacing, std::array<int, 3> floating_dim) {
   const std::array<int, 3> grid = grid_dim_for(dim, spacing);
   const double n = static_cast<double>(product(dim));
   const double jacobian_nodes = double(grid[0] - 2) * (grid[1] - 2) * (grid[2] - 2);
   return {{"imageDimX", dim[0]}, {"imageDimY", dim[1]}, {"imageDimZ", dim[2]},
-          {"floatingDimX", dim[0]}, {"floatingDimY", dim[1]}, {"floatingDimZ", dim[2]},
-          {"voxelNumber", n}, {"activeVoxelNumber", n}, {"referenceVoxelNumber", n}, {"floatingVoxelNumber", n},
+          {"floatingDimX", floating_dim[0]}, {"floatingDimY", floating_dim[1]}, {"floatingDimZ", floating_dim[2]},
+          {"voxelNumber", n}, {"activeVoxelNumber", n}, {"referenceVoxelNumber", n},
+          {"floatingVoxelNumber", static_cast<double>(product(floating_dim))},
           {"controlPointDimX", grid[0]}, {"controlPointDimY", grid[1]}, {"controlPointDimZ", grid[2]},
           {"controlPointNumber", static_cast<double>(product(grid))},
           {"jacobianNodeNumber", jacobian_nodes},
           {"spacingX", spacing}, {"spacingY", spacing}, {"spacingZ", spacing}, {"paddingValue", 0}};
 }
 
-GridTransform::GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid)
-    : runner_(runner), voxels_(product(dim)), vars_(level_variables(dim, spacing)) {
+GridTransform::GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid,
+                             std::array<int, 3> target_dim)
+    : runner_(runner), voxels_(product(dim)), vars_(level_variables(dim, spacing, target_dim)) {
   ComputeDevice& d = runner.device();
   std::vector<int> active(voxels_);
   std::iota(active.begin(), active.end(), 0);  // every voxel: no mask
@@ -82,8 +84,18 @@ Volume GridTransform::displacement(const Volume& reference) const {
   return v;
 }
 
+namespace {
+
+// Node (i, j, k) of a grid `spacing` voxels apart sits at voxel (i - 1) * spacing.
+Point3 node_position(std::size_t node, std::array<int, 3> grid_dim, double spacing) {
+  const std::size_t x = node % grid_dim[0], y = (node / grid_dim[0]) % grid_dim[1], z = node / (std::size_t(grid_dim[0]) * grid_dim[1]);
+  return {(double(x) - 1) * spacing, (double(y) - 1) * spacing, (double(z) - 1) * spacing};
+}
+
+}  // namespace
+
 Volume control_point_volume(const std::vector<float>& float4_nodes, std::array<int, 3> grid_dim,
-                            const Volume& reference, double spacing) {
+                            const Volume& reference, const Matrix4& target_voxel_to_world, double spacing) {
   Volume v = vector_volume(grid_dim, reference);
   auto& m = v.voxel_to_world;
   for (int r = 0; r < 3; ++r) {
@@ -94,12 +106,19 @@ Volume control_point_volume(const std::vector<float>& float4_nodes, std::array<i
     }
     v.spacing[r] = reference.spacing[r] * spacing;
   }
-  planes_from_float4(float4_nodes, v);
+  const std::size_t n = product(grid_dim);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Point3 p = node_position(i, grid_dim, spacing);
+    const Point3 target = {p[0] + float4_nodes[4 * i], p[1] + float4_nodes[4 * i + 1], p[2] + float4_nodes[4 * i + 2]};
+    const Point3 to = transform_point(target_voxel_to_world, target), from = transform_point(reference.voxel_to_world, p);
+    for (int c = 0; c < 3; ++c) v.data[c * n + i] = static_cast<float>(to[c] - from[c]);
+  }
   return v;
 }
 
 ControlPointGrid control_point_grid(const Volume& grid, const std::filesystem::path& grid_file,
-                                    const Volume& reference, const std::filesystem::path& reference_file) {
+                                    const Volume& reference, const std::filesystem::path& reference_file,
+                                    const Matrix4& target_voxel_to_world) {
   const std::string against = " (reference " + reference_file.string() + ")";
   if (grid.components != 3) throw NiftiError(grid_file, "a control-point grid is a 3-component vector image");
   ControlPointGrid g;
@@ -118,7 +137,8 @@ ControlPointGrid control_point_grid(const Volume& grid, const std::filesystem::p
                                     std::to_string(grid.dim[2]) + " nodes; a spacing of " + fmt(g.spacing) +
                                     " voxels on this reference needs " + std::to_string(expected[0]) + "x" +
                                     std::to_string(expected[1]) + "x" + std::to_string(expected[2]) + against);
-  const Volume like = control_point_volume(std::vector<float>(4 * product(grid.dim), 0.f), grid.dim, reference, g.spacing);
+  const Volume like = control_point_volume(std::vector<float>(4 * product(grid.dim), 0.f), grid.dim, reference,
+                                           reference.voxel_to_world, g.spacing);
   double scale = 1, error = 0;
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c) {
@@ -128,10 +148,16 @@ ControlPointGrid control_point_grid(const Volume& grid, const std::filesystem::p
   if (error > 1e-4 * scale)
     throw NiftiError(grid_file, "its voxel-to-world does not put node (1, 1, 1) on the reference's first voxel "
                                 "with the reference's axes" + against);
-  g.float4_nodes.assign(4 * product(grid.dim), 0.f);
+  const Matrix4 to_target = inverse(target_voxel_to_world);
   const std::size_t n = product(grid.dim);
-  for (std::size_t i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c) g.float4_nodes[4 * i + c] = grid.data[c * n + i];
+  g.float4_nodes.assign(4 * n, 0.f);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Point3 p = node_position(i, grid.dim, g.spacing);
+    Point3 world = transform_point(reference.voxel_to_world, p);
+    for (int c = 0; c < 3; ++c) world[c] += grid.data[c * n + i];
+    const Point3 target = transform_point(to_target, world);
+    for (int c = 0; c < 3; ++c) g.float4_nodes[4 * i + c] = static_cast<float>(target[c] - p[c]);
+  }
   return g;
 }
 

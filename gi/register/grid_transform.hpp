@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "gi/register/affine_fit.hpp"
 #include "gi/register/compute_device.hpp"
 #include "gi/register/level_solver.hpp"
 #include "gi/register/volume.hpp"
@@ -20,20 +21,29 @@ namespace gi::reg {
 // ((i - 1) * spacing, ...), so every voxel has its 4 x 4 x 4 nodes.
 std::array<int, 3> grid_dim_for(std::array<int, 3> dim, double spacing);
 
-// The launch variables of the kernels on an image of `dim` voxels with a
-// grid of `spacing` voxels: sizes, counts and spacing (the histogram's are
-// the level solver's).
-fitness::Variables level_variables(std::array<int, 3> dim, double spacing);
+// The launch variables of the kernels on a reference image of `dim` voxels
+// with a grid of `spacing` voxels and a floating image of `floating_dim`
+// voxels: sizes, counts and spacing (the histogram's are the level solver's).
+fitness::Variables level_variables(std::array<int, 3> dim, double spacing, std::array<int, 3> floating_dim);
 
+// Units. The registration's grid holds, per node, where its point goes in the
+// floating image's voxels minus the node's position in the reference's
+// voxels (the two grids may differ); the kernels make of it the floating
+// voxel position of every reference voxel. The same arithmetic with the
+// reference's voxels as the target gives displacements in reference voxels.
 class GridTransform {
  public:
-  // `grid`: float4 displacements (voxels) per node of grid_dim_for(dim, spacing).
-  GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid);
-  // The floating voxel position each reference voxel maps to (float4 per voxel).
+  // `grid`: float4 per node of grid_dim_for(dim, spacing), in the units above
+  // for a target image of `target_dim` voxels.
+  GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid,
+                std::array<int, 3> target_dim);
+  // The target voxel position each reference voxel maps to (float4 per voxel).
   const Buffer& deformation() const { return deformation_; }
-  // `image` (of the reference's size) resampled through the deformation, trilinear.
+  // `image` (the target, of target_dim voxels) resampled through the deformation, trilinear.
   std::vector<float> warp(const Buffer& image) const;
-  // The displacement (voxels) as a 3-component volume on `reference`'s grid.
+  // The deformation minus each voxel's position, as a 3-component volume on
+  // `reference`'s grid: a displacement in reference voxels when the grid's
+  // target is the reference's own voxels.
   Volume displacement(const Volume& reference) const;
 
  private:
@@ -44,24 +54,29 @@ class GridTransform {
 };
 
 // The grid as a NIfTI vector image of its own: its voxels are the nodes,
-// `spacing` reference voxels apart, the first one voxel's spacing before
-// the reference's origin; values are displacements in reference voxels.
+// `spacing` reference voxels apart, the first one a spacing before the
+// reference's first voxel; each holds a displacement in world millimetres:
+// node point p (world Vr p) maps to world Vr p + value. `float4_nodes` is the
+// registration's grid, whose target voxels are `target_voxel_to_world`'s.
 Volume control_point_volume(const std::vector<float>& float4_nodes, std::array<int, 3> grid_dim,
-                            const Volume& reference, double spacing);
+                            const Volume& reference, const Matrix4& target_voxel_to_world, double spacing);
 
 struct ControlPointGrid {
   std::array<int, 3> dim{};
-  double spacing = 0;              // in reference voxels, the same along every axis
-  std::vector<float> float4_nodes;  // what GridTransform takes
+  double spacing = 0;               // in reference voxels, the same along every axis
+  std::vector<float> float4_nodes;  // what GridTransform takes, for the target asked for
 };
 
-// Reads back what control_point_volume made. Throws NiftiError naming
-// `grid_file` when it does not fit `reference`: node spacing not the same
-// whole-or-fractional multiple of the reference's voxel size along every
-// axis, a node count other than grid_dim_for gives, an origin or axes other
-// than the reference's.
+// Reads back what control_point_volume made, for the target image whose
+// voxel-to-world is `target_voxel_to_world` (the floating image's to resample
+// it; the reference's for displacements in reference voxels). Throws
+// NiftiError naming `grid_file` when it does not fit `reference`: node
+// spacing not one multiple of the reference's voxel size along every axis,
+// a node count other than grid_dim_for gives, an origin or axes other than
+// the reference's.
 ControlPointGrid control_point_grid(const Volume& grid, const std::filesystem::path& grid_file,
-                                    const Volume& reference, const std::filesystem::path& reference_file);
+                                    const Volume& reference, const std::filesystem::path& reference_file,
+                                    const Matrix4& target_voxel_to_world);
 
 // The deformation in world millimetres (NiftyReg's convention): where each
 // reference voxel's point lies, through `displacement`'s voxel-to-world.

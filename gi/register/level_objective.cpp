@@ -17,7 +17,8 @@ void KernelRunner::run(const std::string& name, const std::map<std::string, cons
 }
 
 LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level,
-                         std::array<int, 3> dim, const Buffer& reference, const Buffer& floating)
+                         std::array<int, 3> dim, std::array<int, 3> floating_dim, const Buffer& reference,
+                         const Buffer& floating)
     : runner_(runner), options_(options), level_(level), dim_(dim), reference_(reference), floating_(floating) {
   ComputeDevice& d = runner.device();
   grid_dim_ = grid_dim_for(dim, options.spacing);
@@ -25,7 +26,7 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
   nodes_ = product(grid_dim_);
   jacobian_nodes_ = std::size_t(grid_dim_[0] - 2) * (grid_dim_[1] - 2) * (grid_dim_[2] - 2);
   const double bins = options.bins;
-  vars_ = with(level_variables(dim, options.spacing),
+  vars_ = with(level_variables(dim, options.spacing, floating_dim),
                {{"referenceBinNumber", bins}, {"warpedBinNumber", bins}, {"jointBinNumber", bins * bins},
                 // Intensities in [0, 1] land on bin positions 1 .. bins - 3, so each
                 // cubic Parzen window (bins floor(p) - 1 .. floor(p) + 2) stays inside.

@@ -46,8 +46,9 @@ struct Objective {
 class LevelSolver {
  public:
   // `reference` and `floating`: the level's images, intensities in [0, 1].
+  // `floating_dim`: the floating image's level, on its own grid.
   LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level, std::array<int, 3> dim,
-              const Buffer& reference, const Buffer& floating);
+              std::array<int, 3> floating_dim, const Buffer& reference, const Buffer& floating);
 
   std::array<int, 3> grid_dim() const { return grid_dim_; }
   // The grid's displacements (float4 per control point), read and written by the level.

@@ -38,28 +38,29 @@ namespace {
 
 std::array<int, 3> half(const std::array<int, 3>& d) { return {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2}; }
 
-void check_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options) {
+}  // namespace
+
+void check_registration_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options,
+                               const std::string& reference_name, const std::string& floating_name) {
   if (reference.components != 1 || floating.components != 1)
     throw std::runtime_error("the reference and floating images must be scalar images");
-  try {
-    require_same_grid(reference, "reference image", floating, "floating image");
-  } catch (const NiftiError& e) {
-    throw std::runtime_error(std::string("the reference and floating images are on different voxel grids (") +
-                             e.what() + "); resample the floating image onto the reference grid first");
-  }
   if (options.levels < 1 || options.levels > 6) throw std::runtime_error("levels must be 1 to 6");
   if (!(options.spacing >= 1)) throw std::runtime_error("the control-point spacing must be at least one voxel");
   if (options.bins < 8 || options.bins > 256) throw std::runtime_error("the histogram needs 8 to 256 bins");
   if (options.bending_weight < 0 || options.jacobian_weight < 0 || options.bending_weight + options.jacobian_weight >= 1)
     throw std::runtime_error("the penalty weights must be >= 0 and sum to less than 1");
-  std::array<int, 3> d = reference.dim;
-  for (int l = 1; l < options.levels; ++l) d = half(d);
-  for (int a = 0; a < 3; ++a)
-    if (d[a] < 4)
-      throw std::runtime_error("the image (" + std::to_string(reference.dim[0]) + "x" + std::to_string(reference.dim[1]) +
-                               "x" + std::to_string(reference.dim[2]) + ") is too small for " +
-                               std::to_string(options.levels) + " pyramid levels");
+  for (const auto& [image, what] : {std::pair{&reference, &reference_name}, std::pair{&floating, &floating_name}}) {
+    std::array<int, 3> d = image->dim;
+    for (int l = 1; l < options.levels; ++l) d = half(d);
+    for (int a = 0; a < 3; ++a)
+      if (d[a] < 4)
+        throw std::runtime_error(*what + " (" + std::to_string(image->dim[0]) + "x" + std::to_string(image->dim[1]) +
+                                 "x" + std::to_string(image->dim[2]) + ") is too small for " +
+                                 std::to_string(options.levels) + " pyramid levels");
+  }
 }
+
+namespace {
 
 // The image rescaled to [0, 1] on the device (intensity_minmax, intensity_rescale).
 Buffer rescaled(const KernelRunner& runner, const Buffer& image, std::size_t voxels, const char* what) {
@@ -93,12 +94,15 @@ Buffer decimated(const KernelRunner& runner, const Buffer& image, std::array<int
 RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
                                    ComputeDevice& device, const RegistrationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  check_inputs(reference, floating, options);
+  check_registration_inputs(reference, floating, options);
   for (const std::string& name : registration_kernel_names(options)) device.prepare(kernels.get(name));
   const KernelRunner runner(kernels, device);
   const int levels = options.levels;
-  std::vector<std::array<int, 3>> dims{reference.dim};
-  for (int l = 1; l < levels; ++l) dims.push_back(half(dims.back()));
+  std::vector<std::array<int, 3>> dims{reference.dim}, floating_dims{floating.dim};
+  for (int l = 1; l < levels; ++l) {
+    dims.push_back(half(dims.back()));
+    floating_dims.push_back(half(floating_dims.back()));
+  }
 
   Buffer raw_floating(device, floating.voxels() * 4);
   raw_floating.upload(floating.data);
@@ -113,14 +117,15 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
   weights.upload(std::vector<float>{1.f / 16, 4.f / 16, 6.f / 16, 4.f / 16, 1.f / 16});
   for (int l = 1; l < levels; ++l) {
     refs.push_back(decimated(runner, refs.back(), dims[l - 1], weights));
-    flos.push_back(decimated(runner, flos.back(), dims[l - 1], weights));
+    flos.push_back(decimated(runner, flos.back(), floating_dims[l - 1], weights));
   }
 
   RegistrationResult result;
   {
     std::vector<const Buffer*> ref_levels, flo_levels;
     for (int l = 0; l < levels; ++l) ref_levels.push_back(&refs[l]), flo_levels.push_back(&flos[l]);
-    result.affine = align_affine(runner, ref_levels, flo_levels, dims, reference.voxel_to_world, options.affine);
+    result.affine = align_affine(runner, ref_levels, flo_levels, dims, floating_dims, reference.voxel_to_world,
+                                 floating.voxel_to_world, options.affine);
   }
   Buffer coarse_grid;
   std::array<int, 3> coarse_dim{};
@@ -134,7 +139,7 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
     affine_grid.upload(grid_of_affine(result.affine.voxel_transform, 0, gd, options.spacing));
   }
   for (int l = first_level; l >= 0; --l) {
-    solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], refs[l], flos[l]);
+    solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], floating_dims[l], refs[l], flos[l]);
     if (l == levels - 1) {
       // The coarsest grid starts as the affine (zero without one).
       solver->grid().upload(grid_of_affine(result.affine.voxel_transform, l, solver->grid_dim(), options.spacing));
@@ -157,13 +162,28 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
 
   // The finest grid applied to the reference grid: the floating image
   // through it and, when asked, the dense displacement.
+  // What is written is the grid in world millimetres; the warped image and
+  // the displacement are made from that, as gi transform makes them.
   const Buffer& final_grid = solver ? solver->grid() : affine_grid;
-  const GridTransform final_transform(runner, reference.dim, options.spacing, final_grid);
-  result.warped = reference;
-  result.warped.data = final_transform.warp(raw_floating);
-  if (options.dense_displacement) result.displacement = final_transform.displacement(reference);
-  result.control_points = control_point_volume(final_grid.download<float>(), grid_dim_for(reference.dim, options.spacing),
-                                               reference, options.spacing);
+  const std::array<int, 3> gd = grid_dim_for(reference.dim, options.spacing);
+  result.control_points =
+      control_point_volume(final_grid.download<float>(), gd, reference, floating.voxel_to_world, options.spacing);
+  const auto transform_to = [&](const Volume& target) {
+    const ControlPointGrid g = control_point_grid(result.control_points, "(the registration's grid)", reference,
+                                                  "(the reference)", target.voxel_to_world);
+    Buffer nodes(device, g.float4_nodes.size() * 4);
+    nodes.upload(g.float4_nodes);
+    return std::make_pair(std::move(nodes), target.dim);
+  };
+  {
+    const auto [nodes, target_dim] = transform_to(floating);
+    result.warped = reference;
+    result.warped.data = GridTransform(runner, reference.dim, options.spacing, nodes, target_dim).warp(raw_floating);
+  }
+  if (options.dense_displacement) {
+    const auto [nodes, target_dim] = transform_to(reference);
+    result.displacement = GridTransform(runner, reference.dim, options.spacing, nodes, target_dim).displacement(reference);
+  }
   result.kernel_times = device.kernel_times();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -33,9 +33,17 @@ struct RegistrationResult {
 // The library kernels a registration with `options` launches.
 std::vector<std::string> registration_kernel_names(const RegistrationOptions& options);
 
-// Throws std::runtime_error for images it cannot register (different grids:
-// resample the floating image onto the reference's first; too small for the
-// pyramid) and for a kernel failure, naming the kernel.
+// Throws std::runtime_error naming the image (by `*_name`) and the problem:
+// not scalar, too small for the pyramid; or bad options.
+void check_registration_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options,
+                               const std::string& reference_name = "the reference image",
+                               const std::string& floating_name = "the floating image");
+
+// The two images may lie on different grids (sizes, voxel sizes, sforms):
+// the floating image is resampled through world coordinates, from the
+// headers' alignment on. Throws std::runtime_error for images it cannot
+// register (check_registration_inputs; no block matched by the affine stage)
+// and for a kernel failure, naming the kernel.
 RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
                                    ComputeDevice& device, const RegistrationOptions& options);
 
