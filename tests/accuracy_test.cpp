@@ -200,4 +200,45 @@ TEST(Accuracy, ElastixLpsMillimetresBecomeVoxels) {
   EXPECT_THROW(gi::reg::elastix_lps_mm_to_voxels(lps, singular), std::invalid_argument);
 }
 
+// error_mm = |L (estimated - truth)|, L the linear part of the truth's
+// voxel_to_world: voxels of 1, 2 and 3 mm along x, y and z, by hand.
+TEST(Accuracy, ErrorInMillimetresUsesTheReferenceVoxelSizes) {
+  const int n = 10;
+  Volume t = smooth_truth(n);
+  Volume e = t;
+  const std::size_t voxels = t.voxels();
+  // Half the voxels off by (0.3, 0.4, 0.5) voxels: (0.3, 0.8, 1.5) mm, |.| = sqrt(2.98);
+  // the other half by (0, 0, 1) voxel: 3 mm.
+  for (std::size_t v = 0; v < voxels; ++v) {
+    if (v < voxels / 2) {
+      e.data[v] += 0.3f, e.data[voxels + v] += 0.4f, e.data[2 * voxels + v] += 0.5f;
+    } else {
+      e.data[2 * voxels + v] += 1.0f;
+    }
+  }
+  const double first = std::sqrt(0.3 * 0.3 + 0.8 * 0.8 + 1.5 * 1.5);
+  t.voxel_to_world = {{{1, 0, 0, -5}, {0, 2, 0, 7}, {0, 0, 3, 11}, {0, 0, 0, 1}}};
+  t.spacing = {1, 2, 3};
+  const gi::reg::AccuracyReport r = gi::reg::measure_accuracy(e, t, mask_all(n));
+  EXPECT_NEAR(r.error_mm.mean, (first + 3.0) / 2, 1e-5);
+  EXPECT_NEAR(r.error_mm.median, first, 1e-5);
+  EXPECT_NEAR(r.error_mm.max, 3.0, 1e-5);
+  EXPECT_EQ(r.error_mm.count, voxels);
+  EXPECT_NEAR(r.error.mean, (std::sqrt(0.5) + 1.0) / 2, 1e-5);  // the voxel error is as it was
+  EXPECT_NEAR(r.error.max, 1.0, 1e-5);
+  // A rotation of the axes (here 90 degrees, x <-> y, one flipped) keeps lengths.
+  t.voxel_to_world = {{{0, -2, 0, 0}, {1, 0, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 1}}};
+  const gi::reg::AccuracyReport rotated = gi::reg::measure_accuracy(e, t, mask_all(n));
+  EXPECT_NEAR(rotated.error_mm.mean, (first + 3.0) / 2, 1e-5);
+  EXPECT_NEAR(rotated.error_mm.max, 3.0, 1e-5);
+  // 1 mm voxels: mm = voxels.
+  t.voxel_to_world = {{{1, 0, 0, -90}, {0, 1, 0, -126}, {0, 0, 1, -72}, {0, 0, 0, 1}}};
+  const gi::reg::AccuracyReport unit = gi::reg::measure_accuracy(e, t, mask_all(n));
+  EXPECT_DOUBLE_EQ(unit.error_mm.mean, unit.error.mean);
+  EXPECT_DOUBLE_EQ(unit.error_mm.max, unit.error.max);
+  const nlohmann::json j = gi::reg::to_json(r);
+  EXPECT_EQ(j["error_in_mask_mm"]["max"], r.error_mm.max);
+  EXPECT_EQ(j["error_in_mask"]["max"], r.error.max);
+}
+
 }  // namespace

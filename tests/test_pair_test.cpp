@@ -4,17 +4,24 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 
 #include "gi/register/accuracy.hpp"
+#include "gi/register/affine_fit.hpp"
 #include "gi/register/test_pair.hpp"
 
 namespace {
+using gi::reg::Matrix4;
 using gi::reg::PairOptions;
+using gi::reg::Point3;
 using gi::reg::TestPair;
 using gi::reg::Volume;
 namespace fs = std::filesystem;
@@ -252,6 +259,287 @@ TEST(TestPair, ColinDefaultPairMeetsTheAcceptanceNumbers) {
   EXPECT_GE(p.stats.mean_displacement, 2.0);
   EXPECT_GT(p.stats.min_jacobian, 0.0);
   EXPECT_GT(p.stats.brain_voxels, 1000000u);
+}
+
+// --- The affine pair (--affine) ---
+
+// An oblique, flipped, anisotropic source geometry, so that the floating
+// grid's axes and the world/voxel conversions are all exercised: 20 degrees
+// about z, voxels of 1.2 (x flipped), 1.0 and 0.9 mm.
+Matrix4 oblique_geometry() {
+  const double c = std::cos(20 * std::numbers::pi / 180), s = std::sin(20 * std::numbers::pi / 180);
+  return {{{-1.2 * c, -1.0 * s, 0, 20}, {-1.2 * s, 1.0 * c, 0, -15}, {0, 0, 0.9, -8}, {0, 0, 0, 1}}};
+}
+
+// A smooth 32^3 source on that geometry: sinusoids of 20-26 voxels' wavelength
+// along every axis (so cubic interpolation is accurate at 1.5 mm, and any
+// misplacement along any axis changes the value), brain = an inner ellipsoid.
+Blob make_smooth_source(int n = 32) {
+  Blob b = make_blob(n);
+  for (Volume* v : {&b.image, &b.brain}) {
+    v->voxel_to_world = oblique_geometry();
+    v->spacing = {1.2, 1.0, 0.9};
+  }
+  const double c = (n - 1) / 2.0;
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const float v = float(100 + 20 * std::sin(x * 0.30 + 0.4) + 15 * std::cos(y * 0.25 - 0.3) +
+                              10 * std::sin(z * 0.28 + 1.0) + 8 * std::sin((x + y - z) * 0.2));
+        b.image.at(x, y, z) = v;
+        const double r2 = ((x - c) * (x - c) + (y - c) * (y - c) * 1.3 + (z - c) * (z - c) * 0.8) / (c * c);
+        b.brain.at(x, y, z) = r2 < 0.5 ? v : 0.0f;
+      }
+  return b;
+}
+
+PairOptions affine_options() {
+  PairOptions o = small_options();
+  o.affine = true;
+  return o;
+}
+
+Point3 column(const Matrix4& m, int c) { return {m[0][c], m[1][c], m[2][c]}; }
+double norm(const Point3& p) { return std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); }
+
+// Keys (a = -0.5) cubic convolution at continuous voxel position p, which
+// must lie at least 1.5 voxels inside the grid: an interpolator written apart
+// from the one that made the pair.
+double cubic_at(const Volume& im, const Point3& p) {
+  auto weight = [](double t) {
+    t = std::abs(t);
+    return t < 1 ? (1.5 * t - 2.5) * t * t + 1 : t < 2 ? ((-0.5 * t + 2.5) * t - 4) * t + 2 : 0.0;
+  };
+  const int b[3] = {int(std::floor(p[0])), int(std::floor(p[1])), int(std::floor(p[2]))};
+  double sum = 0;
+  for (int k = -1; k <= 2; ++k)
+    for (int j = -1; j <= 2; ++j)
+      for (int i = -1; i <= 2; ++i)
+        sum += weight(p[0] - (b[0] + i)) * weight(p[1] - (b[1] + j)) * weight(p[2] - (b[2] + k)) *
+               im.at(b[0] + i, b[1] + j, b[2] + k);
+  return sum;
+}
+
+bool inside(const Volume& im, const Point3& p, double margin) {
+  for (int a = 0; a < 3; ++a)
+    if (!(p[a] >= margin && p[a] <= im.dim[a] - 1 - margin)) return false;
+  return true;
+}
+
+TEST(TestPair, AffineFloatingGridHasItsOwnVoxelsAndCoversTheMovedImage) {
+  const Blob b = make_smooth_source();
+  const TestPair p = gi::reg::make_test_pair(b.image, b.brain, affine_options());
+  const Matrix4& vf = p.floating.voxel_to_world;
+  EXPECT_NE(p.floating.dim, b.image.dim);
+  EXPECT_EQ(p.floating.data.size(), p.floating.voxels());
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(p.floating.spacing[c], 1.5);
+    EXPECT_NEAR(norm(column(vf, c)), 1.5, 1e-12) << c;
+    // The source's axis directions: the columns are parallel, same sense.
+    const Point3 a = column(vf, c), s = column(b.image.voxel_to_world, c);
+    EXPECT_NEAR((a[0] * s[0] + a[1] * s[1] + a[2] * s[2]) / (norm(a) * norm(s)), 1.0, 1e-12) << c;
+  }
+  EXPECT_EQ(vf[3], (std::array<double, 4>{0, 0, 0, 1}));
+  // The reference keeps the source's grid; the truth too.
+  EXPECT_EQ(p.reference.dim, b.image.dim);
+  EXPECT_EQ(p.reference.voxel_to_world, b.image.voxel_to_world);
+  EXPECT_EQ(p.truth.voxel_to_world, b.image.voxel_to_world);
+  // Every corner of the source's field of view, moved by A, lies 3 voxels
+  // inside the floating grid, and the grid is no larger than that needs.
+  const Matrix4 to_floating =
+      gi::reg::multiply(gi::reg::inverse(vf), gi::reg::multiply(p.affine.matrix, b.image.voxel_to_world));
+  Point3 lo{1e9, 1e9, 1e9}, hi{-1e9, -1e9, -1e9};
+  for (int corner = 0; corner < 8; ++corner) {
+    Point3 q;
+    for (int a = 0; a < 3; ++a) q[a] = (corner >> a & 1) ? 31 : 0;
+    q = gi::reg::transform_point(to_floating, q);
+    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a]), hi[a] = std::max(hi[a], q[a]);
+  }
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_GE(lo[a], 3 - 1e-9) << a;
+    EXPECT_LT(lo[a], 4 + 1e-9) << a;
+    EXPECT_LE(hi[a], p.floating.dim[a] - 1 - 3 + 1e-9) << a;
+    EXPECT_GT(hi[a], p.floating.dim[a] - 1 - 4 - 1e-9) << a;
+  }
+}
+
+// The bounds are read off the matrix itself, not off the parameters it was made of.
+TEST(TestPair, AffineStaysWithinItsBounds) {
+  const Blob b = make_smooth_source();
+  // The brain's centroid in world mm: the point the affine turns about.
+  double sum[3] = {0, 0, 0}, count = 0;
+  for (int z = 0; z < 32; ++z)
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 32; ++x)
+        if (b.brain.at(x, y, z) > 0) sum[0] += x, sum[1] += y, sum[2] += z, ++count;
+  const Point3 centre =
+      gi::reg::transform_point(b.image.voxel_to_world, {sum[0] / count, sum[1] / count, sum[2] / count});
+  PairOptions o = affine_options();
+  o.max_displacement = 0;  // the affine alone is under test; keeps each pair quick
+  double largest_scale_change = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    o.seed = seed;
+    const TestPair p = gi::reg::make_test_pair(b.image, b.brain, o);
+    const Matrix4& a = p.affine.matrix;
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(p.affine.centre[c], centre[c], 1e-9) << seed;
+    const Point3 moved = gi::reg::transform_point(a, centre);
+    const double shift = norm({moved[0] - centre[0], moved[1] - centre[1], moved[2] - centre[2]});
+    EXPECT_GE(shift, 5.0 - 1e-9) << seed;  // drawn in [max/2, max]
+    EXPECT_LE(shift, 10.0 + 1e-9) << seed;
+    const double angle = gi::reg::rotation_angle_between(gi::reg::identity4(), a);
+    EXPECT_GE(angle, 5.0 - 1e-6) << seed;
+    EXPECT_LE(angle, 10.0 + 1e-6) << seed;
+    // A's linear part is R diag(s): its columns' lengths are the scales.
+    for (int c = 0; c < 3; ++c) {
+      const double s = norm(column(a, c));
+      EXPECT_GE(s, 0.95 - 1e-12) << seed;
+      EXPECT_LE(s, 1.05 + 1e-12) << seed;
+      largest_scale_change = std::max(largest_scale_change, std::abs(s - 1));
+      // And the recorded parameters are those of the matrix (R S: scales along the world axes first).
+      EXPECT_NEAR(s, p.affine.scaling[c], 1e-12) << seed;
+      EXPECT_NEAR(moved[c] - centre[c], p.affine.translation[c], 1e-9) << seed;
+    }
+    EXPECT_NEAR(angle, p.affine.rotation_degrees, 1e-6) << seed;
+    EXPECT_EQ(a[3], (std::array<double, 4>{0, 0, 0, 1}));
+  }
+  EXPECT_GT(largest_scale_change, 0.03);  // the scales are drawn, not left at 1
+  // Bounds of 0: the identity.
+  o.affine_rotation = o.affine_translation = o.affine_scaling = 0;
+  const Matrix4 a = gi::reg::make_test_pair(b.image, b.brain, o).affine.matrix;
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(a[r][c], r == c ? 1.0 : 0.0, 1e-12) << r << " " << c;
+}
+
+// The heart of the affine pair: reference voxel x shows what the floating
+// image shows at the floating world point V0 (x + d(x)), d the truth.
+TEST(TestPair, AffineFloatingSampledAtTheTruthGivesTheReference) {
+  const Blob b = make_smooth_source();
+  PairOptions o = affine_options();
+  o.noise = 0;
+  o.bias = 0;
+  const TestPair p = gi::reg::make_test_pair(b.image, b.brain, o);
+  const Matrix4 vf_inverse = gi::reg::inverse(p.floating.voxel_to_world);
+  const Matrix4& v0 = b.image.voxel_to_world;
+  double worst = 0, worst_without_affine = 0;
+  int checked = 0;
+  for (int z = 0; z < 32; ++z)
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 32; ++x) {
+        // x + u two voxels inside the source: the reference there is no edge repetition.
+        const Point3 xu = {x + p.local.at(x, y, z, 0), y + p.local.at(x, y, z, 1), z + p.local.at(x, y, z, 2)};
+        if (!inside(b.image, xu, 2)) continue;
+        const Point3 xd = {x + p.truth.at(x, y, z, 0), y + p.truth.at(x, y, z, 1), z + p.truth.at(x, y, z, 2)};
+        const Point3 y_f = gi::reg::transform_point(vf_inverse, gi::reg::transform_point(v0, xd));
+        ASSERT_TRUE(inside(p.floating, y_f, 1.5)) << x << " " << y << " " << z;
+        const double error = std::abs(cubic_at(p.floating, y_f) - p.reference.at(x, y, z));
+        worst = std::max(worst, error);
+        // Control: the same without the affine (the plain pair's convention) is far off.
+        const Point3 y_u = gi::reg::transform_point(vf_inverse, gi::reg::transform_point(v0, xu));
+        if (inside(p.floating, y_u, 1.5))
+          worst_without_affine =
+              std::max(worst_without_affine, std::abs(cubic_at(p.floating, y_u) - p.reference.at(x, y, z)));
+        ++checked;
+      }
+  EXPECT_GT(checked, 10000);
+  // Two cubic interpolations (source at 1 mm-ish, floating at 1.5 mm) of
+  // sinusoids of amplitude 53 in all: well under 1% of it.
+  EXPECT_LT(worst, 0.5);
+  EXPECT_GT(worst_without_affine, 5.0);
+}
+
+TEST(TestPair, AffineOptionLeavesThePlainPairAsItWas) {
+  const Blob b = make_smooth_source();
+  const PairOptions plain_options = small_options();
+  const TestPair plain = gi::reg::make_test_pair(b.image, b.brain, plain_options);
+  // The plain pair: one grid, A = I, truth = u.
+  EXPECT_EQ(plain.floating.dim, b.image.dim);
+  EXPECT_EQ(plain.floating.voxel_to_world, b.image.voxel_to_world);
+  EXPECT_EQ(plain.floating.spacing, b.image.spacing);
+  EXPECT_EQ(plain.affine.matrix, gi::reg::identity4());
+  EXPECT_EQ(plain.truth.data, plain.local.data);
+  // The affine pair of the same seed: the same reference, mask, u and
+  // statistics (A has its own stream); only the floating image and the truth differ.
+  const TestPair affine = gi::reg::make_test_pair(b.image, b.brain, affine_options());
+  EXPECT_EQ(affine.reference.data, plain.reference.data);
+  EXPECT_EQ(affine.mask.data, plain.mask.data);
+  EXPECT_EQ(affine.local.data, plain.truth.data);
+  EXPECT_EQ(affine.stats.mean_displacement, plain.stats.mean_displacement);
+  EXPECT_EQ(affine.stats.min_jacobian, plain.stats.min_jacobian);
+  EXPECT_NE(affine.truth.data, plain.truth.data);
+  // The affine's options change nothing of the plain pair when --affine is off.
+  PairOptions ignored = plain_options;
+  ignored.affine_rotation = 3;
+  ignored.floating_voxel = 2;
+  const TestPair again = gi::reg::make_test_pair(b.image, b.brain, ignored);
+  EXPECT_EQ(again.floating.data, plain.floating.data);
+  EXPECT_EQ(again.floating.dim, plain.floating.dim);
+  EXPECT_EQ(again.truth.data, plain.truth.data);
+}
+
+TEST(TestPair, AffineSameSeedSamePairAnotherSeedAnother) {
+  const Blob b = make_smooth_source();
+  PairOptions o = affine_options();
+  const TestPair p1 = gi::reg::make_test_pair(b.image, b.brain, o);
+  const TestPair p2 = gi::reg::make_test_pair(b.image, b.brain, o);
+  EXPECT_EQ(p1.affine.matrix, p2.affine.matrix);
+  EXPECT_EQ(p1.floating.dim, p2.floating.dim);
+  EXPECT_EQ(p1.floating.voxel_to_world, p2.floating.voxel_to_world);
+  EXPECT_EQ(p1.floating.data, p2.floating.data);
+  EXPECT_EQ(p1.truth.data, p2.truth.data);
+  EXPECT_EQ(p1.reference.data, p2.reference.data);
+  o.seed = 2;
+  const TestPair p3 = gi::reg::make_test_pair(b.image, b.brain, o);
+  EXPECT_NE(p1.affine.matrix, p3.affine.matrix);
+  EXPECT_NE(p1.truth.data, p3.truth.data);
+}
+
+TEST(TestPair, AffinePairFilesRecordTheAffineAndTheFloatingGrid) {
+  const Blob b = make_smooth_source();
+  const PairOptions o = affine_options();
+  const TestPair p = gi::reg::make_test_pair(b.image, b.brain, o);
+  const fs::path dir = fs::temp_directory_path() / ("gi_test_pair_affine_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "image.nii") << "abc";
+  std::ofstream(dir / "brain.nii") << "";
+  gi::reg::write_test_pair(dir / "pair", p, o, dir / "image.nii", dir / "brain.nii");
+  std::ifstream affine_file(dir / "pair" / "truth_affine.txt"), json_file(dir / "pair" / "pair.json");
+  const std::string affine_text((std::istreambuf_iterator<char>(affine_file)), std::istreambuf_iterator<char>());
+  const nlohmann::json j = nlohmann::json::parse(json_file);
+  const Volume floating = gi::reg::read_nifti(dir / "pair" / "floating.nii.gz");
+  // The plain pair writes no affine and keeps its pair.json as it was.
+  gi::reg::write_test_pair(dir / "plain", gi::reg::make_test_pair(b.image, b.brain, small_options()), small_options(),
+                           dir / "image.nii", dir / "brain.nii");
+  const bool plain_has_affine_file = fs::exists(dir / "plain" / "truth_affine.txt");
+  const nlohmann::json plain = gi::reg::pair_json(p, small_options(), dir / "image.nii", dir / "brain.nii");
+  fs::remove_all(dir);
+  EXPECT_EQ(gi::reg::parse_matrix_text(affine_text, "truth_affine.txt"), p.affine.matrix);  // 17 digits: exact
+  EXPECT_EQ(j["affine"]["matrix"].get<Matrix4>(), p.affine.matrix);
+  EXPECT_EQ(j["floating_grid"]["dim"], nlohmann::json(p.floating.dim));
+  EXPECT_EQ(j["floating_grid"]["spacing_mm"], nlohmann::json(p.floating.spacing));
+  EXPECT_EQ(j["floating_grid"]["voxel_to_world"].get<Matrix4>(), p.floating.voxel_to_world);
+  EXPECT_EQ(j["options"]["floating_voxel_mm"], 1.5);
+  EXPECT_EQ(j["files"]["truth_affine"], "truth_affine.txt");
+  // The NIfTI header carries the floating grid (the sform is float32).
+  EXPECT_EQ(floating.dim, p.floating.dim);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(floating.voxel_to_world[r][c], p.floating.voxel_to_world[r][c], 1e-4);
+  EXPECT_FALSE(plain_has_affine_file);
+  EXPECT_FALSE(plain.contains("affine"));
+  EXPECT_FALSE(plain.contains("floating_grid"));
+  EXPECT_FALSE(plain["options"].contains("affine"));
+}
+
+TEST(TestPair, BadAffineOptionsAreRejected) {
+  const Blob b = make_smooth_source();
+  PairOptions o = affine_options();
+  o.floating_voxel = 0;
+  EXPECT_THROW(gi::reg::make_test_pair(b.image, b.brain, o), std::invalid_argument);
+  o = affine_options();
+  o.affine_rotation = -1;
+  EXPECT_THROW(gi::reg::make_test_pair(b.image, b.brain, o), std::invalid_argument);
+  o = affine_options();
+  o.affine_scaling = 0.6;
+  EXPECT_THROW(gi::reg::make_test_pair(b.image, b.brain, o), std::invalid_argument);
 }
 
 }  // namespace

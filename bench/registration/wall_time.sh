@@ -10,8 +10,10 @@
 # afterwards, outside the timed run, for `gi accuracy` and the seed-vs-evolved
 # difference. Needs .carry/ from bench/registration/pack_device.sh.
 #   device run: bash bench/registration/wall_time.sh [REPEATS] [SEED_REPEATS]
-# Everything lands in $OUT/wall_time.tar.gz; summarise with
-# bench/registration/summarise_wall_time.py.
+# PAIR_OPTIONS adds gi make-pair options (e.g. --affine: a known affine and
+# the floating image on another grid) and TAG names the run folder
+# (runs/wall-time-TAG). Everything lands in $OUT/wall_time${TAG}.tar.gz;
+# summarise with bench/registration/summarise_wall_time.py.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gi-out}
@@ -20,14 +22,16 @@ repeats=${1:-5}
 seed_repeats=${2:-2}
 [ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
 GI=$PWD/.carry/gi
-R=runs/wall-time
+R=runs/wall-time${TAG:+-$TAG}
 mkdir -p "$R"
 { date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; nproc; "$GI" doctor | head -5; } > "$R/machine.txt" 2>&1
 cat "$R/machine.txt"
 slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
 pair=$R/pair
 if [ ! -f "$pair/pair.json" ]; then
-  "$GI" make-pair --out "$pair" --image .carry/ch2.nii.gz --brain .carry/ch2bet.nii.gz --seed 1 > "$R/make_pair.log" 2>&1
+  # shellcheck disable=SC2086
+  "$GI" make-pair --out "$pair" --image .carry/ch2.nii.gz --brain .carry/ch2bet.nii.gz --seed 1 ${PAIR_OPTIONS:-} \
+    > "$R/make_pair.log" 2>&1
 fi
 # timed NAME KERNELS CACHE: one gi register, its wall seconds in NAME.wall
 timed() {
@@ -52,10 +56,10 @@ for tag in evolved seeds; do
   echo "transform $tag-1: exit $?"
   "$GI" accuracy --displacement "$R/$tag-1/displacement.nii" --truth "$pair/truth_displacement.nii.gz" \
     --mask "$pair/brain_mask.nii.gz" --json "$R/$tag-1/accuracy.json" > "$R/$tag-1/accuracy.txt" 2>&1
-  grep -i "mean" "$R/$tag-1/accuracy.txt" | head -2
+  grep -i "mean" "$R/$tag-1/accuracy.txt" | head -3
 done
 "$GI" accuracy --displacement "$R/seeds-1/displacement.nii" --compare "$R/evolved-1/displacement.nii" \
   --truth "$pair/truth_displacement.nii.gz" --mask "$pair/brain_mask.nii.gz" --json "$R/compare_seeds_vs_evolved.json" \
   > "$R/compare_seeds_vs_evolved.txt" 2>&1
 grep compare "$R/compare_seeds_vs_evolved.txt"
-tar czf "$OUT/wall_time.tar.gz" --exclude='*.nii.gz' --exclude='*.nii' --exclude='cache*' "$R"
+tar czf "$OUT/wall_time${TAG:+-$TAG}.tar.gz" --exclude='*.nii.gz' --exclude='*.nii' --exclude='cache*' "$R"

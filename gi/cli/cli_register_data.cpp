@@ -1,10 +1,13 @@
 // The data around `gi register`, no GPU needed:
 //   `gi make-pair --out DIR ...`: a test pair with a known deformation made
-//     from a real brain MRI (gi/register/test_pair.hpp);
+//     from a real brain MRI (gi/register/test_pair.hpp); `--affine` adds a
+//     known affine and puts the floating image on its own grid;
 //   `gi accuracy --displacement D --truth T --mask M ...`: how close an
 //     estimated displacement is to the truth, whether it folds, and how far it
 //     is from another estimate (gi/register/accuracy.hpp).
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -37,6 +40,21 @@ std::string summary_line(const reg::Summary& s) {
          "  max " + fixed(s.max);
 }
 
+std::string triple(const std::array<double, 3>& v, int decimals) {
+  return "(" + fixed(v[0], decimals) + ", " + fixed(v[1], decimals) + ", " + fixed(v[2], decimals) + ")";
+}
+
+void print_affine(const reg::TestPair& pair) {
+  const reg::PairAffine& af = pair.affine;
+  const auto& t = af.translation;
+  const auto& f = pair.floating;
+  std::cout << "affine (truth_affine.txt): rotation " << fixed(af.rotation_degrees, 2) << " deg about "
+            << triple(af.axis, 3) << ", translation " << triple(t, 2) << " mm (length "
+            << fixed(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 2) << "), scaling " << triple(af.scaling, 4)
+            << "\nfloating grid: " << f.dim[0] << "x" << f.dim[1] << "x" << f.dim[2] << " voxels of "
+            << fixed(f.spacing[0], 2) << " mm\n";
+}
+
 }  // namespace
 
 void add_make_pair(CLI::App& app) {
@@ -67,6 +85,24 @@ void add_make_pair(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--bias", a->options.bias, "largest |log| of the reference's smooth multiplicative bias field")
       ->capture_default_str();
+  auto* affine = cmd->add_flag("--affine", a->options.affine,
+                               "also move the floating image by a random affine (reference world -> floating world, "
+                               "written as truth_affine.txt) onto its own grid; the truth includes the affine");
+  cmd->add_option("--affine-rotation", a->options.affine_rotation,
+                  "with --affine: largest rotation angle, degrees (about a random axis)")
+      ->capture_default_str()
+      ->needs(affine);
+  cmd->add_option("--affine-translation", a->options.affine_translation,
+                  "with --affine: largest length of the brain centre's translation, mm")
+      ->capture_default_str()
+      ->needs(affine);
+  cmd->add_option("--affine-scaling", a->options.affine_scaling,
+                  "with --affine: largest |scale - 1| along each world axis")
+      ->capture_default_str()
+      ->needs(affine);
+  cmd->add_option("--floating-voxel", a->options.floating_voxel, "with --affine: the floating grid's voxel size, mm")
+      ->capture_default_str()
+      ->needs(affine);
   cmd->callback([a] {
     const auto start = std::chrono::steady_clock::now();
     const reg::Volume image = reg::read_nifti(a->image, 1);
@@ -81,6 +117,7 @@ void add_make_pair(CLI::App& app) {
               << "  p95 " << fixed(s.p95_displacement) << "  max " << fixed(s.max_displacement) << " voxels\n"
               << "min det(I + grad u): " << fixed(s.min_jacobian, 4) << " (brain " << fixed(s.min_jacobian_in_brain, 4)
               << ")\n";
+    if (a->options.affine) print_affine(pair);
   });
 }
 
@@ -121,6 +158,7 @@ void add_accuracy(CLI::App& app) {
                           {"accuracy", reg::to_json(r)}};
     std::cout << "inside the mask (" << r.mask_voxels << " of " << r.voxels << " voxels), voxels:\n"
               << "  error |estimated - truth|  " << summary_line(r.error) << "\n"
+              << "  error in mm                " << summary_line(r.error_mm) << "\n"
               << "  truth |u|                  " << summary_line(r.truth_length) << "\n"
               << "  estimated |u|              " << summary_line(r.estimated_length) << "\n"
               << "folding det(I + grad u) <= 0: in mask " << r.folded_in_mask << " ("

@@ -37,6 +37,21 @@ double length_of_difference(const Volume& a, const Volume* b, std::size_t v) {
   return std::sqrt(s);
 }
 
+// |L (a(v) - b(v))|, L the 3x3 linear part of `voxel_to_world`: the
+// difference of two voxel-unit displacements in millimetres.
+double length_of_difference_mm(const Volume& a, const Volume& b, std::size_t v,
+                               const std::array<std::array<double, 4>, 4>& voxel_to_world) {
+  const std::size_t n = a.voxels();
+  double d[3];
+  for (int c = 0; c < 3; ++c) d[c] = double(a.data[c * n + v]) - double(b.data[c * n + v]);
+  double s = 0;
+  for (int r = 0; r < 3; ++r) {
+    const double mm = voxel_to_world[r][0] * d[0] + voxel_to_world[r][1] * d[1] + voxel_to_world[r][2] * d[2];
+    s += mm * mm;
+  }
+  return std::sqrt(s);
+}
+
 }  // namespace
 
 double percentile_nearest_rank(const std::vector<float>& sorted, double p) {
@@ -107,15 +122,17 @@ AccuracyReport measure_accuracy(const Volume& estimated, const Volume& truth, co
   require_same_dims(truth, mask, "mask");
   AccuracyReport r;
   r.voxels = truth.voxels();
-  std::vector<float> error, truth_len, est_len;
+  std::vector<float> error, error_mm, truth_len, est_len;
   for (std::size_t v = 0; v < r.voxels; ++v) {
     if (!(mask.data[v] > 0.5f)) continue;
     error.push_back(float(length_of_difference(estimated, &truth, v)));
+    error_mm.push_back(float(length_of_difference_mm(estimated, truth, v, truth.voxel_to_world)));
     truth_len.push_back(float(length_of_difference(truth, nullptr, v)));
     est_len.push_back(float(length_of_difference(estimated, nullptr, v)));
   }
   r.mask_voxels = error.size();
   r.error = summarise(std::move(error));
+  r.error_mm = summarise(std::move(error_mm));
   r.truth_length = summarise(std::move(truth_len));
   r.estimated_length = summarise(std::move(est_len));
   const std::vector<float> det = jacobian_determinants(estimated);
@@ -138,11 +155,13 @@ AccuracyReport measure_accuracy(const Volume& estimated, const Volume& truth, co
 }
 
 nlohmann::json to_json(const AccuracyReport& r) {
-  return {{"units", "voxels of the reference grid"},
+  return {{"units", "voxels of the reference grid (error_in_mask_mm: millimetres)"},
           {"percentile_rule", "nearest rank: the ceil(p/100 n)-th smallest"},
           {"voxels", r.voxels},
           {"mask_voxels", r.mask_voxels},
           {"error_in_mask", to_json(r.error)},
+          {"error_in_mask_mm", to_json(r.error_mm)},
+          {"mm_rule", "|L (estimated - truth)|, L the 3x3 linear part of the truth's (reference's) voxel_to_world"},
           {"truth_length_in_mask", to_json(r.truth_length)},
           {"estimated_length_in_mask", to_json(r.estimated_length)},
           {"folding",

@@ -6,7 +6,10 @@
 // Convention, shared with the test pairs and `gi register`: a displacement
 // field u has 3 components in voxel units of the reference grid; reference
 // voxel x corresponds to the floating image's voxel position x + u(x) (both
-// images on one grid).
+// images on one grid). More generally (an affine test pair, whose images lie
+// on different grids): reference voxel x corresponds to the floating world
+// point V_ref (x + u(x)), V_ref the reference's voxel_to_world; on one grid
+// the two statements agree.
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -42,6 +45,11 @@ std::vector<float> jacobian_determinants(const Volume& field);
 struct AccuracyReport {
   std::size_t mask_voxels = 0, voxels = 0;
   Summary error;                   // |estimated - truth| in voxels, inside the mask
+  // |L (estimated - truth)| in mm, inside the mask, L the 3x3 linear part of
+  // the truth's voxel_to_world (the reference's): comparable across voxel
+  // sizes and between axes of different voxel size. Equal to `error` for
+  // 1 mm voxels (L a rotation).
+  Summary error_mm;
   Summary truth_length;            // |truth| inside the mask
   Summary estimated_length;        // |estimated| inside the mask
   std::size_t folded_in_mask = 0;  // voxels with det(I + grad estimated) <= 0
@@ -70,7 +78,9 @@ nlohmann::json to_json(const FieldComparison& c);
 //   d_vox = inverse(A) * diag(-1, -1, 1) * d_lps,
 // A the 3x3 part of the reference's voxel_to_world. The result keeps
 // `deformation`'s grid and uses the convention above (valid when the floating
-// image shares the reference's grid, as a test pair's does). Throws
+// image shares the reference's grid, as a plain test pair's does, and also for
+// an affine pair's different grids under its world-point convention, as the
+// deformation field is itself a world-space displacement). Throws
 // std::invalid_argument for a field without 3 components or a singular A.
 Volume elastix_lps_mm_to_voxels(const Volume& deformation,
                                 const std::array<std::array<double, 4>, 4>& reference_voxel_to_world);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,7 @@ enum Stream : std::uint64_t {
   kReferenceNoise = 4,
   kFloatingNoise = 5,
   kLowFrequency = 6,  // the seed of the low-frequency field's own three streams
+  kAffine = 7,        // the affine pair's rotation, translation and scaling
 };
 
 std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) {
@@ -309,6 +311,189 @@ void add_low_frequency(Volume& field, double sigma, double weight, std::uint64_t
   });
 }
 
+// --- The affine pair (test_pair.hpp) ---
+
+// The floating grid's margin beyond the moved field of view, in its voxels:
+// room for the cubic kernel and for displacements at the brain's edge.
+constexpr int kFloatingMargin = 3;
+
+// A uniform value in [0, 1) from the engine's top 53 bits: unlike
+// std::uniform_real_distribution, the same on every standard library.
+double uniform01(std::mt19937_64& engine) { return double(engine() >> 11) * 0x1.0p-53; }
+
+// A direction uniform on the unit sphere (Archimedes: z uniform in [-1, 1]).
+Point3 random_direction(std::mt19937_64& engine) {
+  const double z = 2 * uniform01(engine) - 1;
+  const double phi = 2 * std::numbers::pi * uniform01(engine);
+  const double r = std::sqrt(std::max(0.0, 1 - z * z));
+  return {r * std::cos(phi), r * std::sin(phi), z};
+}
+
+// A(w) = c + t + R S (w - c), R by Rodrigues' formula from the axis and angle.
+Matrix4 affine_matrix(const PairAffine& a) {
+  const double theta = a.rotation_degrees * std::numbers::pi / 180, co = std::cos(theta), si = std::sin(theta);
+  const Point3& k = a.axis;
+  const double cross[3][3] = {{0, -k[2], k[1]}, {k[2], 0, -k[0]}, {-k[1], k[0], 0}};
+  Matrix4 m = identity4();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const double r = (i == j ? co : 0.0) + si * cross[i][j] + (1 - co) * k[i] * k[j];
+      m[i][j] = r * a.scaling[j];
+    }
+  for (int i = 0; i < 3; ++i) {
+    m[i][3] = a.centre[i] + a.translation[i];
+    for (int j = 0; j < 3; ++j) m[i][3] -= m[i][j] * a.centre[j];
+  }
+  return m;
+}
+
+// Draws the affine from its own stream, always the same number of values in
+// the same order, so a bound of 0 leaves the other parameters as they were.
+// The rotation angle and the translation's length are uniform in [max / 2,
+// max], not [0, max]: every seed's pair then needs a real pre-alignment (with
+// [0, max], seed 1 drew a translation of 0.1 mm).
+PairAffine draw_affine(const PairOptions& o, const Point3& centre, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  PairAffine a;
+  a.centre = centre;
+  a.axis = random_direction(engine);
+  a.rotation_degrees = o.affine_rotation * (1 + uniform01(engine)) / 2;
+  const Point3 direction = random_direction(engine);
+  const double length = o.affine_translation * (1 + uniform01(engine)) / 2;
+  for (int i = 0; i < 3; ++i) a.translation[i] = length * direction[i];
+  for (int i = 0; i < 3; ++i) a.scaling[i] = 1 + o.affine_scaling * (2 * uniform01(engine) - 1);
+  a.matrix = affine_matrix(a);
+  return a;
+}
+
+// The centroid of the brain's voxels, in world millimetres.
+Point3 brain_centre(const std::vector<unsigned char>& brain, const Volume& image) {
+  double sum[3] = {0, 0, 0};
+  std::size_t count = 0;
+  for_slices(image.dim, 0, image.dim[2], [&](int x, int y, int z, std::size_t v) {
+    if (!brain[v]) return;
+    sum[0] += x, sum[1] += y, sum[2] += z;
+    ++count;
+  });
+  return transform_point(image.voxel_to_world, {sum[0] / count, sum[1] / count, sum[2] / count});
+}
+
+// An empty volume on the floating grid: V0's axis directions (its columns
+// normalised), voxels of h mm, and the origin and dimensions that hold the
+// source's voxel centres mapped by A, plus kFloatingMargin voxels each side.
+Volume floating_grid(const Volume& image, const Matrix4& A, double h) {
+  Matrix4 steps = identity4();  // voxel index -> world, origin at world 0 until the end
+  for (int c = 0; c < 3; ++c) {
+    const double norm = std::hypot(image.voxel_to_world[0][c], image.voxel_to_world[1][c], image.voxel_to_world[2][c]);
+    for (int r = 0; r < 3; ++r) steps[r][c] = image.voxel_to_world[r][c] / norm * h;
+  }
+  const Matrix4 to_index = multiply(inverse(steps), multiply(A, image.voxel_to_world));
+  Point3 lo, hi;
+  lo.fill(std::numeric_limits<double>::infinity());
+  hi.fill(-std::numeric_limits<double>::infinity());
+  for (int corner = 0; corner < 8; ++corner) {
+    Point3 p;
+    for (int a = 0; a < 3; ++a) p[a] = (corner >> a & 1) ? image.dim[a] - 1 : 0;
+    const Point3 q = transform_point(to_index, p);
+    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a]), hi[a] = std::max(hi[a], q[a]);
+  }
+  Point3 start, size;
+  for (int a = 0; a < 3; ++a) {
+    start[a] = std::floor(lo[a]) - kFloatingMargin;
+    size[a] = std::ceil(hi[a]) + kFloatingMargin - start[a] + 1;
+  }
+  if (size[0] * size[1] * size[2] > 1e9)
+    throw std::invalid_argument("make_test_pair: the floating grid would be too large");
+  Volume grid;
+  for (int a = 0; a < 3; ++a) grid.dim[a] = int(size[a]), grid.spacing[a] = h;
+  // Floating voxel 0 is the index-frame point `start`; steps has no translation, so this is its world position.
+  const Point3 origin = transform_point(steps, start);
+  grid.voxel_to_world = steps;
+  for (int r = 0; r < 3; ++r) grid.voxel_to_world[r][3] = origin[r];
+  return grid;
+}
+
+// The floating image without noise: F(y) = image(V0^-1 A^-1 Vf y).
+Volume resample_floating(const Volume& image, const Matrix4& A, double h) {
+  Volume out = floating_grid(image, A, h);
+  const Matrix4 to_source = multiply(inverse(image.voxel_to_world), multiply(inverse(A), out.voxel_to_world));
+  out.data.resize(out.voxels());
+  parallel_for(out.dim[2], [&](std::size_t z0, std::size_t z1) {
+    for_slices(out.dim, z0, z1, [&](int x, int y, int z, std::size_t v) {
+      const Point3 p = transform_point(to_source, {double(x), double(y), double(z)});
+      out.data[v] = float(sample_cubic(image, p.data()));
+    });
+  });
+  return out;
+}
+
+// truth <- V0^-1 A V0 (x + truth(x)) - x: from u to the displacement whose
+// reference-grid point x + d is the floating world point A V0 (x + u), in
+// reference voxels.
+void compose_with_affine(Volume& truth, const Matrix4& A) {
+  const Matrix4 k = multiply(inverse(truth.voxel_to_world), multiply(A, truth.voxel_to_world));
+  const std::size_t n = truth.voxels();
+  parallel_for(truth.dim[2], [&](std::size_t z0, std::size_t z1) {
+    for_slices(truth.dim, z0, z1, [&](int x, int y, int z, std::size_t v) {
+      const Point3 p = {x + double(truth.data[v]), y + double(truth.data[n + v]), z + double(truth.data[2 * n + v])};
+      const Point3 q = transform_point(k, p);
+      truth.data[v] = float(q[0] - x);
+      truth.data[n + v] = float(q[1] - y);
+      truth.data[2 * n + v] = float(q[2] - z);
+    });
+  });
+}
+
+void check_affine_options(const PairOptions& o) {
+  if (!(o.affine_rotation >= 0 && o.affine_rotation <= 90))
+    throw std::invalid_argument("make_test_pair: affine_rotation must be in [0, 90] degrees");
+  if (!(o.affine_translation >= 0 && o.affine_translation <= 1000))
+    throw std::invalid_argument("make_test_pair: affine_translation must be in [0, 1000] mm");
+  if (!(o.affine_scaling >= 0 && o.affine_scaling <= 0.5))
+    throw std::invalid_argument("make_test_pair: affine_scaling must be in [0, 0.5]");
+  if (!(o.floating_voxel >= 0.1 && o.floating_voxel <= 20))
+    throw std::invalid_argument("make_test_pair: floating_voxel must be in [0.1, 20] mm");
+}
+
+// What an affine pair adds to pair.json (test_pair.hpp): its options, the
+// affine, the floating grid, and the conventions and construction that differ.
+void add_affine_json(nlohmann::json& j, const TestPair& pair, const PairOptions& o) {
+  const PairAffine& a = pair.affine;
+  j["options"]["affine"] = true;
+  j["options"]["affine_max_rotation_degrees"] = o.affine_rotation;
+  j["options"]["affine_max_translation_mm"] = o.affine_translation;
+  j["options"]["affine_max_scaling"] = o.affine_scaling;
+  j["options"]["floating_voxel_mm"] = o.floating_voxel;
+  j["affine"] = {{"matrix", a.matrix},
+                 {"maps", "reference world mm -> floating world mm (row-major, last row 0 0 0 1)"},
+                 {"form", "A(w) = centre + translation + R(axis, rotation) diag(scaling) (w - centre)"},
+                 {"centre_mm", a.centre},
+                 {"axis", a.axis},
+                 {"rotation_degrees", a.rotation_degrees},
+                 {"translation_mm", a.translation},
+                 {"scaling", a.scaling},
+                 {"bounds", "rotation angle uniform in [max/2, max] about an axis uniform on the sphere; "
+                            "translation length uniform in [max/2, max] mm in a direction uniform on the sphere; "
+                            "each scale uniform in [1 - max, 1 + max]"}};
+  j["grid"]["voxel_to_world"] = pair.reference.voxel_to_world;
+  j["floating_grid"] = {{"dim", pair.floating.dim},
+                        {"spacing_mm", pair.floating.spacing},
+                        {"voxel_to_world", pair.floating.voxel_to_world},
+                        {"margin_voxels", kFloatingMargin}};
+  j["convention"] =
+      "truth_displacement d: 3 components in voxels of the reference grid; reference voxel x corresponds to the "
+      "floating WORLD point V_ref (x + d(x)), V_ref the reference's voxel_to_world (the floating voxel "
+      "V_flo^-1 V_ref (x + d(x))); d(x) = V_ref^-1 A V_ref (x + u(x)) - x; the images lie on different grids";
+  j["construction"]["truth"] = j["construction"]["truth"].get<std::string>() +
+                               "; then composed with the affine: d(x) = V_ref^-1 A V_ref (x + u(x)) - x";
+  j["construction"]["floating"] =
+      "source image at V_src^-1 A^-1 V_flo y, cubic convolution (Keys a = -0.5, edge voxels repeated outside the "
+      "source), on the floating grid (V_src's axes, floating_voxel_mm voxels, covering the source's voxel centres "
+      "mapped by A plus margin_voxels), plus Gaussian noise";
+  j["truth_in_brain"]["of"] = "u, before the affine";
+  j["files"]["truth_affine"] = "truth_affine.txt";
+}
+
 }  // namespace
 
 Volume smooth_random_field(const std::array<int, 3>& dim, double sigma, std::uint64_t seed) {
@@ -347,6 +532,7 @@ TestPair make_test_pair(const Volume& image, const Volume& brain, const PairOpti
     throw std::invalid_argument("make_test_pair: low_frequency must be in [0, 100]");
   if (!(o.low_frequency_sigma > 0 && o.low_frequency_sigma <= 200))
     throw std::invalid_argument("make_test_pair: low_frequency_sigma must be in (0, 200] voxels");
+  check_affine_options(o);
   const std::size_t n = image.voxels();
 
   // The brain in floating space and the image's intensity range there (the noise's unit).
@@ -432,7 +618,16 @@ TestPair make_test_pair(const Volume& image, const Volume& brain, const PairOpti
       pair.reference.data[v] = float(sample_cubic(image, p) * bias[v]);
     });
   });
-  pair.floating.data = image.data;
+  pair.local = pair.truth;
+  if (o.affine) {
+    // After the statistics and the fold check, which stay those of u; the
+    // reference does not depend on A, nor the draws of the other streams.
+    pair.affine = draw_affine(o, brain_centre(brain_mask, image), stream_seed(o.seed, kAffine));
+    pair.floating = resample_floating(image, pair.affine.matrix, o.floating_voxel);
+    compose_with_affine(pair.truth, pair.affine.matrix);
+  } else {
+    pair.floating.data = image.data;
+  }
   // Each image's noise from its own stream, drawn in its own thread.
   auto add_noise = [&](std::vector<float>& data, std::uint64_t stream) {
     if (pair.stats.noise_sigma <= 0) return;
@@ -452,7 +647,7 @@ nlohmann::json pair_json(const TestPair& pair, const PairOptions& o, const fs::p
   auto source = [](const fs::path& f) {
     return nlohmann::json{{"path", fs::absolute(f).lexically_normal().string()}, {"sha256", grammar::sha256_hex(read_text_file(f))}};
   };
-  return {
+  nlohmann::json j = {
       {"format", "gi-test-pair-1"},
       {"seed", o.seed},
       {"options",
@@ -493,6 +688,9 @@ nlohmann::json pair_json(const TestPair& pair, const PairOptions& o, const fs::p
         {"truth_displacement", "truth_displacement.nii.gz"},
         {"brain_mask", "brain_mask.nii.gz"}}},
   };
+  // The plain pair's pair.json stays as it was; an affine pair adds to it.
+  if (o.affine) add_affine_json(j, pair, o);
+  return j;
 }
 
 void write_test_pair(const fs::path& dir, const TestPair& pair, const PairOptions& o, const fs::path& image_file,
@@ -504,6 +702,7 @@ void write_test_pair(const fs::path& dir, const TestPair& pair, const PairOption
   write_nifti(dir / "floating.nii.gz", pair.floating, "gi test pair floating, " + seed);
   write_nifti(dir / "truth_displacement.nii.gz", pair.truth, "gi truth displacement (voxels), " + seed);
   write_nifti(dir / "brain_mask.nii.gz", pair.mask, "gi brain mask (reference space), " + seed);
+  if (o.affine) fitness::write_file_atomically(dir / "truth_affine.txt", matrix_text(pair.affine.matrix));
   fitness::write_file_atomically(dir / "pair.json", meta.dump(2) + "\n");
 }
 

@@ -5,8 +5,9 @@
 // displacement u, so that a registration of the pair can be scored against u
 // (gi/register/accuracy.hpp).
 //
-// Convention: u has 3 components in voxels; reference voxel x corresponds to
-// the floating image's voxel position x + u(x). The two images share one grid.
+// Convention (the plain pair): u has 3 components in voxels; reference voxel x
+// corresponds to the floating image's voxel position x + u(x). The two images
+// share one grid. (An affine pair: below.)
 //
 // The truth u is a dense field independent of any B-spline grid: independent
 // Gaussian white noise per voxel and component, smoothed by a separable
@@ -22,9 +23,36 @@
 // reference space is (brain > 0) resampled at x + u(x) by trilinear
 // interpolation, kept where >= 0.5.
 //
+// With PairOptions::affine (`gi make-pair --affine`) the pair also needs an
+// affine pre-alignment and its images lie on different grids, as real pairs
+// do. V0 is the source image's voxel_to_world (the reference keeps it). A
+// random world-space affine A (reference world mm -> floating world mm, the
+// matrix gi register and reg_aladin write) is drawn about the source brain's
+// centroid c: A(w) = c + t + R S (w - c), R a rotation by an angle uniform in
+// [1/2, 1] x `affine_rotation` degrees about an axis uniform on the sphere,
+// S = diag(s) with each s uniform in [1 - affine_scaling, 1 + affine_scaling]
+// along the world axes, and t in a direction uniform on the sphere, of length
+// uniform in [1/2, 1] x `affine_translation` mm (the vector's length, not each
+// component). (At least half the maximum, so that every seed's pair needs a
+// real pre-alignment.) The floating image lies on its own grid Vf: V0's axis
+// directions, voxels of `floating_voxel` mm, the origin and dimensions that
+// cover the source's field of view (its voxel centres) mapped by A plus 3
+// voxels on every side. It is F(y) = image(V0^-1 A^-1 Vf y) by the same cubic
+// convolution (edge voxels repeated outside the source image, as for the
+// reference, so both images show one extended image), plus noise; so the
+// floating world point of reference world point w is A w. The truth becomes
+// d(x) = V0^-1 A V0 (x + u(x)) - x: reference voxel x corresponds to the
+// floating WORLD point V0 (x + d(x)) (floating voxel
+// Vf^-1 V0 (x + d(x))). Without affine, A = I, Vf = V0 and d = u exactly, so
+// both conventions agree. The reference, the mask, u, the statistics and the
+// fold check do not depend on A: an affine pair has the same reference as the
+// plain pair of its seed.
+//
 // Everything is a function of the seed (std::mt19937_64 streams derived from
-// it, Gaussian values by the polar method, so any standard library gives the
-// same pair).
+// it, Gaussian values by the polar method, uniform values from the engine's
+// raw bits, so any standard library gives the same pair). The affine has its
+// own stream, so the plain pair of a seed is the same whatever the affine
+// options.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +61,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gi/register/affine_fit.hpp"
 #include "gi/register/volume.hpp"
 
 namespace gi::reg {
@@ -50,6 +79,24 @@ struct PairOptions {
   double low_frequency_sigma = 40.0;  // voxels
   double noise = 0.02;            // noise sigma, a fraction of the brain's intensity range (both images)
   double bias = 0.10;             // max |log bias| of the reference's multiplicative bias field
+  // The affine pair (see the top of this file); the other fields below count only with it.
+  bool affine = false;
+  double affine_rotation = 10.0;     // degrees: the largest rotation angle (drawn in [max/2, max]), in [0, 90]
+  double affine_translation = 10.0;  // mm: the largest |t|, the brain centre's shift ([max/2, max]), in [0, 1000]
+  double affine_scaling = 0.05;      // the largest |s - 1| of each axis' scale factor, in [0, 0.5]
+  double floating_voxel = 1.5;       // mm: the floating grid's voxel size, in [0.1, 20]
+};
+
+// The affine of an affine pair and the parameters it was made of.
+// matrix = A: A(w) = centre + translation + R(axis, rotation_degrees) diag(scaling) (w - centre).
+// Identity (and the other fields as below) for a pair without affine.
+struct PairAffine {
+  Matrix4 matrix = identity4();  // reference world mm -> floating world mm
+  Point3 centre{0, 0, 0};        // mm: the source brain's centroid (reference world)
+  Point3 axis{0, 0, 1};          // unit rotation axis
+  double rotation_degrees = 0;
+  Point3 translation{0, 0, 0};  // mm: A(centre) - centre
+  Point3 scaling{1, 1, 1};      // along the world axes, applied before the rotation
 };
 
 struct PairStatistics {
@@ -63,10 +110,15 @@ struct PairStatistics {
 };
 
 struct TestPair {
-  Volume reference, floating;
-  Volume truth;  // u, 3 components, voxels, on the reference grid
+  Volume reference;  // on the source image's grid and geometry
+  Volume floating;   // the same grid, or (affine) its own grid Vf
+  // d, 3 components, reference voxels, on the reference grid: reference voxel x
+  // corresponds to the floating world point V0 (x + d(x)). u without affine.
+  Volume truth;
+  Volume local;  // u alone (the deformation before A), as truth; equal to truth without affine
   Volume mask;   // brain in reference space, 0/1
-  PairStatistics stats;
+  PairAffine affine;
+  PairStatistics stats;  // of u
 };
 
 // `image` and `brain` (brain-extracted image: > 0 inside the brain) must share
@@ -89,7 +141,10 @@ nlohmann::json pair_json(const TestPair& pair, const PairOptions& options, const
                          const std::filesystem::path& brain_file);
 
 // Writes reference.nii.gz, floating.nii.gz, truth_displacement.nii.gz,
-// brain_mask.nii.gz and pair.json into `dir` (created if missing).
+// brain_mask.nii.gz and pair.json into `dir` (created if missing); for an
+// affine pair also truth_affine.txt (matrix_text(A)). An affine pair's
+// pair.json adds the affine's matrix and parameters and the floating grid
+// (dim, voxel size, voxel_to_world).
 void write_test_pair(const std::filesystem::path& dir, const TestPair& pair, const PairOptions& options,
                      const std::filesystem::path& image_file, const std::filesystem::path& brain_file);
 
