@@ -26,8 +26,10 @@
 #                fit the device's carry limit); score: transformix and gi
 #                accuracy on OUT_DIR's TransformParameters.0.txt from an
 #                earlier `register` stage (its transformix time is recorded apart).
-#   PARAMS       another elastix parameter file (default: elastix_bspline.txt
-#                beside this script), e.g. one with fewer iterations.
+#   PARAMS       elastix parameter files, space-separated, run one after
+#                another (default: elastix_bspline.txt beside this script; an
+#                affine pair: "elastix_affine.txt elastix_bspline.txt"). A bare
+#                name is looked for beside this script.
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -40,13 +42,19 @@ pair=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 threads=${3:-$(nproc)}
-params=${PARAMS:-$here/elastix_bspline.txt}
+params=()
+for p in ${PARAMS:-elastix_bspline.txt}; do
+  [ -f "$p" ] || p=$here/$p
+  params+=("$p")
+done
 gi=${GI:-$repo/build/gi/gi}
 
 for f in reference.nii.gz floating.nii.gz truth_displacement.nii.gz brain_mask.nii.gz; do
   [ -f "$pair/$f" ] || { echo "$0: $pair/$f is missing (make the pair with gi make-pair)" >&2; exit 1; }
 done
-[ -f "$params" ] || { echo "$0: parameter file $params is missing" >&2; exit 1; }
+for p in "${params[@]}"; do
+  [ -f "$p" ] || { echo "$0: parameter file $p is missing" >&2; exit 1; }
+done
 [ -x "$gi" ] || { echo "$0: gi binary $gi is missing (build it, or set GI)" >&2; exit 1; }
 
 if [ -n "${ELASTIX_DIR:-}" ]; then
@@ -72,7 +80,9 @@ fail() { tail -30 "$1" >&2; echo "$0: $2 failed (log: $1)" >&2; exit 1; }
 version=$("$elastix" --version 2>/dev/null | head -1 || true)
 if [ "$stage" != score ]; then
   t0=$(now)
-  "$elastix" -f "$pair/reference.nii.gz" -m "$pair/floating.nii.gz" -p "$params" -out "$out" -threads "$threads" \
+  p_args=()
+  for p in "${params[@]}"; do p_args+=(-p "$p"); done
+  "$elastix" -f "$pair/reference.nii.gz" -m "$pair/floating.nii.gz" "${p_args[@]}" -out "$out" -threads "$threads" \
     >"$out/elastix_stdout.txt" 2>&1 || fail "$out/elastix_stdout.txt" elastix
   t1=$(now)
   cat >"$out/elastix_time.json" <<EOF
@@ -83,17 +93,22 @@ if [ "$stage" != score ]; then
   "host": "$(hostname)",
   "cpu": "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/"//g')",
   "elastix_version": "$version",
-  "parameters": "$params",
-  "parameters_sha256": "$(sha256sum "$params" | cut -d' ' -f1)",
+  "parameters": "${params[*]}",
+  "parameters_sha256": "$(sha256sum "${params[@]}" | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')",
   "pair": "$pair"
 }
 EOF
   cat "$out/elastix_time.json"
 fi
 [ "$stage" = register ] && exit 0
-# transformix -def all: the displacement at every reference voxel (ITK LPS millimetres).
+# transformix -def all: the displacement at every reference voxel (ITK LPS
+# millimetres), through the last stage's parameters, which chain to the
+# earlier ones' (their path rewritten to OUT_DIR: elastix may have run elsewhere).
+last=$out/$(cd "$out" && ls TransformParameters.*.txt | sort -t. -k2 -n | tail -1)
+sed -i -E "s|\(InitialTransformParametersFileName \"[^\"]*/(TransformParameters\.[0-9]+\.txt)\"\)|(InitialTransformParametersFileName \"$out/\1\")|" \
+  "$out"/TransformParameters.*.txt
 t1=$(now)
-"$transformix" -def all -tp "$out/TransformParameters.0.txt" -out "$out" -threads "$threads" \
+"$transformix" -def all -tp "$last" -out "$out" -threads "$threads" \
   >"$out/transformix_stdout.txt" 2>&1 || fail "$out/transformix_stdout.txt" transformix
 t2=$(now)
 cat >"$out/transformix_time.json" <<EOF
