@@ -306,3 +306,29 @@ TEST(AffineStage, RegistersAFloatingImageOnAnotherGrid) {
 
 }  // namespace
 }  // namespace gi::reg
+
+namespace gi::reg {
+namespace {
+
+// Images whose headers put them a metre apart share no voxel: the affine
+// stage says so instead of fitting noise.
+TEST(AffineStage, ImagesThatDoNotOverlapAreRefused) {
+  const int n = 32;
+  auto [reference, floating] = moved_pair(n, identity4());
+  floating.voxel_to_world[0][3] = 1000;
+  RegistrationOptions options;
+  options.levels = 2;
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  try {
+    register_images(reference, floating, kernels, device, options);
+    FAIL() << "images a metre apart were registered";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("textured blocks matched at the finest level (the images may not overlap"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gi::reg

@@ -260,6 +260,21 @@ TEST_F(NiftiTest, VoxelToWorldFromQformOrSpacing) {
   EXPECT_EQ(p.voxel_to_world[0][3], 0);
 }
 
+// A grid that cannot be inverted cannot meet another image's in world coordinates.
+TEST_F(NiftiTest, SingularSformIsRefused) {
+  write_raw(dir_ / "s.nii", {3, 2, 2, 2}, DT_FLOAT32, [](int64_t) { return 1.0; }, [](nifti_image& nim) {
+    nim.sform_code = NIFTI_XFORM_SCANNER_ANAT;
+    nim.sto_xyz = nifti_dmat44{};
+    nim.sto_xyz.m[0][0] = 1, nim.sto_xyz.m[1][0] = 2, nim.sto_xyz.m[2][2] = 1, nim.sto_xyz.m[3][3] = 1;  // x and y axes the same
+  });
+  const std::string m = error_of([&] { read_nifti(dir_ / "s.nii"); });
+  EXPECT_NE(m.find("s.nii: the sform is singular"), std::string::npos) << m;
+  Volume v = sample_volume(1);
+  v.voxel_to_world[1] = {0, 0, 0, 1};
+  const std::string w = error_of([&] { write_nifti(dir_ / "w.nii", v); });
+  EXPECT_NE(w.find("w.nii: the voxel_to_world is singular"), std::string::npos) << w;
+}
+
 TEST_F(NiftiTest, MissingFile) {
   const std::string m = error_of([&] { read_nifti(dir_ / "none.nii.gz"); });
   EXPECT_NE(m.find("none.nii.gz: no such file"), std::string::npos) << m;

@@ -171,6 +171,15 @@ void check_voxel_to_world(const fs::path& file, const std::array<std::array<doub
   for (const auto& row : m)
     for (double x : row)
       if (!std::isfinite(x)) throw NiftiError(file, std::string("the ") + which + " has a non-finite entry");
+  // Images on different grids meet through world coordinates, so the map
+  // must be invertible: its three axes independent, judged against their length.
+  double scale = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) scale = std::max(scale, std::abs(m[r][c]));
+  const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                     m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  if (!(std::abs(det) > 1e-9 * scale * scale * scale))
+    throw NiftiError(file, std::string("the ") + which + " is singular: its voxel axes are not independent");
 }
 
 // Removes a temporary file unless the write got as far as renaming it.
