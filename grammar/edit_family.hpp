@@ -63,6 +63,14 @@ class EditFamily {
   // when the family has no site in this kernel.
   virtual std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const = 0;
 
+  // Why the family has no site where a reader might expect one: one line
+  // per place its analysis looked at and refused ("line N: why"), for
+  // `gi families SEED`. Empty for families without such an analysis.
+  virtual std::vector<std::string> refusals(const Grammar& g, const EditContext& context) const {
+    (void)g, (void)context;
+    return {};
+  }
+
   // Records what a legal edit does (validated before); later edits of a patch
   // are applied after earlier ones and may override them.
   virtual void apply(const Grammar& g, const EditContext& context, const Edit& edit, PatchState& state) const = 0;

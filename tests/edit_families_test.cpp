@@ -111,5 +111,25 @@ TEST(EditFamilies, TheCommandListsFamiliesAndTheirEditsInASeed) {
   EXPECT_GT(edits.at("insert"), 100u);
 }
 
+// A user who wonders why a transformation does not apply sees where its
+// analysis looked and why it refused.
+TEST(EditFamilies, TheCommandSaysWhyATransformationHasNoSite) {
+  const auto r = test::run_gi("families \"" + (test::source_dir() / "tests/data/user/histogram256/kernel.cu").string() +
+                              "\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : nlohmann::json::parse(r.output)) rows[row.at("family").get<std::string>()] = row;
+  EXPECT_EQ(rows.at("aggregate").at("legal_edits"), 0u);
+  ASSERT_TRUE(rows.at("aggregate").contains("refusals")) << rows.at("aggregate").dump();
+  EXPECT_NE(rows.at("aggregate")["refusals"][0].get<std::string>().find(
+                "line 12: atomicAdd(&bins[bin_of(values[i])], 1u): its address differs between threads"),
+            std::string::npos)
+      << rows.at("aggregate").dump();
+  EXPECT_GT(rows.at("privatise").at("legal_edits"), 0u);  // the histogram is privatise's
+  EXPECT_FALSE(rows.at("coarsen").contains("refusals")) << "families without an analysis list none";
+  const auto text = test::run_gi("families \"" + (test::source_dir() / "tests/data/user/histogram256/kernel.cu").string() + "\"");
+  EXPECT_NE(text.output.find("    refused at line 12: atomicAdd"), std::string::npos) << text.output;
+}
+
 }  // namespace
 }  // namespace gi::grammar

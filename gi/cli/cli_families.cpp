@@ -1,6 +1,7 @@
 // `gi families [SEED_DIR] [--json]`: the edit families gi knows (grammar/edits/),
 // their group and text form, and with a seed how many legal edits each has
-// there: what a search on that seed can draw, and what ablation can switch off.
+// there: what a search on that seed can draw, and what ablation can switch off;
+// for the transformation families, where their analysis looked and refused, and why.
 #include <iostream>
 
 #include "gi/cli/command_registry.hpp"
@@ -13,7 +14,8 @@ namespace gi::cli {
 
 void add_families(CLI::App& app) {
   auto* cmd = app.add_subcommand("families", "List the edit families (name, group, text form); with a seed, how many "
-                                             "legal edits each has in it");
+                                             "legal edits each has in it, and where a transformation family's analysis "
+                                             "refused and why");
   struct Args {
     std::string seed;
     bool json = false;
@@ -33,7 +35,12 @@ void add_families(CLI::App& app) {
     nlohmann::json out = nlohmann::json::array();
     for (const grammar::EditFamily* f : grammar::edit_families()) {
       nlohmann::json row = {{"family", f->name()}, {"group", grammar::to_string(f->group())}, {"syntax", f->syntax()}};
-      if (seed) row["legal_edits"] = f->candidates(seed->grammar, context).size();
+      if (seed) {
+        row["legal_edits"] = f->candidates(seed->grammar, context).size();
+        // Why a transformation family has no site, or fewer than one might expect.
+        const std::vector<std::string> refused = f->refusals(seed->grammar, context);
+        if (!refused.empty()) row["refusals"] = refused;
+      }
       out.push_back(row);
     }
     if (a->json) {
@@ -45,6 +52,8 @@ void add_families(CLI::App& app) {
                   row["syntax"].get<std::string>().c_str());
       if (row.contains("legal_edits")) std::printf(" %6zu legal edits", row["legal_edits"].get<std::size_t>());
       std::printf("\n");
+      if (row.contains("refusals"))
+        for (const auto& why : row["refusals"]) std::printf("    refused at %s\n", why.get<std::string>().c_str());
     }
   });
 }

@@ -111,6 +111,10 @@ class AggregateFamily : public EditFamily {
     return out;
   }
 
+  std::vector<std::string> refusals(const Grammar& g, const EditContext& context) const override {
+    return sites_of(g, context).refusals;
+  }
+
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
     if (e.target != kEverySite) return apply_at(g, *edits::site_at(g, sites, *g.find(e.target)), e.literal, s);

@@ -76,6 +76,10 @@ class MergeRunsFamily : public EditFamily {
     return out;
   }
 
+  std::vector<std::string> refusals(const Grammar& g, const EditContext& context) const override {
+    return sites_of(g, context).refusals;
+  }
+
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
     const std::size_t rule = *g.find(e.target);

@@ -124,6 +124,10 @@ class ScatterCacheFamily : public EditFamily {
     return out;
   }
 
+  std::vector<std::string> refusals(const Grammar& g, const EditContext& context) const override {
+    return sites_of(g, context).refusals;
+  }
+
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
     const auto sites = sites_of(g, context);
     const analysis::AggregateSite& site = *edits::site_at(g, sites, *g.find(e.target));
