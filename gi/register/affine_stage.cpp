@@ -6,8 +6,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
-#include <cstdio>
-#include <cstdlib>
 
 #include "gi/register/grid_transform.hpp"
 #include "gi/register/subvoxel_match.hpp"
