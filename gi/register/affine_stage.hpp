@@ -23,7 +23,7 @@
 
 #include "gi/register/affine_fit.hpp"
 #include "gi/register/compute_device.hpp"
-#include "gi/register/level_solver.hpp"
+#include "gi/register/kernel_runner.hpp"
 #include "gi/register/registration_options.hpp"
 
 namespace gi::reg {

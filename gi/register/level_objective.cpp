@@ -8,14 +8,6 @@
 
 namespace gi::reg {
 
-void KernelRunner::run(const std::string& name, const std::map<std::string, const Buffer*>& buffers,
-                       const fitness::Variables& variables) const {
-  KernelArgs args;
-  args.variables = variables;
-  for (const auto& [param, buffer] : buffers) args.buffers[param] = buffer->array();
-  device_.launch(kernels_.get(name), args);
-}
-
 LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level,
                          std::array<int, 3> dim, std::array<int, 3> floating_dim, const Buffer& reference,
                          const Buffer& floating)
