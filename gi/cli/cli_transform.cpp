@@ -48,19 +48,15 @@ void run_transform(const TransformArgs& a) {
   if (!a.res.empty()) {
     const reg::ControlPointGrid to_floating =
         reg::control_point_grid(cpp, a.cpp, reference, a.reference, floating.voxel_to_world);
-    reg::Buffer nodes(*rd.device, to_floating.float4_nodes.size() * 4);
-    nodes.upload(to_floating.float4_nodes);
     reg::Buffer image(*rd.device, floating.voxels() * 4);
     image.upload(floating.data);
     reg::Volume warped = reference;
-    warped.data = reg::GridTransform(runner, reference.dim, grid.spacing, nodes, floating.dim).warp(image);
+    warped.data = reg::GridTransform(runner, reference.dim, to_floating, floating.dim).warp(image);
     reg::write_nifti(a.res, warped, "gi transform: warped floating image");
   }
   if (!a.displacement.empty() || !a.deformation.empty()) {
-    reg::Buffer nodes(*rd.device, grid.float4_nodes.size() * 4);
-    nodes.upload(grid.float4_nodes);
     const reg::Volume displacement =
-        reg::GridTransform(runner, reference.dim, grid.spacing, nodes, reference.dim).displacement(reference);
+        reg::GridTransform(runner, reference.dim, grid, reference.dim).displacement(reference);
     if (!a.displacement.empty()) reg::write_nifti(a.displacement, displacement, "gi transform: displacement, voxels");
     if (!a.deformation.empty())
       reg::write_nifti(a.deformation, reg::world_deformation(displacement), "gi transform: deformation, mm");

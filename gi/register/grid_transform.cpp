@@ -29,7 +29,19 @@ fitness::Variables level_variables(std::array<int, 3> dim, double spacing, std::
 GridTransform::GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid,
                              std::array<int, 3> target_dim)
     : runner_(runner), voxels_(product(dim)), vars_(level_variables(dim, spacing, target_dim)) {
-  ComputeDevice& d = runner.device();
+  deform(grid);
+}
+
+GridTransform::GridTransform(const KernelRunner& runner, std::array<int, 3> dim, const ControlPointGrid& grid,
+                             std::array<int, 3> target_dim)
+    : runner_(runner), voxels_(product(dim)), vars_(level_variables(dim, grid.spacing, target_dim)) {
+  Buffer nodes(runner.device(), grid.float4_nodes.size() * 4);
+  nodes.upload(grid.float4_nodes);
+  deform(nodes);
+}
+
+void GridTransform::deform(const Buffer& grid) {
+  ComputeDevice& d = runner_.device();
   std::vector<int> active(voxels_);
   std::iota(active.begin(), active.end(), 0);  // every voxel: no mask
   active_ = Buffer(d, voxels_ * 4);

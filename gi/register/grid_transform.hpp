@@ -26,6 +26,12 @@ std::array<int, 3> grid_dim_for(std::array<int, 3> dim, double spacing);
 // voxels: sizes, counts and spacing (the histogram's are the level solver's).
 fitness::Variables level_variables(std::array<int, 3> dim, double spacing, std::array<int, 3> floating_dim);
 
+struct ControlPointGrid {
+  std::array<int, 3> dim{};
+  double spacing = 0;               // in reference voxels, the same along every axis
+  std::vector<float> float4_nodes;  // what GridTransform takes, for the target asked for
+};
+
 // Units. The registration's grid holds, per node, where its point goes in the
 // floating image's voxels minus the node's position in the reference's
 // voxels (the two grids may differ); the kernels make of it the floating
@@ -37,6 +43,9 @@ class GridTransform {
   // for a target image of `target_dim` voxels.
   GridTransform(const KernelRunner& runner, std::array<int, 3> dim, double spacing, const Buffer& grid,
                 std::array<int, 3> target_dim);
+  // The same from a grid read back by control_point_grid for that target.
+  GridTransform(const KernelRunner& runner, std::array<int, 3> dim, const ControlPointGrid& grid,
+                std::array<int, 3> target_dim);
   // The target voxel position each reference voxel maps to (float4 per voxel).
   const Buffer& deformation() const { return deformation_; }
   // `image` (the target, of target_dim voxels) resampled through the deformation, trilinear.
@@ -47,6 +56,7 @@ class GridTransform {
   Volume displacement(const Volume& reference) const;
 
  private:
+  void deform(const Buffer& grid);  // the deformation of `grid`, once
   const KernelRunner& runner_;
   std::size_t voxels_;
   fitness::Variables vars_;
@@ -61,11 +71,6 @@ class GridTransform {
 Volume control_point_volume(const std::vector<float>& float4_nodes, std::array<int, 3> grid_dim,
                             const Volume& reference, const Matrix4& target_voxel_to_world, double spacing);
 
-struct ControlPointGrid {
-  std::array<int, 3> dim{};
-  double spacing = 0;               // in reference voxels, the same along every axis
-  std::vector<float> float4_nodes;  // what GridTransform takes, for the target asked for
-};
 
 // Reads back what control_point_volume made, for the target image whose
 // voxel-to-world is `target_voxel_to_world` (the floating image's to resample

@@ -169,21 +169,14 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
   result.control_points =
       control_point_volume(final_grid.download<float>(), gd, reference, floating.voxel_to_world, options.spacing);
   const auto transform_to = [&](const Volume& target) {
-    const ControlPointGrid g = control_point_grid(result.control_points, "(the registration's grid)", reference,
-                                                  "(the reference)", target.voxel_to_world);
-    Buffer nodes(device, g.float4_nodes.size() * 4);
-    nodes.upload(g.float4_nodes);
-    return std::make_pair(std::move(nodes), target.dim);
+    return GridTransform(runner, reference.dim,
+                         control_point_grid(result.control_points, "(the registration's grid)", reference,
+                                            "(the reference)", target.voxel_to_world),
+                         target.dim);
   };
-  {
-    const auto [nodes, target_dim] = transform_to(floating);
-    result.warped = reference;
-    result.warped.data = GridTransform(runner, reference.dim, options.spacing, nodes, target_dim).warp(raw_floating);
-  }
-  if (options.dense_displacement) {
-    const auto [nodes, target_dim] = transform_to(reference);
-    result.displacement = GridTransform(runner, reference.dim, options.spacing, nodes, target_dim).displacement(reference);
-  }
+  result.warped = reference;
+  result.warped.data = transform_to(floating).warp(raw_floating);
+  if (options.dense_displacement) result.displacement = transform_to(reference).displacement(reference);
   result.kernel_times = device.kernel_times();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
