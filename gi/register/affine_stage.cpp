@@ -42,6 +42,22 @@ std::array<int, 3> block_dim(std::array<int, 3> dim) {
   return {(dim[0] + kBlock - 1) / kBlock, (dim[1] + kBlock - 1) / kBlock, (dim[2] + kBlock - 1) / kBlock};
 }
 
+// The first voxel of block `b` (blocks numbered x fastest).
+std::array<int, 3> block_origin(std::size_t b, std::array<int, 3> blocks) {
+  return {static_cast<int>(b % blocks[0]) * kBlock, static_cast<int>((b / blocks[0]) % blocks[1]) * kBlock,
+          static_cast<int>(b / (std::size_t(blocks[0]) * blocks[1])) * kBlock};
+}
+
+// Calls `visit(i)` with the image index of every voxel of the block at
+// `origin` that lies inside the image (a border block has fewer).
+template <class Visit>
+void for_each_block_voxel(std::array<int, 3> origin, std::array<int, 3> dim, Visit visit) {
+  for (int z = origin[2]; z < std::min(dim[2], origin[2] + kBlock); ++z)
+    for (int y = origin[1]; y < std::min(dim[1], origin[1] + kBlock); ++y)
+      for (int x = origin[0]; x < std::min(dim[0], origin[0] + kBlock); ++x)
+        visit((std::size_t(z) * dim[1] + y) * dim[0] + x);
+}
+
 // The mask of the blocks that take part: the `share` of blocks with the
 // highest intensity variance among those with any (a flat block has no
 // match to find). One int per voxel, as the kernel reads it.
@@ -50,18 +66,14 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
   const std::size_t blocks = product(bd);
   std::vector<double> variance(blocks, 0.0);
   for (std::size_t b = 0; b < blocks; ++b) {
-    const int bx = static_cast<int>(b % bd[0]), by = static_cast<int>((b / bd[0]) % bd[1]),
-              bz = static_cast<int>(b / (std::size_t(bd[0]) * bd[1]));
     double sum = 0, squares = 0;
     int n = 0;
-    for (int z = bz * kBlock; z < std::min(dim[2], bz * kBlock + kBlock); ++z)
-      for (int y = by * kBlock; y < std::min(dim[1], by * kBlock + kBlock); ++y)
-        for (int x = bx * kBlock; x < std::min(dim[0], bx * kBlock + kBlock); ++x) {
-          const double v = image[(std::size_t(z) * dim[1] + y) * dim[0] + x];
-          sum += v;
-          squares += v * v;
-          ++n;
-        }
+    for_each_block_voxel(block_origin(b, bd), dim, [&](std::size_t i) {
+      const double v = image[i];
+      sum += v;
+      squares += v * v;
+      ++n;
+    });
     variance[b] = n >= kMinimumBlockVoxels ? squares / n - (sum / n) * (sum / n) : 0.0;
   }
   std::vector<std::size_t> textured;
@@ -73,14 +85,7 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
   textured.resize(keep);
   used = static_cast<int>(keep);
   std::vector<int> mask(product(dim), 0);
-  for (std::size_t b : textured) {
-    const int bx = static_cast<int>(b % bd[0]), by = static_cast<int>((b / bd[0]) % bd[1]),
-              bz = static_cast<int>(b / (std::size_t(bd[0]) * bd[1]));
-    for (int z = bz * kBlock; z < std::min(dim[2], bz * kBlock + kBlock); ++z)
-      for (int y = by * kBlock; y < std::min(dim[1], by * kBlock + kBlock); ++y)
-        for (int x = bx * kBlock; x < std::min(dim[0], bx * kBlock + kBlock); ++x)
-          mask[(std::size_t(z) * dim[1] + y) * dim[0] + x] = 1;
-  }
+  for (std::size_t b : textured) for_each_block_voxel(block_origin(b, bd), dim, [&](std::size_t i) { mask[i] = 1; });
   return mask;
 }
 
@@ -103,6 +108,7 @@ class LevelMatcher {
     deformation_ = Buffer(d, n * 16);
     warped_ = Buffer(d, n * 4);
     results_ = Buffer(d, product(blocks_) * 16);
+    // The spacing (5) is read by no kernel of the stage: only the sizes matter.
     vars_ = with(level_variables(dim, 5, floating_dim),
                  {{"blockDimX", blocks_[0]}, {"blockDimY", blocks_[1]}, {"blockDimZ", blocks_[2]},
                   {"blockNumber", static_cast<double>(product(blocks_))},
@@ -140,9 +146,7 @@ class LevelMatcher {
       workers.emplace_back([&, t] {
         for (std::size_t i = t; i < matched.size(); i += threads) {
           const std::size_t b = matched[i];
-          const std::array<int, 3> origin = {static_cast<int>(b % blocks_[0]) * kBlock,
-                                             static_cast<int>((b / blocks_[0]) % blocks_[1]) * kBlock,
-                                             static_cast<int>(b / (std::size_t(blocks_[0]) * blocks_[1])) * kBlock};
+          const std::array<int, 3> origin = block_origin(b, blocks_);
           const std::array<int, 3> d = {static_cast<int>(r[4 * b]), static_cast<int>(r[4 * b + 1]),
                                         static_cast<int>(r[4 * b + 2])};
           const std::array<double, 3> fraction = subvoxel_offset(reference_host_, warped, dim_, origin, d);
