@@ -167,6 +167,37 @@ TEST(AffineStage, FindsAKnownRotationShiftAndScaling) {
   EXPECT_LT(warped_difference(r.warped, reference, n), 0.02);
 }
 
+// With a reference mask only the blocks inside it take part: the
+// reference's half x < n/2 is replaced by the object shifted 3 voxels,
+// which contradicts the motion, and the mask leaves it out.
+TEST(AffineStage, UsesOnlyTheBlocksInsideTheMask) {
+  const int n = 32;
+  const Matrix4 truth = moved_about_centre(n, 8, {0.3, -0.5, 1.0}, 1.03, {1.5, -1.0, 2.0});
+  auto [reference, floating] = moved_pair(n, truth);
+  const Blobs object(n);
+  Volume mask = reference;
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        if (x < n / 2) reference.at(x, y, z) = static_cast<float>(object(x + 3, y - 3, z));
+        mask.at(x, y, z) = x < n / 2 ? 0.f : 1.f;
+      }
+  const RegistrationOptions options = affine_only(AffineMode::Affine);
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  const RegistrationResult masked = register_images(reference, floating, kernels, device, options, &mask);
+  const RegistrationResult whole = register_images(reference, floating, kernels, device, options);
+  ASSERT_EQ(masked.affine.levels.size(), whole.affine.levels.size());
+  for (std::size_t l = 0; l < whole.affine.levels.size(); ++l)
+    EXPECT_LE(masked.affine.levels[l].blocks, whole.affine.levels[l].blocks / 2 + 1) << "level " << l;
+  // Measured: 0.67 voxel at most masked (1.5 degrees: half the object
+  // constrains the fit less), 5.4 voxels unmasked.
+  const double masked_error = largest_difference(masked.affine.voxel_transform, truth, n);
+  EXPECT_LT(masked_error, 1.0);
+  EXPECT_LT(masked_error, 0.25 * largest_difference(whole.affine.voxel_transform, truth, n));
+  EXPECT_LT(rotation_angle_between(masked.affine.voxel_transform, truth), 2.0);
+}
+
 TEST(AffineStage, RigidOnlyKeepsARotation) {
   const int n = 32;
   const Matrix4 truth = moved_about_centre(n, 6, {1.0, 0.2, 0.4}, 1.0, {-1.0, 2.0, 0.5});

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "gi/register/accuracy.hpp"
 #include "gi/register/compute_device.hpp"
@@ -158,6 +159,56 @@ TEST(Registration, RefusesImagesItCannotRegister) {
   }
 }
 
+// A mask of every voxel is no mask: the same launches on the same voxels.
+TEST(Registration, AMaskOfEveryVoxelChangesNothing) {
+  const SyntheticPair p = synthetic_pair(16, 1.0);
+  RegistrationOptions options = small_options();
+  options.max_iterations = 4;
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  Volume whole = p.reference;
+  whole.data.assign(whole.voxels(), 1.f);
+  const RegistrationResult plain = register_images(p.reference, p.floating, kernels, device, options);
+  const RegistrationResult masked = register_images(p.reference, p.floating, kernels, device, options, &whole);
+  EXPECT_EQ(masked.displacement.data, plain.displacement.data);
+}
+
+// What lies outside the mask does not pull the result: the reference's
+// bottom slab is replaced by the phantom shifted 3 voxels, which contradicts
+// the deformation; with the slab masked out the rest is registered as well
+// as if the slab were right.
+TEST(Registration, WhatLiesOutsideTheMaskDoesNotPullTheResult) {
+  constexpr int n = 24, slab = 7;
+  const SyntheticPair clean = synthetic_pair(n, 1.5);
+  SyntheticPair p = clean;
+  Volume mask = p.reference, judged = p.mask;
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const std::size_t i = p.reference.index(x, y, z);
+        if (z < slab) p.reference.data[i] = static_cast<float>(phantom(x + 3, y - 2, z, n));
+        mask.data[i] = z < slab ? 0.f : 1.f;
+        if (z < slab + 2) judged.data[i] = 0.f;  // judged where the mask is and the truth is observable
+      }
+  RegistrationOptions options = small_options();
+  const KernelSet kernels(registration_kernel_names(options), {kSeeds, std::nullopt, std::nullopt, ""});
+  EmulatedDevice device;
+  const double reference_error =
+      measure_accuracy(register_images(clean.reference, clean.floating, kernels, device, options).displacement,
+                       p.truth, judged).error.mean;
+  const double pulled_error =
+      measure_accuracy(register_images(p.reference, p.floating, kernels, device, options).displacement, p.truth,
+                       judged).error.mean;
+  const double masked_error =
+      measure_accuracy(register_images(p.reference, p.floating, kernels, device, options, &mask).displacement,
+                       p.truth, judged).error.mean;
+  std::cout << "mean error where judged: clean " << reference_error << ", corrupted slab " << pulled_error
+            << ", corrupted slab masked out " << masked_error << "\n";
+  EXPECT_GT(pulled_error, 1.3 * reference_error) << "the corrupted slab should pull an unmasked registration";
+  EXPECT_LT(masked_error, 0.8 * pulled_error);
+  EXPECT_LT(masked_error, 1.25 * reference_error);  // measured: 0.078 clean, 0.173 pulled, 0.090 masked
+}
+
 TEST(Registration, LaunchesAreCheckedAgainstTheSpec) {
   const KernelSet kernels({"tools/sum_reduction"}, {kSeeds, std::nullopt, std::nullopt, ""});
   const RegistrationKernel& k = kernels.get("tools/sum_reduction");
@@ -271,11 +322,15 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
   const SyntheticPair p = synthetic_pair(16, 1.0);
   write_nifti(dir / "reference.nii.gz", p.reference);
   write_nifti(dir / "floating.nii.gz", p.floating);
+  Volume whole = p.reference;
+  whole.data.assign(whole.voxels(), 1.f);
+  write_nifti(dir / "mask.nii.gz", whole);
   // Named .nii files are written uncompressed; a dense field only when --write asks.
   const fs::path cpp = dir / "grid" / "cpp.nii";
   const test::CommandOutput r = test::run_gi(
       "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
-      " --floating " + (dir / "floating.nii.gz").string() + " --out " + (dir / "out").string() + " --cpp " +
+      " --floating " + (dir / "floating.nii.gz").string() + " --rmask " + (dir / "mask.nii.gz").string() +
+      " --out " + (dir / "out").string() + " --cpp " +
       cpp.string() + " --write displacement --no-affine --levels 2 --bins 16 --max-iterations 2 --progress");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("kernel bspline/refine_grid: seed "), std::string::npos) << r.output;
@@ -295,6 +350,7 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
   EXPECT_EQ(record["kernels"].count("blockmatching/ncc_block_matching"), 0u) << "no affine stage: not compiled";
   EXPECT_EQ(record["levels"].size(), 2u);
   EXPECT_EQ(record["outputs"]["control_points"], cpp.string());
+  EXPECT_EQ(record["reference_mask"], (dir / "mask.nii.gz").string());
   EXPECT_EQ(record["affine"]["mode"], "none");
   EXPECT_FALSE(fs::exists(dir / "out" / "affine.txt"));
   // The wall time is split into phases that add up to the total.
@@ -353,6 +409,16 @@ TEST(RegisterCommand, WritesTheResultsAndNamesEveryKernelsOrigin) {
                                                (dir / "other.nii.gz").string() + " --out " + (dir / "bad").string());
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("other.nii.gz (16x16x8) is too small for 3 pyramid levels"), std::string::npos) << bad.output;
+  // A mask on another grid than the reference's is refused, naming both files.
+  const test::CommandOutput bad_mask = test::run_gi(
+      "register --emulate --seeds " + kSeeds.string() + " --reference " + (dir / "reference.nii.gz").string() +
+      " --floating " + (dir / "floating.nii.gz").string() + " --rmask " + (dir / "small.nii.gz").string() +
+      " --out " + (dir / "bad").string());
+  EXPECT_EQ(bad_mask.exit_code, 1);
+  EXPECT_NE(bad_mask.output.find((dir / "small.nii.gz").string() + ": the mask (16x16x8 voxels) is not on the voxel grid of " +
+                                 (dir / "reference.nii.gz").string() + " (16x16x16)"),
+            std::string::npos)
+      << bad_mask.output;
   fs::remove_all(dir);
 }
 

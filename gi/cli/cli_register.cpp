@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct RegisterArgs {
-  std::string reference, floating, out, similarity = "nmi", line_search = "bracketing", cpp, res;
+  std::string reference, floating, rmask, out, similarity = "nmi", line_search = "bracketing", cpp, res;
   std::vector<std::string> write;
   KernelChoice choice;
   reg::RegistrationOptions options;
@@ -101,6 +101,7 @@ void run_register(const RegisterArgs& a) {
   // thread waited for.
   auto reference_read = std::async(std::launch::async, [&] { return reg::read_nifti(a.reference); });
   auto floating_read = std::async(std::launch::async, [&] { return reg::read_nifti(a.floating); });
+  auto mask_read = std::async(std::launch::async, [&] { return a.rmask.empty() ? reg::Volume{} : reg::read_nifti(a.rmask); });
   RegistrationDevice rd = open_registration_device(a.choice);
   reg::ComputeDevice& device = *rd.device;
   wall.lap("start-up (device)");
@@ -109,13 +110,16 @@ void run_register(const RegisterArgs& a) {
   wall.lap("compiling and loading kernels");
   const reg::Volume reference = reference_read.get();
   const reg::Volume floating = floating_read.get();
+  const reg::Volume mask = mask_read.get();
   reg::check_registration_inputs(reference, floating, options, a.reference, a.floating);
+  if (!a.rmask.empty()) reg::check_reference_mask(mask, reference, a.rmask, a.reference);
   wall.lap("reading images (the rest)");
   std::cout << "device: " << device.name() << "\n";
   for (const auto& [name, k] : kernels.kernels()) std::cout << "kernel " << name << ": " << k.origin << "\n";
   if (a.progress) options.progress = [](const std::string& line) { std::cout << line << std::endl; };
 
-  const reg::RegistrationResult result = reg::register_images(reference, floating, kernels, device, options);
+  const reg::RegistrationResult result =
+      reg::register_images(reference, floating, kernels, device, options, a.rmask.empty() ? nullptr : &mask);
   wall.lap("registration");
 
   fs::create_directories(out);
@@ -143,6 +147,7 @@ void run_register(const RegisterArgs& a) {
   nlohmann::json record = reg::run_record(result, options, kernels, device.name());
   record["reference"] = a.reference;
   record["floating"] = a.floating;
+  if (!a.rmask.empty()) record["reference_mask"] = a.rmask;
   record["kernels_folder"] = a.choice.kernels;
   record["outputs"] = {{"control_points", cpp_file.string()}, {"warped", res_file.string()}};
   for (const auto& [name, file] : dense) record["outputs"][name] = file.string();
@@ -168,7 +173,9 @@ void add_register(CLI::App& app) {
                                              "kernels (seeds or evolved), NiftyReg f3d style");
   auto a = std::make_shared<RegisterArgs>();
   cmd->add_option("--reference", a->reference, "reference image (.nii or .nii.gz)")->required();
-  cmd->add_option("--floating", a->floating, "floating image, on the reference's voxel grid")->required();
+  cmd->add_option("--floating", a->floating, "floating image, on any grid (resampled through world coordinates)")->required();
+  cmd->add_option("--rmask", a->rmask, "reference mask, on the reference's grid: the similarity and the affine "
+                                       "stage's blocks use only its nonzero voxels");
   cmd->add_option("--out", a->out, "folder for the results: register.json, profile.md and, unless named elsewhere, "
                                    "the images")->required();
   cmd->add_option("--cpp", a->cpp, "the control-point grid's file (default OUT/control_points.nii.gz; a .nii name: "

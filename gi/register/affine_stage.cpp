@@ -60,21 +60,25 @@ void for_each_block_voxel(std::array<int, 3> origin, std::array<int, 3> dim, Vis
 
 // The mask of the blocks that take part: the `share` of blocks with the
 // highest intensity variance among those with any (a flat block has no
-// match to find). One int per voxel, as the kernel reads it.
-std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int, 3> dim, double share, int& used) {
+// match to find) and, given a reference mask, wholly inside it. One int per
+// voxel, as the kernel reads it.
+std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int, 3> dim, double share,
+                                 const LevelMask* reference_mask, int& used) {
   const std::array<int, 3> bd = block_dim(dim);
   const std::size_t blocks = product(bd);
   std::vector<double> variance(blocks, 0.0);
   for (std::size_t b = 0; b < blocks; ++b) {
     double sum = 0, squares = 0;
     int n = 0;
+    bool inside = true;
     for_each_block_voxel(block_origin(b, bd), dim, [&](std::size_t i) {
       const double v = image[i];
       sum += v;
       squares += v * v;
       ++n;
+      if (reference_mask && !(*reference_mask)[i]) inside = false;
     });
-    variance[b] = n >= kMinimumBlockVoxels ? squares / n - (sum / n) * (sum / n) : 0.0;
+    variance[b] = inside && n >= kMinimumBlockVoxels ? squares / n - (sum / n) * (sum / n) : 0.0;
   }
   std::vector<std::size_t> textured;
   for (std::size_t b = 0; b < blocks; ++b)
@@ -93,7 +97,7 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
 class LevelMatcher {
  public:
   LevelMatcher(const KernelRunner& runner, const Buffer& reference, const Buffer& floating, std::array<int, 3> dim,
-               std::array<int, 3> floating_dim, const AffineOptions& options)
+               std::array<int, 3> floating_dim, const AffineOptions& options, const LevelMask* reference_mask)
       : runner_(runner), reference_(reference), floating_(floating), dim_(dim), blocks_(block_dim(dim)) {
     ComputeDevice& d = runner.device();
     const std::size_t n = product(dim);
@@ -103,7 +107,7 @@ class LevelMatcher {
     active_.upload(active);
     mask_ = Buffer(d, n * 4);
     reference_host_ = reference.download<float>();
-    mask_.upload(textured_blocks(reference_host_, dim, options.block_share, used_blocks_));
+    mask_.upload(textured_blocks(reference_host_, dim, options.block_share, reference_mask, used_blocks_));
     matrix_ = Buffer(d, 12 * 4);
     deformation_ = Buffer(d, n * 16);
     warped_ = Buffer(d, n * 4);
@@ -194,7 +198,8 @@ double largest_change(const Matrix4& a, const Matrix4& b, std::array<int, 3> dim
 AffineResult align_affine(const KernelRunner& runner, const std::vector<const Buffer*>& references,
                           const std::vector<const Buffer*>& floatings, const std::vector<std::array<int, 3>>& dims,
                           const std::vector<std::array<int, 3>>& floating_dims, const Matrix4& reference_voxel_to_world,
-                          const Matrix4& floating_voxel_to_world, const AffineOptions& options) {
+                          const Matrix4& floating_voxel_to_world, const AffineOptions& options,
+                          const std::vector<LevelMask>& masks) {
   const auto start = std::chrono::steady_clock::now();
   AffineResult result;
   // The headers' own alignment: a reference voxel goes where its world point
@@ -203,7 +208,8 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
   result.voxel_transform = m;
   if (options.mode == AffineMode::None) return result;
   for (int level = static_cast<int>(dims.size()) - 1; level >= 0; --level) {
-    LevelMatcher matcher(runner, *references[level], *floatings[level], dims[level], floating_dims[level], options);
+    LevelMatcher matcher(runner, *references[level], *floatings[level], dims[level], floating_dims[level], options,
+                         masks.empty() ? nullptr : &masks[level]);
     AffineLevelReport report;
     report.level = level;
     report.blocks = matcher.used_blocks();

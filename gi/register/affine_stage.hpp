@@ -24,6 +24,7 @@
 #include "gi/register/affine_fit.hpp"
 #include "gi/register/compute_device.hpp"
 #include "gi/register/kernel_runner.hpp"
+#include "gi/register/reference_mask.hpp"
 #include "gi/register/registration_options.hpp"
 
 namespace gi::reg {
@@ -47,11 +48,13 @@ struct AffineResult {
 // finest, each level half the previous one), intensities in [0, 1], each on
 // its own grid (`dims[l]`, `floating_dims[l]`), whose finest voxel-to-world
 // matrices are given. The stage starts from the images' headers: the
-// identity in world coordinates.
+// identity in world coordinates. `masks` (empty: none): the reference mask
+// on every level; a block takes part only when all its voxels are in it.
 AffineResult align_affine(const KernelRunner& runner, const std::vector<const Buffer*>& references,
                           const std::vector<const Buffer*>& floatings, const std::vector<std::array<int, 3>>& dims,
                           const std::vector<std::array<int, 3>>& floating_dims, const Matrix4& reference_voxel_to_world,
-                          const Matrix4& floating_voxel_to_world, const AffineOptions& options);
+                          const Matrix4& floating_voxel_to_world, const AffineOptions& options,
+                          const std::vector<LevelMask>& masks = {});
 
 // The control-point displacements (float4 per node, in floating voxels) that
 // make a grid of `grid_dim` nodes `spacing` voxels apart on an image of a

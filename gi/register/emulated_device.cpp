@@ -56,11 +56,13 @@ void EmulatedDevice::prepare(const RegistrationKernel& kernel) {
 void EmulatedDevice::launch(const RegistrationKernel& kernel, const KernelArgs& args) {
   prepare(kernel);
   ResolvedLaunch r = resolve_launch(kernel, args);
-  // The emulator runs a plan on copies of its buffers: in and in-out arrays
-  // go in, out and in-out arrays come back.
+  // The emulator runs a plan on copies of its buffers: every array goes in,
+  // out and in-out arrays come back. An out array goes in too because, as on
+  // a GPU, it keeps what the kernel does not write (a masked level writes
+  // only the mask's voxels); the emulator's NaN start is for evolution's checks.
   for (std::size_t i = 0; i < r.plan.buffers.size(); ++i) {
     fitness::BufferArg& b = r.plan.buffers[i];
-    if (b.role == fitness::ParamRole::Out) continue;
+    if (b.role == fitness::ParamRole::Out) b.role = fitness::ParamRole::InOut;
     const std::vector<std::byte>& m = memory(r.arrays[i]);
     b.initial.assign(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(b.count * fitness::element_bytes(b.type)));
   }

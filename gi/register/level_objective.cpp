@@ -10,7 +10,7 @@ namespace gi::reg {
 
 LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level,
                          std::array<int, 3> dim, std::array<int, 3> floating_dim, const Buffer& reference,
-                         const Buffer& floating)
+                         const Buffer& floating, const LevelMask* mask)
     : runner_(runner), options_(options), level_(level), dim_(dim), reference_(reference), floating_(floating) {
   ComputeDevice& d = runner.device();
   grid_dim_ = grid_dim_for(dim, options.spacing);
@@ -24,13 +24,32 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
                 // cubic Parzen window (bins floor(p) - 1 .. floor(p) + 2) stays inside.
                 {"referenceScale", bins - 4}, {"referenceOffset", 1}, {"warpedScale", bins - 4}, {"warpedOffset", 1}});
   const std::size_t f4 = 16;
-  std::vector<int> active(voxels_);
-  std::iota(active.begin(), active.end(), 0);  // every voxel takes part: no mask
-  active_ = Buffer(d, voxels_ * 4);
+  // With a mask, the deformation, the warped image, its gradient and the
+  // similarity run over the mask's voxels only. The kernels keep the
+  // deformation at the voxel's place in the list, and the warped image and
+  // its gradient at the voxel's place in the image, so the voxels outside the
+  // mask keep the zeros written here: the similarity's gradient kernels then
+  // run over the whole image (they read the warped gradient at the list
+  // place, which is the image place only in the whole image's list) and give
+  // zero outside the mask.
+  std::vector<int> all(voxels_);
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<int> active = mask ? voxels_in(*mask) : all;
+  active_voxels_ = active.size();
+  active_ = Buffer(d, active_voxels_ * 4);
   active_.upload(active);
+  every_voxel_ = &active_;
+  if (mask) {
+    all_voxels_ = Buffer(d, voxels_ * 4);
+    all_voxels_.upload(all);
+    every_voxel_ = &all_voxels_;
+  }
+  masked_vars_ = with(vars_, {{"activeVoxelNumber", static_cast<double>(active_voxels_)}});
   deformation_ = Buffer(d, voxels_ * f4);
   warped_ = Buffer(d, voxels_ * 4);
   warped_gradient_ = Buffer(d, voxels_ * f4);
+  warped_.zero();
+  warped_gradient_.zero();
   voxel_gradient_ = Buffer(d, voxels_ * f4);
   voxel_values_ = Buffer(d, voxels_ * 4);
   histogram_ = Buffer(d, std::size_t(options.bins) * options.bins * 4);
@@ -89,25 +108,26 @@ double LevelSolver::entropies_and_log_probabilities() {
 Objective LevelSolver::evaluate(const Buffer& grid) {
   ++evaluations_;
   runner_.run("bspline/deformation_field",
-              {{"controlPointGrid", &grid}, {"activeVoxels", &active_}, {"deformationField", &deformation_}}, vars_);
+              {{"controlPointGrid", &grid}, {"activeVoxels", &active_}, {"deformationField", &deformation_}},
+              masked_vars_);
   runner_.run("resampling/trilinear",
               {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
                {"warpedImage", &warped_}},
-              vars_);
+              masked_vars_);
   Objective o;
   if (options_.similarity == Similarity::Nmi) {
     histogram_.zero();
     runner_.run("similarity/nmi_joint_histogram",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
                  {"jointHistogram", &histogram_}},
-                vars_);
+                masked_vars_);
     o.similarity = entropies_and_log_probabilities();
   } else {
     runner_.run("similarity/ssd_values",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
                  {"ssdValues", &voxel_values_}},
-                vars_);
-    o.similarity = -sum(voxel_values_, voxels_) / static_cast<double>(voxels_);
+                masked_vars_);
+    o.similarity = -sum(voxel_values_, active_voxels_) / static_cast<double>(active_voxels_);
   }
   // The penalties use NiftyReg's normalised grid units (derivatives per
   // control-point spacing), so their weights mean the same as f3d's -be and -jl.
@@ -129,18 +149,18 @@ void LevelSolver::gradient(const Buffer& grid) {
   runner_.run("resampling/warped_gradient",
               {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
                {"warpedGradient", &warped_gradient_}},
-              vars_);
+              masked_vars_);
   const bool nmi = options_.similarity == Similarity::Nmi;
   if (nmi) {
     runner_.run("similarity/nmi_gradient",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"warpedGradient", &warped_gradient_},
-                 {"activeVoxels", &active_}, {"logJointProbability", &log_joint_},
+                 {"activeVoxels", every_voxel_}, {"logJointProbability", &log_joint_},
                  {"logWarpedProbability", &log_warped_}, {"nmiGradient", &voxel_gradient_}},
                 with(vars_, {{"nmiValue", nmi_}, {"jointEntropy", joint_entropy_}}));
   } else {
     runner_.run("similarity/ssd_gradient",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"warpedGradient", &warped_gradient_},
-                 {"activeVoxels", &active_}, {"ssdGradient", &voxel_gradient_}},
+                 {"activeVoxels", every_voxel_}, {"ssdGradient", &voxel_gradient_}},
                 vars_);
   }
   runner_.run("tools/voxel_to_node_gradient", {{"voxelGradient", &voxel_gradient_}, {"nodeGradient", &gradient_}},
@@ -151,7 +171,7 @@ void LevelSolver::gradient(const Buffer& grid) {
   // the similarity's: in units of that factor, and with the similarity's
   // direction. The optimiser normalises the result's length.
   const double sign = nmi ? 1.0 : -1.0;
-  const double n = static_cast<double>(voxels_);
+  const double n = static_cast<double>(active_voxels_);
   const double w = options_.bending_weight + options_.jacobian_weight;
   if (options_.bending_weight > 0) {
     const fitness::Variables unit = with(vars_, {{"spacingX", 1}, {"spacingY", 1}, {"spacingZ", 1}});

@@ -11,6 +11,7 @@
 #include "gi/register/compute_device.hpp"
 #include "gi/register/kernel_runner.hpp"
 #include "gi/register/kernel_set.hpp"
+#include "gi/register/reference_mask.hpp"
 #include "gi/register/registration_options.hpp"
 
 namespace gi::reg {
@@ -26,9 +27,12 @@ struct Objective {
 class LevelSolver {
  public:
   // `reference` and `floating`: the level's images, intensities in [0, 1].
-  // `floating_dim`: the floating image's level, on its own grid.
+  // `floating_dim`: the floating image's level, on its own grid. `mask`: the
+  // level's reference mask (null: every voxel), which the similarity and its
+  // gradient are restricted to.
   LevelSolver(const KernelRunner& runner, const RegistrationOptions& options, int level, std::array<int, 3> dim,
-              std::array<int, 3> floating_dim, const Buffer& reference, const Buffer& floating);
+              std::array<int, 3> floating_dim, const Buffer& reference, const Buffer& floating,
+              const LevelMask* mask = nullptr);
 
   std::array<int, 3> grid_dim() const { return grid_dim_; }
   // The grid's displacements (float4 per control point), read and written by the level.
@@ -59,10 +63,15 @@ class LevelSolver {
   int level_;
   std::array<int, 3> dim_, grid_dim_;
   std::size_t voxels_, nodes_, jacobian_nodes_;
-  fitness::Variables vars_;
+  std::size_t active_voxels_;  // in the mask; voxels_ without one
+  // vars_: the whole image (activeVoxelNumber = voxels_); masked_vars_: the mask's voxels.
+  fitness::Variables vars_, masked_vars_;
   const Buffer& reference_;
   const Buffer& floating_;
-  Buffer active_, deformation_, warped_, warped_gradient_, voxel_gradient_, histogram_, log_joint_, log_warped_;
+  // active_: the mask's voxels; every_voxel_: the whole image's list (active_ itself without a mask).
+  Buffer active_, all_voxels_;
+  const Buffer* every_voxel_ = nullptr;
+  Buffer deformation_, warped_, warped_gradient_, voxel_gradient_, histogram_, log_joint_, log_warped_;
   Buffer best_grid_, trial_grid_, gradient_, node_term_, second_derivatives_, conjugate_g_, conjugate_h_;
   Buffer jacobian_matrices_, jacobian_determinants_, node_values_, scalars_, voxel_values_;
   double nmi_ = 0, joint_entropy_ = 0;

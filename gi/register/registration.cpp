@@ -8,6 +8,7 @@
 
 #include "gi/register/affine_stage.hpp"
 #include "gi/register/grid_transform.hpp"
+#include "gi/register/image_pyramid.hpp"
 #include "gi/register/level_solver.hpp"
 
 namespace gi::reg {
@@ -34,12 +35,6 @@ std::vector<std::string> registration_kernel_names(const RegistrationOptions& op
   return names;
 }
 
-namespace {
-
-std::array<int, 3> half(const std::array<int, 3>& d) { return {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2}; }
-
-}  // namespace
-
 void check_registration_inputs(const Volume& reference, const Volume& floating, const RegistrationOptions& options,
                                const std::string& reference_name, const std::string& floating_name) {
   if (reference.components != 1 || floating.components != 1)
@@ -60,49 +55,17 @@ void check_registration_inputs(const Volume& reference, const Volume& floating, 
   }
 }
 
-namespace {
-
-// The image rescaled to [0, 1] on the device (intensity_minmax, intensity_rescale).
-Buffer rescaled(const KernelRunner& runner, const Buffer& image, std::size_t voxels, const char* what) {
-  const float inf = std::numeric_limits<float>::infinity();
-  Buffer range(runner.device(), 8);
-  range.upload(std::vector<float>{inf, -inf});
-  const double n = static_cast<double>(voxels);
-  runner.run("tools/intensity_minmax", {{"image", &image}, {"minMax", &range}}, {{"voxelNumber", n}});
-  const std::vector<float> mm = range.download<float>();
-  if (!(mm[1] > mm[0])) throw std::runtime_error(std::string("the ") + what + " image is constant");
-  Buffer out(runner.device(), voxels * 4);
-  runner.run("tools/intensity_rescale", {{"image", &image}, {"rescaled", &out}},
-             {{"voxelNumber", n}, {"inputMin", mm[0]}, {"inputMax", mm[1]}, {"newMin", 0}, {"newMax", 1}});
-  return out;
-}
-
-// One pyramid level down: the binomial (1 4 6 4 1) / 16 smoothing, then every second voxel.
-Buffer decimated(const KernelRunner& runner, const Buffer& image, std::array<int, 3> dim, const Buffer& weights) {
-  const std::array<int, 3> out_dim = half(dim);
-  Buffer out(runner.device(), product(out_dim) * 4);
-  runner.run("tools/pyramid_level", {{"input", &image}, {"kernelWeights", &weights}, {"output", &out}},
-             {{"inputDimX", dim[0]}, {"inputDimY", dim[1]}, {"inputDimZ", dim[2]},
-              {"inputVoxelNumber", static_cast<double>(product(dim))}, {"kernelSize", 5}, {"kernelRadius", 2},
-              {"outputDimX", out_dim[0]}, {"outputDimY", out_dim[1]}, {"outputDimZ", out_dim[2]},
-              {"outputVoxelNumber", static_cast<double>(product(out_dim))}});
-  return out;
-}
-
-}  // namespace
-
 RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
-                                   ComputeDevice& device, const RegistrationOptions& options) {
+                                   ComputeDevice& device, const RegistrationOptions& options,
+                                   const Volume* reference_mask) {
   const auto start = std::chrono::steady_clock::now();
   check_registration_inputs(reference, floating, options);
+  if (reference_mask) check_reference_mask(*reference_mask, reference);
   for (const std::string& name : registration_kernel_names(options)) device.prepare(kernels.get(name));
   const KernelRunner runner(kernels, device);
   const int levels = options.levels;
-  std::vector<std::array<int, 3>> dims{reference.dim}, floating_dims{floating.dim};
-  for (int l = 1; l < levels; ++l) {
-    dims.push_back(half(dims.back()));
-    floating_dims.push_back(half(floating_dims.back()));
-  }
+  const std::vector<std::array<int, 3>> dims = pyramid_dims(reference.dim, levels);
+  const std::vector<std::array<int, 3>> floating_dims = pyramid_dims(floating.dim, levels);
 
   Buffer raw_floating(device, floating.voxels() * 4);
   raw_floating.upload(floating.data);
@@ -110,22 +73,17 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
   {
     Buffer raw_reference(device, reference.voxels() * 4);
     raw_reference.upload(reference.data);
-    refs.push_back(rescaled(runner, raw_reference, reference.voxels(), "reference"));
-    flos.push_back(rescaled(runner, raw_floating, floating.voxels(), "floating"));
+    refs = image_pyramid(runner, rescaled(runner, raw_reference, reference.voxels(), "reference"), dims);
+    flos = image_pyramid(runner, rescaled(runner, raw_floating, floating.voxels(), "floating"), floating_dims);
   }
-  Buffer weights(device, 5 * 4);
-  weights.upload(std::vector<float>{1.f / 16, 4.f / 16, 6.f / 16, 4.f / 16, 1.f / 16});
-  for (int l = 1; l < levels; ++l) {
-    refs.push_back(decimated(runner, refs.back(), dims[l - 1], weights));
-    flos.push_back(decimated(runner, flos.back(), floating_dims[l - 1], weights));
-  }
+  const std::vector<LevelMask> masks = reference_mask ? mask_pyramid(runner, *reference_mask, dims) : std::vector<LevelMask>{};
 
   RegistrationResult result;
   {
     std::vector<const Buffer*> ref_levels, flo_levels;
     for (int l = 0; l < levels; ++l) ref_levels.push_back(&refs[l]), flo_levels.push_back(&flos[l]);
     result.affine = align_affine(runner, ref_levels, flo_levels, dims, floating_dims, reference.voxel_to_world,
-                                 floating.voxel_to_world, options.affine);
+                                 floating.voxel_to_world, options.affine, masks);
   }
   Buffer coarse_grid;
   std::array<int, 3> coarse_dim{};
@@ -139,7 +97,8 @@ RegistrationResult register_images(const Volume& reference, const Volume& floati
     affine_grid.upload(grid_of_affine(result.affine.voxel_transform, 0, gd, options.spacing));
   }
   for (int l = first_level; l >= 0; --l) {
-    solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], floating_dims[l], refs[l], flos[l]);
+    solver = std::make_unique<LevelSolver>(runner, options, l, dims[l], floating_dims[l], refs[l], flos[l],
+                                          masks.empty() ? nullptr : &masks[l]);
     if (l == levels - 1) {
       // The coarsest grid starts as the affine (zero without one).
       solver->grid().upload(grid_of_affine(result.affine.voxel_transform, l, solver->grid_dim(), options.spacing));

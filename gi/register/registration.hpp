@@ -15,6 +15,7 @@
 #include "gi/register/affine_stage.hpp"
 #include "gi/register/compute_device.hpp"
 #include "gi/register/kernel_set.hpp"
+#include "gi/register/reference_mask.hpp"
 #include "gi/register/registration_options.hpp"
 #include "gi/register/volume.hpp"
 
@@ -41,10 +42,14 @@ void check_registration_inputs(const Volume& reference, const Volume& floating, 
 
 // The two images may lie on different grids (sizes, voxel sizes, sforms):
 // the floating image is resampled through world coordinates, from the
-// headers' alignment on. Throws std::runtime_error for images it cannot
-// register (check_registration_inputs; no block matched by the affine stage)
-// and for a kernel failure, naming the kernel.
+// headers' alignment on. `reference_mask` (optional, on the reference's
+// grid; gi/register/reference_mask.hpp) restricts the similarity measure and
+// the affine stage's blocks to its voxels. Throws std::runtime_error for
+// images it cannot register (check_registration_inputs,
+// check_reference_mask; no block matched by the affine stage) and for a
+// kernel failure, naming the kernel.
 RegistrationResult register_images(const Volume& reference, const Volume& floating, const KernelSet& kernels,
-                                   ComputeDevice& device, const RegistrationOptions& options);
+                                   ComputeDevice& device, const RegistrationOptions& options,
+                                   const Volume* reference_mask = nullptr);
 
 }  // namespace gi::reg
