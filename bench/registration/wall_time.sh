@@ -12,7 +12,8 @@
 #   device run: bash bench/registration/wall_time.sh [REPEATS] [SEED_REPEATS]
 # PAIR_OPTIONS adds gi make-pair options (e.g. --affine: a known affine and
 # the floating image on another grid) and TAG names the run folder
-# (runs/wall-time-TAG). Everything lands in $OUT/wall_time${TAG}.tar.gz;
+# (runs/wall-time-TAG); MASK=1 registers with the pair's brain mask as the
+# reference mask (--rmask). Everything lands in $OUT/wall_time${TAG}.tar.gz;
 # summarise with bench/registration/summarise_wall_time.py.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,7 +38,8 @@ fi
 timed() {
   local name=$1 kernels=$2 cache=$3
   /usr/bin/time -f '%e' -o "$R/$name.wall" "$GI" register --seeds seeds --reference "$pair/reference.nii.gz" \
-    --floating "$pair/floating.nii.gz" --kernels "$kernels" --out "$R/$name" --cache-dir "$cache" > "$R/$name.log" 2>&1
+    --floating "$pair/floating.nii.gz" --kernels "$kernels" --out "$R/$name" --cache-dir "$cache" \
+    ${MASK:+--rmask "$pair/brain_mask.nii.gz"} > "$R/$name.log" 2>&1
   echo "$name: exit $? wall $(cat "$R/$name.wall") s, $(grep -o 'registered in [0-9.]* s, [0-9.]* s in all' "$R/$name.log")"
 }
 series() {  # series TAG KERNELS N
