@@ -36,6 +36,9 @@ void add_evolve(CLI::App& app) {
                 "keep the spec's default block size and no compile options (ablation: the edits' effect alone)");
   cmd->add_flag("--no-search", [o](std::int64_t n) { o->search_stage = n == 0; },
                 "skip the search (ablation: launch tuning alone)");
+  cmd->add_flag("--no-parameter-sweep", [o](std::int64_t n) { o->parameter_sweep = n == 0; },
+                "keep the search's values of the winner's edit parameters (coarsen factor, aggregate level, ...) "
+                "instead of sweeping each (ablation)");
   cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles")->capture_default_str();
   cmd->add_option("--device", o->device, "CUDA device")->capture_default_str();
   auto gpus = std::make_shared<std::string>();

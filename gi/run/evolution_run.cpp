@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gi/search/minimise.hpp"
+#include "gi/search/parameter_sweep.hpp"
 #include "gi/search/mutant_survey.hpp"
 #include "gi/seed/patch_files.hpp"
 #include "gi/run/post_evolution.hpp"
@@ -238,7 +239,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
                                    {"two_stage_compile", !o.one_stage_compile},
                                    {"compile_processes", !o.compile_threads},
                                    {"launch_tuning", o.launch_tuning}, {"search_stage", o.search_stage},
-                                   {"sanitizers", o.sanitizers}};
+                                   {"parameter_sweep", o.parameter_sweep}, {"sanitizers", o.sanitizers}};
     nlohmann::json with_devices = config;
     if (!o.devices.empty()) {
       with_devices["devices"] = o.devices;
@@ -259,6 +260,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   // Runs made before these switches existed tuned and searched.
   const bool launch_tuning = config.value("launch_tuning", true);
   const bool search_stage = config.value("search_stage", true);
+  const bool parameter_sweep = config.value("parameter_sweep", true);
 
   OperatorConfig operators;
   operators.enabled = parse_families(config.at("families").get<std::string>());
@@ -362,13 +364,37 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
       return RunOutcome::InProgress;
     }
   }
-  // Stage 3: retune the winner (gi/run/winner_retune.hpp).
+  // Stage 2b: the winner's edit parameters swept (gi/search/parameter_sweep.hpp),
+  // on the retuning's data at the search's tuning.
   auto best_tuning = run.read_json("tuning_best.json");
+  std::optional<grammar::Patch> swept;
+  if (!best_tuning && search_stage && parameter_sweep && state.best && !state.best->patch.edits.empty()) {
+    if (const auto j = run.read_json("swept.json")) {
+      swept = grammar::parse_patch(j->at("patch").get<std::string>(), "swept.json patch");
+    } else {
+      say("sweeping the winner's edit parameters...");
+      try {
+        const SweptPatch sw = clock.time("parameter_sweep", [&] {
+          evaluator.use_workload("train", tuning_data_seed(search.seed));
+          return sweep_parameters(evaluator, ops, state.best->patch, state.noise_margin);
+        });
+        run.write_text("swept.json", sw.to_json().dump(2) + "\n");
+        swept = sw.patch;
+        say("swept: " + grammar::to_string(sw.patch) + ", " + std::to_string(sw.eval.median_ms) + " ms after " +
+            std::to_string(sw.evaluations) + " evaluations");
+      } catch (const std::runtime_error& e) {
+        // The winner may fit the search's data only: the retuning's
+        // candidates deal with that, as without a sweep.
+        say(std::string("no parameter sweep: ") + e.what());
+      }
+    }
+  }
+  // Stage 3: retune the winner (gi/run/winner_retune.hpp).
   if (!best_tuning) {
     say("tuning the best variant...");
     best_tuning = clock.time("retune", [&] {
       evaluator.use_workload("train", tuning_data_seed(search.seed));
-      return retune_winner(evaluator, state, tuning_space(spec, launch_tuning), baseline, say);
+      return retune_winner(evaluator, state, tuning_space(spec, launch_tuning), baseline, say, swept);
     });
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
   }

@@ -43,6 +43,9 @@ struct EvolveOptions {
   bool launch_tuning = true;
   // Ablation: false skips the search stage (no edits; launch tuning alone).
   bool search_stage = true;
+  // False skips the sweep of the winner's edit parameters after the search
+  // (gi/search/parameter_sweep.hpp): the search's own choice, for ablation.
+  bool parameter_sweep = true;
   // False skips compute-sanitizer in the winner's validation (held-out
   // workloads still checked): a study that cannot afford it says so.
   bool sanitizers = true;

@@ -23,10 +23,12 @@ std::vector<grammar::Patch> winner_candidates(const SearchState& state, std::siz
 
 nlohmann::json retune_winner(Evaluator& evaluator, const SearchState& state, const TuningSpace& space,
                              const std::optional<SwitchBaseline>& baseline,
-                             const std::function<void(const std::string&)>& say) {
+                             const std::function<void(const std::string&)>& say,
+                             const std::optional<grammar::Patch>& swept) {
   grammar::Patch winner;
   TuningResult tuned;
-  const auto candidates = winner_candidates(state, 8);
+  auto candidates = winner_candidates(state, 8);
+  if (swept && !(*swept == candidates.front())) candidates.insert(candidates.begin(), *swept);
   for (std::size_t i = 0;; ++i) {
     if (i == candidates.size()) {
       say("no search candidate is valid on the tuning data: the seed is the winner");

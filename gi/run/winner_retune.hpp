@@ -30,13 +30,16 @@ namespace gi {
 // kept nothing).
 std::vector<grammar::Patch> winner_candidates(const SearchState& state, std::size_t limit);
 
-// Retunes the winner on the evaluator's current data. The JSON is what a run
+// Retunes the winner on the evaluator's current data; `swept` (the winner
+// after its parameter sweep), when given, is tried before the search's
+// candidates. The JSON is what a run
 // keeps as tuning_best.json: the TuningResult of the winner, plus
 // "winner_patch" when the winner is not the search's best, and
 // "search_winner" (patch, tuning, median) when the switch baseline replaced it.
 nlohmann::json retune_winner(Evaluator& evaluator, const SearchState& state, const TuningSpace& space,
                              const std::optional<SwitchBaseline>& baseline,
-                             const std::function<void(const std::string&)>& say);
+                             const std::function<void(const std::string&)>& say,
+                             const std::optional<grammar::Patch>& swept = std::nullopt);
 
 // The winner tuning_best.json names: its "winner_patch", else the search's best.
 grammar::Patch retuned_winner_patch(const nlohmann::json& tuning_best, const SearchState& state);

@@ -56,4 +56,16 @@ void EditOperators::append_random_edit(grammar::Patch& patch, std::mt19937_64& r
     if (setting[name] != value) patch.edits.push_back(Edit{"define", name, "", 0, 0, value});
 }
 
+std::vector<Edit> EditOperators::alternatives(const Edit& edit) const {
+  const grammar::EditFamily* family = grammar::find_edit_family(edit.family);
+  if (!family || family->group() == grammar::EditGroup::Line) return {};
+  std::vector<Edit> out;
+  for (std::size_t i = 0; i < available_.size(); ++i) {
+    if (available_[i] != edit.family) continue;
+    for (const Edit& e : candidates_[i])
+      if (e.target == edit.target && !(e == edit)) out.push_back(e);
+  }
+  return out;
+}
+
 }  // namespace gi

@@ -44,6 +44,12 @@ class EditOperators {
   // brings the define edits of the nearest allowed setting with it, so a
   // mutation never wastes an evaluation on a rejected setting.
   void append_random_edit(grammar::Patch& patch, std::mt19937_64& rng) const;
+  // The other values the family of `edit` offers at the same site (same
+  // family and target: coarsen's factor and order, aggregate's level,
+  // warp_per_item's group size, a switch's values, ...), in the family's
+  // order; empty for the line families (their "value" is which line is
+  // copied, not a parameter) and for a family switched off here.
+  std::vector<grammar::Edit> alternatives(const grammar::Edit& edit) const;
 
  private:
   const grammar::Grammar& g_;
