@@ -40,11 +40,13 @@ TEST(StudyPlan, TheNamedCellsAreAlwaysThereAndFactorsVaryOneAtATime) {
     "budget": {"population": 12, "generations": 2},
     "vary": {"leave_out": ["delete", "coarsen"], "alone": ["line"], "algorithms": ["random"],
              "budgets": [{"name": "double", "generations": 4}]},
-    "cells": [{"name": "mine", "families": "line,coarsen", "launch_tuning": false}]})",
+    "cells": [{"name": "mine", "families": "line,coarsen", "launch_tuning": false},
+              {"name": "mine_unswept", "families": "line,coarsen", "parameter_sweep": false}]})",
                                   "study.json");
   EXPECT_EQ(cell_names(p), (std::vector<std::string>{"everything", "line_and_cuda_edits", "switches_only",
                                                      "launch_tuning_only", "without_delete", "without_coarsen",
-                                                     "only_line", "search_random", "budget_double", "mine"}));
+                                                     "only_line", "search_random", "budget_double", "mine",
+                                                     "mine_unswept"}));
   EXPECT_EQ(cell(p, "line_and_cuda_edits").families, "line,cuda");
   EXPECT_FALSE(cell(p, "line_and_cuda_edits").launch_tuning);
   EXPECT_EQ(cell(p, "switches_only").families, "define");
@@ -57,16 +59,20 @@ TEST(StudyPlan, TheNamedCellsAreAlwaysThereAndFactorsVaryOneAtATime) {
   EXPECT_EQ(cell(p, "search_random").families, "all");
   EXPECT_EQ(cell(p, "budget_double").generations, 4);
   EXPECT_FALSE(cell(p, "mine").launch_tuning);
+  EXPECT_TRUE(cell(p, "mine").parameter_sweep);
+  EXPECT_FALSE(cell(p, "mine_unswept").parameter_sweep);
+  EXPECT_TRUE(cell(p, "mine_unswept").launch_tuning);
+  EXPECT_FALSE(StudyCell::from_json(cell(p, "mine_unswept").to_json()).parameter_sweep);
   EXPECT_EQ(p.baseline, "everything");
 
   const std::vector<StudyRun> runs = expand_runs(p);
-  ASSERT_EQ(runs.size(), 3u * 2u * 10u);
+  ASSERT_EQ(runs.size(), 3u * 2u * 11u);
   // Repeat-major: a study cut short still has every cell of its first seeds.
   EXPECT_EQ(runs[0].seed, 1u);
-  EXPECT_EQ(runs[19].seed, 1u);
-  EXPECT_EQ(runs[20].seed, 2u);
+  EXPECT_EQ(runs[21].seed, 1u);
+  EXPECT_EQ(runs[22].seed, 2u);
   EXPECT_EQ(runs[0].run_dir, "runs/tools-sum_reduction/everything/seed-1");
-  EXPECT_EQ(runs[11].run_dir, "runs/tools-intensity_minmax/line_and_cuda_edits/seed-1");
+  EXPECT_EQ(runs[12].run_dir, "runs/tools-intensity_minmax/line_and_cuda_edits/seed-1");
   std::set<std::string> dirs;
   for (const auto& r : runs) dirs.insert(r.run_dir);
   EXPECT_EQ(dirs.size(), runs.size());
@@ -117,6 +123,8 @@ TEST(StudyPlan, AMalformedStudyIsNamed) {
            {R"({"kernels": ["k"], "cells": [{"name": "everything"}]})", "the cell name 'everything' is used twice"},
            {R"({"kernels": ["k"], "baseline": "nosuch"})", "baseline: 'nosuch' is no cell"},
            {R"({"kernels": ["k"], "cells": [{"name": "x", "search": "no"}]})", "cells[0].search: expected true or false"},
+           {R"({"kernels": ["k"], "cells": [{"name": "x", "parameter_sweep": 1}]})",
+            "cells[0].parameter_sweep: expected true or false"},
            {R"({"kernels": ["k"], "cells": [{"name": "x", "families": "delete,-delete"}]})", "leaves no family"},
            {"{\"kernels\": [", "malformed JSON"}}) {
     try {
@@ -225,7 +233,7 @@ TEST_F(Study, RunsEveryCellAndResumesToTheSameResults) {
   EXPECT_EQ(whole.failed, 0);
   EXPECT_EQ(whole.complete, 2 * 2 * 5 - 2);
   const nlohmann::json results = nlohmann::json::parse(read_text_file(root / "whole" / "study_results.json"));
-  int rows = 0;
+  int rows = 0, swept = 0;
   for (const auto& row : results.at("runs")) {
     ++rows;
     const fs::path dir = root / "whole" / row.at("run_dir").get<std::string>();
@@ -255,11 +263,19 @@ TEST_F(Study, RunsEveryCellAndResumesToTheSameResults) {
     }
     const nlohmann::json config = nlohmann::json::parse(read_text_file(dir / "config.json"));
     EXPECT_EQ(config.at("search").at("seed"), row.at("seed"));
+    EXPECT_TRUE(config.at("parameter_sweep").get<bool>());
+    if (fs::exists(dir / "swept.json")) {
+      // The sweep's patch is the one retuned and minimised from.
+      ++swept;
+      const nlohmann::json sw = nlohmann::json::parse(read_text_file(dir / "swept.json"));
+      EXPECT_EQ(grammar::to_string(grammar::parse_patch(read_text_file(dir / "best.gi"))), sw.at("patch"));
+    }
     if (row.at("cell") == "search_random") {
       EXPECT_EQ(config.at("search").at("algorithm"), "random");
     }
   }
   EXPECT_EQ(rows, 2 * 2 * 5);
+  EXPECT_GT(swept, 0) << "no run's winner had an edit with a parameter to sweep";
 
   // Cut short every few evaluations, called again until done: the same results.
   AblateOptions cut = options("cut");

@@ -55,7 +55,8 @@ void check_algorithm(const std::string& a, const std::string& file, const std::s
 
 nlohmann::json StudyCell::to_json() const {
   return {{"name", name}, {"families", families}, {"algorithm", algorithm}, {"launch_tuning", launch_tuning},
-          {"search", search}, {"population", population}, {"generations", generations}, {"varies", varies}};
+          {"search", search}, {"parameter_sweep", parameter_sweep}, {"population", population},
+          {"generations", generations}, {"varies", varies}};
 }
 
 StudyCell StudyCell::from_json(const nlohmann::json& c) {
@@ -65,6 +66,7 @@ StudyCell StudyCell::from_json(const nlohmann::json& c) {
   cell.algorithm = c.at("algorithm").get<std::string>();
   cell.launch_tuning = c.at("launch_tuning").get<bool>();
   cell.search = c.at("search").get<bool>();
+  cell.parameter_sweep = c.value("parameter_sweep", true);  // studies from before the sweep: its default
   cell.population = c.at("population").get<int>();
   cell.generations = c.at("generations").get<int>();
   cell.varies = c.value("varies", std::string());
@@ -202,17 +204,20 @@ StudyPlan parse_study(const std::string& source, const std::string& file) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string where = "cells[" + std::to_string(i) + "]";
       const auto& cj = cells[i];
-      only_fields(cj, {"name", "families", "algorithm", "launch_tuning", "search", "population", "generations"}, file, where);
+      only_fields(cj, {"name", "families", "algorithm", "launch_tuning", "search", "parameter_sweep", "population",
+                       "generations"},
+                  file, where);
       StudyCell c = everything;
       c.name = text(cj.value("name", nlohmann::json()), file, where + ".name");
       if (cj.contains("families")) c.families = text(cj.at("families"), file, where + ".families");
       check_families(c.families, file, where + ".families");
       if (cj.contains("algorithm")) c.algorithm = text(cj.at("algorithm"), file, where + ".algorithm");
       check_algorithm(c.algorithm, file, where + ".algorithm");
-      for (const char* flag : {"launch_tuning", "search"}) {
+      for (const auto& [flag, field] : {std::pair<const char*, bool*>{"launch_tuning", &c.launch_tuning},
+                                        {"search", &c.search}, {"parameter_sweep", &c.parameter_sweep}}) {
         if (!cj.contains(flag)) continue;
         if (!cj.at(flag).is_boolean()) bad(file, where + "." + flag, "expected true or false");
-        (std::string(flag) == "search" ? c.search : c.launch_tuning) = cj.at(flag).get<bool>();
+        *field = cj.at(flag).get<bool>();
       }
       if (cj.contains("population")) c.population = positive_int(cj.at("population"), file, where + ".population");
       if (cj.contains("generations")) c.generations = positive_int(cj.at("generations"), file, where + ".generations");

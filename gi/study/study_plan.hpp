@@ -18,7 +18,8 @@
 //       "algorithms": ["random", "local"],
 //       "budgets": [{"name": "half", "generations": 3}]
 //     },
-//     "cells": [{"name": "mine", "families": "line,coarsen", "launch_tuning": false}],
+//     "cells": [{"name": "mine", "families": "line,coarsen", "launch_tuning": false,
+//                "parameter_sweep": false}],   // each flag optional, default true
 //     "cell_kernels": {"switches_only": ["seeds/tools/sum_reduction"]},  // optional: a cell
 //                                   // runs on these kernels only (others: on every kernel)
 //     "timing_budget_seconds": 0.5, // optional: each candidate's timing during the search
@@ -59,6 +60,7 @@ struct StudyCell {
   int population = 0;   // 0: the study's budget
   int generations = 0;
   std::string varies;   // what it changes relative to "everything", for the report
+  bool parameter_sweep = true;  // the sweep of the winner's edit parameters after the search
 
   nlohmann::json to_json() const;
   static StudyCell from_json(const nlohmann::json& j);

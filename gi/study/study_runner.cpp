@@ -198,6 +198,7 @@ StudySummary run_study(const AblateOptions& o, const StudyBackend& backend) {
       run.families = cell.families;
       run.launch_tuning = cell.launch_tuning;
       run.search_stage = cell.search;
+      run.parameter_sweep = cell.parameter_sweep;
       run.timing_budget_seconds = plan.timing_budget_seconds;
       run.sanitizers = plan.sanitizers;
       run.evolved_root = o.out_dir / "evolved";
