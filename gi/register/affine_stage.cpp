@@ -19,6 +19,10 @@ constexpr int kMinimumBlockVoxels = 32;  // a block cut by the border needs half
 constexpr float kNoMatch = -2.f;        // the kernel's marker for a block without a match
 constexpr std::size_t kMinimumMatches = 8;  // fewer make a fit of 12 parameters from too little
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Level voxel -> finest voxel: a voxel of level l is voxel 2^l of level 0.
 Matrix4 level_scale(int level) {
   Matrix4 s = identity4();
@@ -99,6 +103,7 @@ class LevelMatcher {
   LevelMatcher(const KernelRunner& runner, const Buffer& reference, const Buffer& floating, std::array<int, 3> dim,
                std::array<int, 3> floating_dim, const AffineOptions& options, const LevelMask* reference_mask)
       : runner_(runner), reference_(reference), floating_(floating), dim_(dim), blocks_(block_dim(dim)) {
+    const auto start = std::chrono::steady_clock::now();
     ComputeDevice& d = runner.device();
     const std::size_t n = product(dim);
     std::vector<int> active(n);
@@ -117,13 +122,18 @@ class LevelMatcher {
                  {{"blockDimX", blocks_[0]}, {"blockDimY", blocks_[1]}, {"blockDimZ", blocks_[2]},
                   {"blockNumber", static_cast<double>(product(blocks_))},
                   {"minimumVoxelNumber", kMinimumBlockVoxels}, {"searchRadius", options.search_radius}});
+    selection_seconds_ = seconds_since(start);
   }
 
   int used_blocks() const { return used_blocks_; }
+  double selection_seconds() const { return selection_seconds_; }
+  double matching_seconds() const { return matching_seconds_; }
+  double refinement_seconds() const { return refinement_seconds_; }
 
   // Each matched block's centre and where its match lies in the floating
   // image, both in this level's voxels, under the transform `m` (level voxels).
   std::vector<PointPair> match(const Matrix4& m) {
+    const auto start = std::chrono::steady_clock::now();
     matrix_.upload(rows12(m));
     runner_.run("global/affine_deformation",
                 {{"transformationMatrix", &matrix_}, {"activeVoxels", &active_}, {"deformationField", &deformation_}},
@@ -141,6 +151,8 @@ class LevelMatcher {
     std::vector<std::size_t> matched;
     for (std::size_t b = 0; b < product(blocks_); ++b)
       if (r[4 * b + 3] > kNoMatch) matched.push_back(b);
+    const auto refinement_start = std::chrono::steady_clock::now();
+    matching_seconds_ += seconds_since(start);
     std::vector<PointPair> pairs(matched.size());
     // The sub-voxel refinement scores six displacements per block on the
     // host: spread over the cores.
@@ -166,6 +178,7 @@ class LevelMatcher {
         }
       });
     for (std::thread& w : workers) w.join();
+    refinement_seconds_ += seconds_since(refinement_start);
     return pairs;
   }
 
@@ -175,6 +188,7 @@ class LevelMatcher {
   const Buffer& floating_;
   std::array<int, 3> dim_, blocks_;
   int used_blocks_ = 0;
+  double selection_seconds_ = 0, matching_seconds_ = 0, refinement_seconds_ = 0;
   fitness::Variables vars_;
   std::vector<float> reference_host_;
   Buffer active_, mask_, matrix_, deformation_, warped_, results_;
@@ -237,7 +251,9 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
       }
       for (PointPair& p : pairs)
         p = {transform_point(reference_to_world, p.from), transform_point(floating_to_world, p.to)};
+      const auto fit_start = std::chrono::steady_clock::now();
       const FitResult fit = fit_transform(pairs, kind, options.inlier_share);
+      report.fit_seconds += seconds_since(fit_start);
       // world -> world into level voxels -> level voxels, then finest voxels.
       const Matrix4 next_level = multiply(world_to_floating, multiply(fit.transform, reference_to_world));
       const Matrix4 next = multiply(level_scale(level), multiply(next_level, inverse(level_scale(level))));
@@ -252,11 +268,14 @@ AffineResult align_affine(const KernelRunner& runner, const std::vector<const Bu
         iteration = rigid - 1;
       }
     }
+    report.selection_seconds = matcher.selection_seconds();
+    report.matching_seconds = matcher.matching_seconds();
+    report.refinement_seconds = matcher.refinement_seconds();
     result.levels.push_back(report);
   }
   result.voxel_transform = m;
   result.world_transform = multiply(floating_voxel_to_world, multiply(m, inverse(reference_voxel_to_world)));
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = seconds_since(start);
   return result;
 }
 

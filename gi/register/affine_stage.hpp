@@ -33,6 +33,12 @@ struct AffineLevelReport {
   int level = 0;  // 0: the finest
   int iterations = 0, blocks = 0, matches = 0, inliers = 0;
   double rms_mm = 0;  // of the last fit's kept pairs
+  // Where the level's wall time went, seconds: choosing the blocks (the
+  // reference read back, their variances, the block mask sent); the
+  // matching (resampling and block matching on the device, the results and
+  // the resampled image read back); the sub-voxel refinement and the fits
+  // (host).
+  double selection_seconds = 0, matching_seconds = 0, refinement_seconds = 0, fit_seconds = 0;
 };
 
 struct AffineResult {

@@ -1,4 +1,5 @@
 // The objective and its gradient at one pyramid level; see level_solver.hpp.
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -73,6 +74,7 @@ double LevelSolver::sum(const Buffer& values, std::size_t count) {
 }
 
 double LevelSolver::entropies_and_log_probabilities() {
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<float> h = histogram_.download<float>();
   const int bins = options_.bins;
   const double total = std::accumulate(h.begin(), h.end(), 0.0);
@@ -102,6 +104,7 @@ double LevelSolver::entropies_and_log_probabilities() {
   log_warped_.upload(log_warped);
   joint_entropy_ = hrw;
   nmi_ = (hr + hw) / hrw;
+  entropy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return nmi_;
 }
 

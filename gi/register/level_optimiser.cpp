@@ -223,6 +223,7 @@ LevelReport LevelSolver::optimise() {
   report.objective_end = best.value;
   report.evaluations = evaluations_;
   report.seconds = elapsed();
+  report.entropy_seconds = entropy_seconds_;
   return report;
 }
 

@@ -75,6 +75,7 @@ class LevelSolver {
   Buffer best_grid_, trial_grid_, gradient_, node_term_, second_derivatives_, conjugate_g_, conjugate_h_;
   Buffer jacobian_matrices_, jacobian_determinants_, node_values_, scalars_, voxel_values_;
   double nmi_ = 0, joint_entropy_ = 0;
+  double entropy_seconds_ = 0;  // in entropies_and_log_probabilities
   int evaluations_ = 0;
 };
 

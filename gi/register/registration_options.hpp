@@ -54,6 +54,9 @@ struct LevelReport {
   int iterations = 0, evaluations = 0, folding_corrections = 0;
   double objective_start = 0, objective_end = 0;
   double seconds = 0;
+  // Of `seconds`: the NMI's joint histogram read back, its entropies and log
+  // tables on the host and the tables sent (every evaluation).
+  double entropy_seconds = 0;
 };
 
 }  // namespace gi::reg

@@ -60,7 +60,8 @@ nlohmann::json run_record(const RegistrationResult& result, const RegistrationOp
                            {"folding_corrections", l.folding_corrections},
                            {"objective_start", l.objective_start},
                            {"objective_end", l.objective_end},
-                           {"seconds", l.seconds}});
+                           {"seconds", l.seconds},
+                           {"entropy_seconds", l.entropy_seconds}});
   const char* mode = options.affine.mode == AffineMode::None    ? "none"
                      : options.affine.mode == AffineMode::Rigid ? "rigid"
                                                                  : "rigid then affine";
@@ -72,7 +73,11 @@ nlohmann::json run_record(const RegistrationResult& result, const RegistrationOp
                                      {"blocks", l.blocks},
                                      {"matches", l.matches},
                                      {"inliers", l.inliers},
-                                     {"rms_mm", l.rms_mm}});
+                                     {"rms_mm", l.rms_mm},
+                                     {"seconds", {{"block selection", l.selection_seconds},
+                                                  {"matching (device, read back)", l.matching_seconds},
+                                                  {"sub-voxel refinement (host)", l.refinement_seconds},
+                                                  {"fits (host)", l.fit_seconds}}}});
   j["seconds"] = result.seconds;
   j["kernel_milliseconds"] = kernel_milliseconds(result);
   for (const auto& [name, t] : result.kernel_times)
