@@ -64,23 +64,23 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
   jacobian_determinants_ = Buffer(d, jacobian_nodes_ * 4);
   node_values_ = Buffer(d, std::max(nodes_, jacobian_nodes_) * 4);
   scalars_ = Buffer(d, 8 * 4);
+  bending_values_ = Buffer(d, nodes_ * 4);
+  for (Buffer& b : sum_slots_) b = Buffer(d, 4);
 }
 
-double LevelSolver::sum(const Buffer& values, std::size_t count) {
-  scalars_.zero();
-  runner_.run("tools/sum_reduction", {{"values", &values}, {"sum", &scalars_}},
+void LevelSolver::launch_sum(const Buffer& values, std::size_t count, int slot) {
+  runner_.run("tools/sum_reduction", {{"values", &values}, {"sum", &sum_slots_[static_cast<std::size_t>(slot)]}},
               with(vars_, {{"valueNumber", static_cast<double>(count)}}));
-  return scalars_.download<float>()[0];
 }
 
-double LevelSolver::entropies_and_log_probabilities() {
+double LevelSolver::entropies_and_log_probabilities(const std::vector<float>& h) {
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<float> h = histogram_.download<float>();
   const int bins = options_.bins;
   const double total = std::accumulate(h.begin(), h.end(), 0.0);
   if (!(total > 0)) throw std::runtime_error("the joint histogram is empty: no voxel overlaps the floating image");
   std::vector<double> pr(bins, 0.0), pw(bins, 0.0);
-  std::vector<float> log_joint(h.size(), 0.f), log_warped(bins, 0.f);
+  log_joint_host_.assign(h.size(), 0.f);
+  log_warped_host_.assign(static_cast<std::size_t>(bins), 0.f);
   double hrw = 0;
   for (int r = 0; r < bins; ++r)
     for (int w = 0; w < bins; ++w) {
@@ -88,26 +88,31 @@ double LevelSolver::entropies_and_log_probabilities() {
       pr[r] += p;
       pw[w] += p;
       if (p > 0) {
-        log_joint[r * bins + w] = static_cast<float>(std::log(p));
-        hrw -= p * std::log(p);
+        const double log_p = std::log(p);
+        log_joint_host_[r * bins + w] = static_cast<float>(log_p);
+        hrw -= p * log_p;
       }
     }
   double hr = 0, hw = 0;
   for (int b = 0; b < bins; ++b) {
     if (pr[b] > 0) hr -= pr[b] * std::log(pr[b]);
     if (pw[b] > 0) {
-      hw -= pw[b] * std::log(pw[b]);
-      log_warped[b] = static_cast<float>(std::log(pw[b]));
+      const double log_p = std::log(pw[b]);
+      hw -= pw[b] * log_p;
+      log_warped_host_[b] = static_cast<float>(log_p);
     }
   }
-  log_joint_.upload(log_joint);
-  log_warped_.upload(log_warped);
+  tables_on_device_ = false;  // sent by gradient(), the only reader
   joint_entropy_ = hrw;
   nmi_ = (hr + hw) / hrw;
   entropy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return nmi_;
 }
 
+// The device and the host overlap: the histogram is read back first, then
+// the penalties' kernels and every sum are launched, and the host works out
+// the entropies while the device runs them; the sums are read after that.
+// The log tables go to the device only when a gradient needs them.
 Objective LevelSolver::evaluate(const Buffer& grid) {
   ++evaluations_;
   runner_.run("bspline/deformation_field",
@@ -117,32 +122,40 @@ Objective LevelSolver::evaluate(const Buffer& grid) {
               {{"floatingImage", &floating_}, {"deformationField", &deformation_}, {"activeVoxels", &active_},
                {"warpedImage", &warped_}},
               masked_vars_);
-  Objective o;
-  if (options_.similarity == Similarity::Nmi) {
+  const bool nmi = options_.similarity == Similarity::Nmi;
+  std::vector<float> histogram;
+  for (const Buffer& b : sum_slots_) b.zero();  // the sum kernel adds into its slot
+  if (nmi) {
     histogram_.zero();
     runner_.run("similarity/nmi_joint_histogram",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
                  {"jointHistogram", &histogram_}},
                 masked_vars_);
-    o.similarity = entropies_and_log_probabilities();
+    histogram = histogram_.download<float>();
   } else {
     runner_.run("similarity/ssd_values",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"activeVoxels", &active_},
                  {"ssdValues", &voxel_values_}},
                 masked_vars_);
-    o.similarity = -sum(voxel_values_, active_voxels_) / static_cast<double>(active_voxels_);
+    launch_sum(voxel_values_, active_voxels_, kSsdSlot);
   }
   // The penalties use NiftyReg's normalised grid units (derivatives per
   // control-point spacing), so their weights mean the same as f3d's -be and -jl.
   const fitness::Variables unit = with(vars_, {{"spacingX", 1}, {"spacingY", 1}, {"spacingZ", 1}});
   if (options_.bending_weight > 0) {
-    runner_.run("bspline/bending_energy", {{"controlPointGrid", &grid}, {"bendingEnergy", &node_values_}}, unit);
-    o.bending = sum(node_values_, nodes_) / static_cast<double>(nodes_);
+    runner_.run("bspline/bending_energy", {{"controlPointGrid", &grid}, {"bendingEnergy", &bending_values_}}, unit);
+    launch_sum(bending_values_, nodes_, kBendingSlot);
   }
   if (options_.jacobian_weight > 0) {
     runner_.run("bspline/log_jacobian_penalty", {{"controlPointGrid", &grid}, {"penalty", &node_values_}}, vars_);
-    o.jacobian = sum(node_values_, jacobian_nodes_) / static_cast<double>(jacobian_nodes_);
+    launch_sum(node_values_, jacobian_nodes_, kJacobianSlot);
   }
+  Objective o;
+  if (nmi) o.similarity = entropies_and_log_probabilities(histogram);
+  const auto read_sum = [&](int slot) { return double(sum_slots_[static_cast<std::size_t>(slot)].download<float>()[0]); };
+  if (!nmi) o.similarity = -read_sum(kSsdSlot) / static_cast<double>(active_voxels_);
+  if (options_.bending_weight > 0) o.bending = read_sum(kBendingSlot) / static_cast<double>(nodes_);
+  if (options_.jacobian_weight > 0) o.jacobian = read_sum(kJacobianSlot) / static_cast<double>(jacobian_nodes_);
   const double w = options_.bending_weight + options_.jacobian_weight;
   o.value = (1 - w) * o.similarity - options_.bending_weight * o.bending - options_.jacobian_weight * o.jacobian;
   return o;
@@ -155,6 +168,11 @@ void LevelSolver::gradient(const Buffer& grid) {
               masked_vars_);
   const bool nmi = options_.similarity == Similarity::Nmi;
   if (nmi) {
+    if (!tables_on_device_) {
+      log_joint_.upload(log_joint_host_);
+      log_warped_.upload(log_warped_host_);
+      tables_on_device_ = true;
+    }
     runner_.run("similarity/nmi_gradient",
                 {{"referenceImage", &reference_}, {"warpedImage", &warped_}, {"warpedGradient", &warped_gradient_},
                  {"activeVoxels", every_voxel_}, {"logJointProbability", &log_joint_},

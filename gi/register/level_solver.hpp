@@ -46,8 +46,10 @@ class LevelSolver {
   // level_objective.cpp
   Objective evaluate(const Buffer& grid);  // leaves the deformation, warped image and histogram of `grid`
   void gradient(const Buffer& grid);       // into gradient_, from evaluate(grid)'s state
-  double sum(const Buffer& values, std::size_t count);
-  double entropies_and_log_probabilities();  // NMI from the downloaded histogram; fills the log tables
+  // Launches the sum of `count` values into sum_slots_[slot] (zeroed by evaluate).
+  void launch_sum(const Buffer& values, std::size_t count, int slot);
+  // NMI from the joint histogram read back; fills the host's log tables.
+  double entropies_and_log_probabilities(const std::vector<float>& histogram);
   // level_optimiser.cpp
   double max_length(const Buffer& field);
   void move_along(const Buffer& from, double alpha, Buffer& to);  // to = from + alpha * conjugate_h_
@@ -73,9 +75,15 @@ class LevelSolver {
   const Buffer* every_voxel_ = nullptr;
   Buffer deformation_, warped_, warped_gradient_, voxel_gradient_, histogram_, log_joint_, log_warped_;
   Buffer best_grid_, trial_grid_, gradient_, node_term_, second_derivatives_, conjugate_g_, conjugate_h_;
-  Buffer jacobian_matrices_, jacobian_determinants_, node_values_, scalars_, voxel_values_;
+  Buffer jacobian_matrices_, jacobian_determinants_, node_values_, bending_values_, scalars_, voxel_values_;
+  // One sum per slot, read back together at the end of an evaluation.
+  static constexpr int kSsdSlot = 0, kBendingSlot = 1, kJacobianSlot = 2, kSumSlots = 3;
+  std::array<Buffer, kSumSlots> sum_slots_;
+  // The NMI's log tables of the last evaluation, and whether the device has them.
+  std::vector<float> log_joint_host_, log_warped_host_;
+  bool tables_on_device_ = false;
   double nmi_ = 0, joint_entropy_ = 0;
-  double entropy_seconds_ = 0;  // in entropies_and_log_probabilities
+  double entropy_seconds_ = 0;  // host time in entropies_and_log_probabilities
   int evaluations_ = 0;
 };
 

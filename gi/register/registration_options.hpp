@@ -54,8 +54,8 @@ struct LevelReport {
   int iterations = 0, evaluations = 0, folding_corrections = 0;
   double objective_start = 0, objective_end = 0;
   double seconds = 0;
-  // Of `seconds`: the NMI's joint histogram read back, its entropies and log
-  // tables on the host and the tables sent (every evaluation).
+  // Of `seconds`: the host's work on the NMI's entropies and log tables
+  // (every evaluation; the device runs the penalties' kernels meanwhile).
   double entropy_seconds = 0;
 };
 
