@@ -252,6 +252,7 @@ FitResult fit_transform(const std::vector<PointPair>& pairs, TransformKind kind,
   };
   std::vector<double> residual(n);
   std::vector<std::size_t> order(n);
+  std::vector<char> chosen(n);
   for (int round = 0; round < 30; ++round) {
     for (std::size_t i = 0; i < n; ++i) residual[i] = squared_residual(result.transform, pairs[i]);
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -260,8 +261,14 @@ FitResult fit_transform(const std::vector<PointPair>& pairs, TransformKind kind,
     std::nth_element(order.begin(), last - 1, order.end(), [&](std::size_t a, std::size_t b) {
       return std::pair(residual[a], a) < std::pair(residual[b], b);
     });
-    std::vector<std::size_t> next(order.begin(), last);
-    std::sort(next.begin(), next.end());
+    // The kept set in index order (the fit sums in that order), by marking
+    // rather than sorting: O(n) where a sort of the kept half took most of a round.
+    std::fill(chosen.begin(), chosen.end(), char{0});
+    for (auto it = order.begin(); it != last; ++it) chosen[*it] = 1;
+    std::vector<std::size_t> next;
+    next.reserve(count);
+    for (std::size_t i = 0; i < n; ++i)
+      if (chosen[i]) next.push_back(i);
     // Also settled: a new set that lowers the trimmed sum by under 1e-4 of
     // it. With noisy matches the set's margin churns for a dozen rounds that
     // move the transform by nothing that matters (55,000 block matches of a

@@ -52,6 +52,19 @@ std::array<int, 3> block_origin(std::size_t b, std::array<int, 3> blocks) {
           static_cast<int>(b / (std::size_t(blocks[0]) * blocks[1])) * kBlock};
 }
 
+// Calls `work(i)` for i in [0, count), spread over the cores (up to 16
+// threads, each taking every threads-th i).
+template <class Work>
+void for_each_on_threads(std::size_t count, Work work) {
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> workers;
+  for (std::size_t t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      for (std::size_t i = t; i < count; i += threads) work(i);
+    });
+  for (std::thread& w : workers) w.join();
+}
+
 // Calls `visit(i)` with the image index of every voxel of the block at
 // `origin` that lies inside the image (a border block has fewer).
 template <class Visit>
@@ -71,7 +84,8 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
   const std::array<int, 3> bd = block_dim(dim);
   const std::size_t blocks = product(bd);
   std::vector<double> variance(blocks, 0.0);
-  for (std::size_t b = 0; b < blocks; ++b) {
+  // Every voxel of the level is read once: spread over the cores.
+  for_each_on_threads(blocks, [&](std::size_t b) {
     double sum = 0, squares = 0;
     int n = 0;
     bool inside = true;
@@ -83,7 +97,7 @@ std::vector<int> textured_blocks(const std::vector<float>& image, std::array<int
       if (reference_mask && !(*reference_mask)[i]) inside = false;
     });
     variance[b] = inside && n >= kMinimumBlockVoxels ? squares / n - (sum / n) * (sum / n) : 0.0;
-  }
+  });
   std::vector<std::size_t> textured;
   for (std::size_t b = 0; b < blocks; ++b)
     if (variance[b] > 1e-12) textured.push_back(b);
@@ -156,28 +170,22 @@ class LevelMatcher {
     std::vector<PointPair> pairs(matched.size());
     // The sub-voxel refinement scores six displacements per block on the
     // host: spread over the cores.
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-    std::vector<std::thread> workers;
-    for (std::size_t t = 0; t < threads; ++t)
-      workers.emplace_back([&, t] {
-        for (std::size_t i = t; i < matched.size(); i += threads) {
-          const std::size_t b = matched[i];
-          const std::array<int, 3> origin = block_origin(b, blocks_);
-          const std::array<int, 3> d = {static_cast<int>(r[4 * b]), static_cast<int>(r[4 * b + 1]),
-                                        static_cast<int>(r[4 * b + 2])};
-          const std::array<double, 3> fraction = subvoxel_offset(reference_host_, warped, dim_, origin, d);
-          Point3 centre, moved;
-          for (int a = 0; a < 3; ++a) {
-            // The centre of the block's voxels (a border block's are fewer).
-            centre[a] = (origin[a] + std::min(dim_[a], origin[a] + kBlock) - 1) / 2.0;
-            moved[a] = centre[a] + d[a] + fraction[a];
-          }
-          // The match sits at `moved` in the resampled image, which is the
-          // floating image at m(moved).
-          pairs[i] = {centre, transform_point(m, moved)};
-        }
-      });
-    for (std::thread& w : workers) w.join();
+    for_each_on_threads(matched.size(), [&](std::size_t i) {
+      const std::size_t b = matched[i];
+      const std::array<int, 3> origin = block_origin(b, blocks_);
+      const std::array<int, 3> d = {static_cast<int>(r[4 * b]), static_cast<int>(r[4 * b + 1]),
+                                    static_cast<int>(r[4 * b + 2])};
+      const std::array<double, 3> fraction = subvoxel_offset(reference_host_, warped, dim_, origin, d);
+      Point3 centre, moved;
+      for (int a = 0; a < 3; ++a) {
+        // The centre of the block's voxels (a border block's are fewer).
+        centre[a] = (origin[a] + std::min(dim_[a], origin[a] + kBlock) - 1) / 2.0;
+        moved[a] = centre[a] + d[a] + fraction[a];
+      }
+      // The match sits at `moved` in the resampled image, which is the
+      // floating image at m(moved).
+      pairs[i] = {centre, transform_point(m, moved)};
+    });
     refinement_seconds_ += seconds_since(refinement_start);
     return pairs;
   }
