@@ -23,18 +23,12 @@ using gi::reg::Point3;
 using gi::reg::PointPair;
 using gi::reg::TransformKind;
 
-constexpr double kPi = 3.14159265358979323846;
-
-// Rodrigues' formula: `degrees` about `axis` (normalised here), then `translation`.
+// `degrees` about `axis` (normalised here), then `translation`.
 Matrix4 rigid(Point3 axis, double degrees, Point3 translation) {
   const double length = std::hypot(axis[0], axis[1], axis[2]);
   for (double& a : axis) a /= length;
-  const double angle = degrees * kPi / 180, c = std::cos(angle), s = std::sin(angle);
-  const auto [x, y, z] = axis;
-  Matrix4 m = {{{c + x * x * (1 - c), x * y * (1 - c) - z * s, x * z * (1 - c) + y * s, translation[0]},
-                {y * x * (1 - c) + z * s, c + y * y * (1 - c), y * z * (1 - c) - x * s, translation[1]},
-                {z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c), translation[2]},
-                {0, 0, 0, 1}}};
+  Matrix4 m = gi::reg::rotation_about(axis, degrees);
+  for (int i = 0; i < 3; ++i) m[i][3] = translation[i];
   return m;
 }
 

@@ -48,11 +48,7 @@ struct Blobs {
 Matrix4 moved_about_centre(int n, double degrees, Point3 axis, double scale, Point3 shift) {
   const double len = std::hypot(axis[0], axis[1], axis[2]);
   for (double& a : axis) a /= len;
-  const double t = degrees * M_PI / 180, c = std::cos(t), s = std::sin(t), k = 1 - c;
-  const auto [x, y, z] = axis;
-  const double r[3][3] = {{c + x * x * k, x * y * k - z * s, x * z * k + y * s},
-                          {y * x * k + z * s, c + y * y * k, y * z * k - x * s},
-                          {z * x * k - y * s, z * y * k + x * s, c + z * z * k}};
+  const Matrix4 r = rotation_about(axis, degrees);
   const double centre = (n - 1) / 2.0;
   Matrix4 m = identity4();
   for (int i = 0; i < 3; ++i) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -193,6 +194,16 @@ bool all_finite(const Matrix4& m) {
 Matrix4 identity4() {
   Matrix4 m{};
   for (int i = 0; i < 4; ++i) m[i][i] = 1;
+  return m;
+}
+
+Matrix4 rotation_about(const Point3& axis, double degrees) {
+  const double theta = degrees * std::numbers::pi / 180, co = std::cos(theta), si = std::sin(theta);
+  const Point3& k = axis;
+  const double cross[3][3] = {{0, -k[2], k[1]}, {k[2], 0, -k[0]}, {-k[1], k[0], 0}};
+  Matrix4 m = identity4();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m[i][j] = (i == j ? co : 0.0) + si * cross[i][j] + (1 - co) * k[i] * k[j];
   return m;
 }
 

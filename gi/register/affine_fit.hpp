@@ -30,6 +30,9 @@ Matrix4 inverse(const Matrix4& m);
 // and Point3 are std::arrays, so argument-dependent lookup would find
 // std::apply as well.)
 Point3 transform_point(const Matrix4& m, const Point3& p);
+// The rotation by `degrees` about the unit vector `axis` (Rodrigues'
+// formula), with no translation.
+Matrix4 rotation_about(const Point3& axis, double degrees);
 
 struct PointPair {
   Point3 from, to;

@@ -331,15 +331,9 @@ Point3 random_direction(std::mt19937_64& engine) {
 
 // A(w) = c + t + R S (w - c), R by Rodrigues' formula from the axis and angle.
 Matrix4 affine_matrix(const PairAffine& a) {
-  const double theta = a.rotation_degrees * std::numbers::pi / 180, co = std::cos(theta), si = std::sin(theta);
-  const Point3& k = a.axis;
-  const double cross[3][3] = {{0, -k[2], k[1]}, {k[2], 0, -k[0]}, {-k[1], k[0], 0}};
-  Matrix4 m = identity4();
+  Matrix4 m = rotation_about(a.axis, a.rotation_degrees);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      const double r = (i == j ? co : 0.0) + si * cross[i][j] + (1 - co) * k[i] * k[j];
-      m[i][j] = r * a.scaling[j];
-    }
+    for (int j = 0; j < 3; ++j) m[i][j] *= a.scaling[j];
   for (int i = 0; i < 3; ++i) {
     m[i][3] = a.centre[i] + a.translation[i];
     for (int j = 0; j < 3; ++j) m[i][3] -= m[i][j] * a.centre[j];
