@@ -26,6 +26,7 @@
 #include "gi/search/search.hpp"
 #include "gi/seed/seed.hpp"
 #include "test_support.hpp"
+#include "tests/family_test_fixture.hpp"
 
 namespace {
 
@@ -174,33 +175,7 @@ TEST(AggregateSites, ARefusedKernelNamesItsReturnOrItsLocal) {
 
 const fs::path kPlain = fs::path(GI_TEST_DATA) / "user";
 
-class AggregateFamily : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gi-aggregate-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `gi emulate SEED --patch EDIT`: exit code and output.
-  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& edit) {
-    const fs::path patch = dir_ / "p.gi";
-    std::ofstream(patch) << edit << "\n";
-    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
-                            (dir_ / "cache").string() + "\"");
-  }
-
-  static void compiles(const std::string& source, const std::string& what) {
-    gi::fitness::CompileRequest r;
-    r.source = source;
-    r.file_name = "kernel.cu";
-    gi::fitness::Compiler compiler(std::nullopt);
-    const auto result = compiler.compile(r);
-    EXPECT_TRUE(result.ok) << what << ":\n" << result.error << "\n" << source;
-  }
-
-  fs::path dir_;
-};
+class AggregateFamily : public gi::test::FamilyTest {};
 
 TEST_F(AggregateFamily, EveryVariantOfAPlainKernelCompilesAndGivesTheSeedsResult) {
   for (const char* name : {"dot_product", "count_positive", "vector_max"}) {

@@ -18,6 +18,7 @@
 #include "grammar/patch_apply.hpp"
 #include "gi/seed/seed.hpp"
 #include "test_support.hpp"
+#include "tests/family_test_fixture.hpp"
 
 namespace {
 
@@ -25,28 +26,13 @@ namespace fs = std::filesystem;
 
 const fs::path kUser = fs::path(GI_TEST_DATA) / "user";
 
-class MergeRuns : public ::testing::Test {
+class MergeRuns : public gi::test::FamilyTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gi-merge-runs-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& patch_text) {
-    const fs::path patch = dir_ / "p.gi";
-    std::ofstream(patch) << patch_text << "\n";
-    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
-                            (dir_ / "cache").string() + "\"");
-  }
-
   static std::string the_edit(const gi::Seed& seed) {
     const auto candidates = gi::grammar::edit_family("merge_runs").candidates(seed.grammar, seed.context);
     EXPECT_EQ(candidates.size(), 1u);
     return candidates.empty() ? std::string() : gi::grammar::to_string(candidates[0]);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(MergeRuns, AScatterIntoACoarseGridGivesTheSeedsResultAloneCoarsenedAndPrivatised) {

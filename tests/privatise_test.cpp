@@ -25,6 +25,7 @@
 #include "grammar/patch_apply.hpp"
 #include "gi/seed/seed.hpp"
 #include "test_support.hpp"
+#include "tests/family_test_fixture.hpp"
 
 namespace {
 
@@ -87,30 +88,8 @@ TEST(PrivatiseSites, FindsScatterIntoABufferAndSaysWhyOthersAreNot) {
             std::string::npos);
 }
 
-class PrivatiseFamily : public ::testing::Test {
+class PrivatiseFamily : public gi::test::FamilyTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gi-privatise-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& edit) {
-    const fs::path patch = dir_ / "p.gi";
-    std::ofstream(patch) << edit << "\n";
-    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
-                            (dir_ / "cache").string() + "\"");
-  }
-
-  static void compiles(const std::string& source, const std::string& what) {
-    gi::fitness::CompileRequest r;
-    r.source = source;
-    r.file_name = "kernel.cu";
-    gi::fitness::Compiler compiler(std::nullopt);
-    const auto result = compiler.compile(r);
-    EXPECT_TRUE(result.ok) << what << ":\n" << result.error << "\n" << source;
-  }
-
   // A copy of a user seed whose checks hold `n` values, so that a grid cap
   // of 1024 threads makes each thread loop over several items.
   fs::path seed_with_check_size(const std::string& name, int n) {
@@ -122,8 +101,6 @@ class PrivatiseFamily : public ::testing::Test {
     std::ofstream(copy / "spec.json") << spec.dump(2);
     return copy;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PrivatiseFamily, EveryVariantOfTheHistogramCompilesAndGivesTheSeedsResult) {

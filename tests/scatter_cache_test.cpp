@@ -21,6 +21,7 @@
 #include "grammar/patch_apply.hpp"
 #include "gi/seed/seed.hpp"
 #include "test_support.hpp"
+#include "tests/family_test_fixture.hpp"
 
 namespace {
 
@@ -28,29 +29,14 @@ namespace fs = std::filesystem;
 
 const fs::path kUser = fs::path(GI_TEST_DATA) / "user";
 
-class ScatterCache : public ::testing::Test {
+class ScatterCache : public gi::test::FamilyTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gi-scatter-cache-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& patch_text) {
-    const fs::path patch = dir_ / "p.gi";
-    std::ofstream(patch) << patch_text << "\n";
-    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
-                            (dir_ / "cache").string() + "\"");
-  }
-
   // The site's rule name of a kernel's one cache candidate per slot count.
   static std::string site_of(const gi::Seed& seed) {
     const auto candidates = gi::grammar::edit_family("scatter_cache").candidates(seed.grammar, seed.context);
     EXPECT_EQ(candidates.size(), 3u);  // 256, 1024 and 4096 slots
     return candidates.empty() ? std::string() : candidates[0].target;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ScatterCache, TheUserScattersGiveTheSeedsResult) {

@@ -26,6 +26,7 @@
 #include "grammar/patch.hpp"
 #include "grammar/patch_apply.hpp"
 #include "test_support.hpp"
+#include "tests/family_test_fixture.hpp"
 
 namespace {
 
@@ -264,22 +265,8 @@ TEST(WarpPerItemSites, TheExactJacobianGradientsThreeLoopsAreSites) {
   EXPECT_TRUE(found.refusals.empty()) << found.refusals[0];
 }
 
-class WarpPerItemFamily : public ::testing::Test {
+class WarpPerItemFamily : public gi::test::FamilyTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gi-warp-per-item-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `gi emulate SEED --patch EDIT`: exit code and output.
-  gi::test::CommandOutput emulate(const fs::path& seed, const std::string& edit) {
-    const fs::path patch = dir_ / "p.gi";
-    std::ofstream(patch) << edit << "\n";
-    return gi::test::run_gi("emulate \"" + seed.string() + "\" --patch \"" + patch.string() + "\" --cache \"" +
-                            (dir_ / "cache").string() + "\"");
-  }
-
   // The status of a variant (not necessarily one a patch makes) on the seed's first training check.
   gi::fitness::RunStatus status_of(const gi::Seed& seed, const gi::grammar::PatchedKernel& variant) {
     const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(seed.dir);
@@ -295,17 +282,6 @@ class WarpPerItemFamily : public ::testing::Test {
     auto work = gi::fitness::prepare_workload(spec, gi::emulated_training_workloads(spec)[0], 0, std::nullopt, block);
     return gi::emulate_workload(emulator, run, spec, work, block).check.status;
   }
-
-  static void compiles(const std::string& source, const std::string& what) {
-    gi::fitness::CompileRequest r;
-    r.source = source;
-    r.file_name = "kernel.cu";
-    gi::fitness::Compiler compiler(std::nullopt);
-    const auto result = compiler.compile(r);
-    EXPECT_TRUE(result.ok) << what << ":\n" << result.error << "\n" << source;
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(WarpPerItemFamily, EveryRowSumVariantCompilesAndGivesTheSeedsResult) {
