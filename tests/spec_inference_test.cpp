@@ -513,6 +513,22 @@ TEST(InitWorkloads, SmallChecksAreOddAndHeldOutOnesVaryShapeAndReachTheValues) {
   EXPECT_EQ(std::fmod(held[0].at("rows"), 2.0), 1.0) << "the first is odd";
 }
 
+// Validation needs 16 M output values or 16 M input values, not 16 M of
+// both together: a copy kernel's held-out workloads must hold 16 M outputs
+// (they held 8 M when inputs and outputs were summed, and invert_mapping's
+// evolution was rejected for it).
+TEST(InitWorkloads, HeldOutWorkloadsHoldTheOutputsValidationCounts) {
+  const std::string source = R"(extern "C" __global__ void copy2(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * in[i];
+})";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000000"}, {}));
+  double outputs = 0;
+  for (const auto& w : s.spec.at("workloads").at("validate")) outputs += w.at("variables").at("n").get<double>();
+  EXPECT_GE(outputs, 16e6);
+  EXPECT_LT(outputs, 20e6) << "grown no further than needed";
+}
+
 // The plain user kernels and the README's box filter: the sizes of their
 // hand-written specs' timed workloads are all gi init is told.
 struct Inferred {

@@ -37,6 +37,13 @@ int type_bytes(const std::string& t) {
   return 4;
 }
 
+// Values per element, as validation counts them (fitness::element_components).
+int type_components(const std::string& t) {
+  if (t == "float2") return 2;
+  if (t == "float4" || t == "int4") return 4;
+  return 1;
+}
+
 // Held-out data varies the values as well as the sizes.
 const json& varied_distribution(int workload) {
   static const json d[] = {{{"uniform", json::array({-1, 1})}}, {{"normal", json::array({0, 1})}},
@@ -151,6 +158,12 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   analysis::SymbolicSize min_bytes_total;
   bool min_bytes_known = true;
   std::string sum_where;
+  // Each buffer's role and values per element, for the held-out sizes below.
+  struct RoleOf {
+    std::string role;
+    int components = 1;
+  };
+  std::map<std::string, RoleOf> roles;
   for (const grammar::Param& p : kernel->params) {
     std::string type = spec_type(p.base_type);
     if (type.empty()) {
@@ -205,6 +218,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (!p.const_pointee) s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
     }
     j["role"] = role;
+    roles[p.name] = {role, type_components(type)};
     if (u && u->count) {
       j["count"] = u->count->text();
       for (const std::string& n : u->count->names()) size_vars.insert(n);
@@ -341,13 +355,22 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     return v;
   };
   // Values a workload checks: its inputs' elements (reductions have few outputs).
+  // What validation counts (gi/publish/validation.cpp): the output values
+  // (out and inout buffers) or the input values (in and inout), whichever is
+  // more; a sum of both would leave each short of the 16 M it requires.
   const auto values = [&](const SizeSet& set) {
-    double total = 0;
+    double inputs = 0, outputs = 0;
     for (const grammar::Param& p : kernel->params)
       if (p.pointer)
         if (const auto* u = use_of(p.name); u && u->count)
-          if (const auto v = u->count->evaluate(set)) total += *v;
-    return total;
+          if (const auto v = u->count->evaluate(set)) {
+            const auto r = roles.find(p.name);
+            const std::string role = r == roles.end() ? "in" : r->second.role;
+            const double n = *v * (r == roles.end() ? 1 : r->second.components);
+            if (role != "in") outputs += n;
+            if (role != "out") inputs += n;
+          }
+    return std::max(inputs, outputs);
   };
   // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size).
   const auto usable = [&](const SizeSet& set) {
