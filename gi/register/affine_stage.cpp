@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <thread>
 
@@ -120,10 +119,7 @@ class LevelMatcher {
     const auto start = std::chrono::steady_clock::now();
     ComputeDevice& d = runner.device();
     const std::size_t n = product(dim);
-    std::vector<int> active(n);
-    std::iota(active.begin(), active.end(), 0);
-    active_ = Buffer(d, n * 4);
-    active_.upload(active);
+    active_ = active_voxel_list(d, n);
     mask_ = Buffer(d, n * 4);
     reference_host_ = reference.download<float>();
     mask_.upload(textured_blocks(reference_host_, dim, options.block_share, reference_mask, used_blocks_));

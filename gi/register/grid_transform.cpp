@@ -1,7 +1,7 @@
 #include "gi/register/grid_transform.hpp"
+#include "gi/register/reference_mask.hpp"
 
 #include <cmath>
-#include <numeric>
 #include <sstream>
 
 namespace gi::reg {
@@ -42,10 +42,7 @@ GridTransform::GridTransform(const KernelRunner& runner, std::array<int, 3> dim,
 
 void GridTransform::deform(const Buffer& grid) {
   ComputeDevice& d = runner_.device();
-  std::vector<int> active(voxels_);
-  std::iota(active.begin(), active.end(), 0);  // every voxel: no mask
-  active_ = Buffer(d, voxels_ * 4);
-  active_.upload(active);
+  active_ = active_voxel_list(d, voxels_);  // every voxel: no mask
   deformation_ = Buffer(d, voxels_ * 16);
   runner_.run("bspline/deformation_field",
               {{"controlPointGrid", &grid}, {"activeVoxels", &active_}, {"deformationField", &deformation_}}, vars_);

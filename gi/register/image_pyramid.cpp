@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-
 namespace gi::reg {
 
 std::array<int, 3> half(const std::array<int, 3>& d) { return {(d[0] + 1) / 2, (d[1] + 1) / 2, (d[2] + 1) / 2}; }

@@ -33,16 +33,11 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
   // run over the whole image (they read the warped gradient at the list
   // place, which is the image place only in the whole image's list) and give
   // zero outside the mask.
-  std::vector<int> all(voxels_);
-  std::iota(all.begin(), all.end(), 0);
-  const std::vector<int> active = mask ? voxels_in(*mask) : all;
-  active_voxels_ = active.size();
-  active_ = Buffer(d, active_voxels_ * 4);
-  active_.upload(active);
+  active_ = active_voxel_list(d, voxels_, mask);
+  active_voxels_ = active_.bytes() / 4;
   every_voxel_ = &active_;
   if (mask) {
-    all_voxels_ = Buffer(d, voxels_ * 4);
-    all_voxels_.upload(all);
+    all_voxels_ = active_voxel_list(d, voxels_);
     every_voxel_ = &all_voxels_;
   }
   masked_vars_ = with(vars_, {{"activeVoxelNumber", static_cast<double>(active_voxels_)}});
@@ -64,7 +59,6 @@ LevelSolver::LevelSolver(const KernelRunner& runner, const RegistrationOptions& 
   jacobian_determinants_ = Buffer(d, jacobian_nodes_ * 4);
   node_values_ = Buffer(d, std::max(nodes_, jacobian_nodes_) * 4);
   scalars_ = Buffer(d, 8 * 4);
-  bending_values_ = Buffer(d, nodes_ * 4);
   for (Buffer& b : sum_slots_) b = Buffer(d, 4);
 }
 
@@ -143,8 +137,8 @@ Objective LevelSolver::evaluate(const Buffer& grid) {
   // control-point spacing), so their weights mean the same as f3d's -be and -jl.
   const fitness::Variables unit = with(vars_, {{"spacingX", 1}, {"spacingY", 1}, {"spacingZ", 1}});
   if (options_.bending_weight > 0) {
-    runner_.run("bspline/bending_energy", {{"controlPointGrid", &grid}, {"bendingEnergy", &bending_values_}}, unit);
-    launch_sum(bending_values_, nodes_, kBendingSlot);
+    runner_.run("bspline/bending_energy", {{"controlPointGrid", &grid}, {"bendingEnergy", &node_values_}}, unit);
+    launch_sum(node_values_, nodes_, kBendingSlot);
   }
   if (options_.jacobian_weight > 0) {
     runner_.run("bspline/log_jacobian_penalty", {{"controlPointGrid", &grid}, {"penalty", &node_values_}}, vars_);

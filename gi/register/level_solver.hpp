@@ -75,8 +75,11 @@ class LevelSolver {
   const Buffer* every_voxel_ = nullptr;
   Buffer deformation_, warped_, warped_gradient_, voxel_gradient_, histogram_, log_joint_, log_warped_;
   Buffer best_grid_, trial_grid_, gradient_, node_term_, second_derivatives_, conjugate_g_, conjugate_h_;
-  Buffer jacobian_matrices_, jacobian_determinants_, node_values_, bending_values_, scalars_, voxel_values_;
-  // One sum per slot, read back together at the end of an evaluation.
+  Buffer jacobian_matrices_, jacobian_determinants_, node_values_, scalars_, voxel_values_;
+  // One sum per slot: an evaluation launches every sum, then reads them back
+  // once the host's own work is done. The device runs its kernels in launch
+  // order, so the penalties can share node_values_ as they did when each sum
+  // was read back at once.
   static constexpr int kSsdSlot = 0, kBendingSlot = 1, kJacobianSlot = 2, kSumSlots = 3;
   std::array<Buffer, kSumSlots> sum_slots_;
   // The NMI's log tables of the last evaluation, and whether the device has them.

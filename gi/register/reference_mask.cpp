@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "gi/register/image_pyramid.hpp"
@@ -53,6 +54,19 @@ std::vector<LevelMask> mask_pyramid(const KernelRunner& runner, const Volume& ma
     levels.push_back(std::move(level));
   }
   return levels;
+}
+
+Buffer active_voxel_list(ComputeDevice& device, std::size_t voxels, const LevelMask* mask) {
+  std::vector<int> list;
+  if (mask) {
+    list = voxels_in(*mask);
+  } else {
+    list.resize(voxels);
+    std::iota(list.begin(), list.end(), 0);
+  }
+  Buffer b(device, list.size() * 4);
+  b.upload(list);
+  return b;
 }
 
 std::vector<int> voxels_in(const LevelMask& mask) {

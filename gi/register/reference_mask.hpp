@@ -33,4 +33,9 @@ std::vector<LevelMask> mask_pyramid(const KernelRunner& runner, const Volume& ma
 // The image indices of the voxels in `mask`, ascending: the kernels' active-voxel list.
 std::vector<int> voxels_in(const LevelMask& mask);
 
+// That list on the device: the voxels of `mask`, or without one every
+// voxel of an image of `voxels` (0, 1, 2, ...). Its element count is
+// bytes() / 4.
+Buffer active_voxel_list(ComputeDevice& device, std::size_t voxels, const LevelMask* mask = nullptr);
+
 }  // namespace gi::reg
