@@ -368,6 +368,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   // on the retuning's data at the search's tuning.
   auto best_tuning = run.read_json("tuning_best.json");
   std::optional<grammar::Patch> swept;
+  bool retune_data_loaded = false;  // the sweep loads the data the retuning uses
   if (!best_tuning && search_stage && parameter_sweep && state.best && !state.best->patch.edits.empty()) {
     if (const auto j = run.read_json("swept.json")) {
       swept = grammar::parse_patch(j->at("patch").get<std::string>(), "swept.json patch");
@@ -376,6 +377,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
       try {
         const SweptPatch sw = clock.time("parameter_sweep", [&] {
           evaluator.use_workload("train", tuning_data_seed(search.seed));
+          retune_data_loaded = true;
           return sweep_parameters(evaluator, ops, state.best->patch, state.noise_margin);
         });
         run.write_text("swept.json", sw.to_json().dump(2) + "\n");
@@ -393,7 +395,7 @@ RunOutcome evolve(const EvolveOptions& o, const RunBackend& backend) {
   if (!best_tuning) {
     say("tuning the best variant...");
     best_tuning = clock.time("retune", [&] {
-      evaluator.use_workload("train", tuning_data_seed(search.seed));
+      if (!retune_data_loaded) evaluator.use_workload("train", tuning_data_seed(search.seed));
       return retune_winner(evaluator, state, tuning_space(spec, launch_tuning), baseline, say, swept);
     });
     run.write_text("tuning_best.json", best_tuning->dump(2) + "\n");
