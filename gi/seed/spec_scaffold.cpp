@@ -9,6 +9,7 @@
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/parameter_use.hpp"
 #include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/launch_plan.hpp"
 #include "gi/publish/validation.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "grammar/grammar.hpp"
@@ -31,17 +32,17 @@ std::string spec_type(const std::string& base) {
 
 bool is_float_type(const std::string& t) { return t == "float" || t == "double" || t == "float2" || t == "float4"; }
 
+// Bytes and values per element of a spec type, as the fitness runtime and
+// validation count them; a type gi cannot generate (FILL) counts as one
+// 4-byte value.
 int type_bytes(const std::string& t) {
-  if (t == "double" || t == "float2") return 8;
-  if (t == "float4" || t == "int4") return 16;
-  return 4;
+  const auto e = fitness::element_type_from_name(t);
+  return e ? static_cast<int>(fitness::element_bytes(*e)) : 4;
 }
 
-// Values per element, as validation counts them (fitness::element_components).
 int type_components(const std::string& t) {
-  if (t == "float2") return 2;
-  if (t == "float4" || t == "int4") return 4;
-  return 1;
+  const auto e = fitness::element_type_from_name(t);
+  return e ? static_cast<int>(fitness::element_components(*e)) : 1;
 }
 
 // Held-out data varies the values as well as the sizes.
@@ -354,7 +355,6 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     v["inputs"] = inputs;
     return v;
   };
-  // Values a workload checks: its inputs' elements (reductions have few outputs).
   // What validation counts (gi/publish/validation.cpp): the output values
   // (out and inout buffers) or the input values (in and inout), whichever is
   // more; a sum of both would leave each short of the 16 M it requires.
@@ -364,11 +364,10 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (p.pointer)
         if (const auto* u = use_of(p.name); u && u->count)
           if (const auto v = u->count->evaluate(set)) {
-            const auto r = roles.find(p.name);
-            const std::string role = r == roles.end() ? "in" : r->second.role;
-            const double n = *v * (r == roles.end() ? 1 : r->second.components);
-            if (role != "in") outputs += n;
-            if (role != "out") inputs += n;
+            const RoleOf& r = roles.at(p.name);  // every pointer has its role by now
+            const double n = *v * r.components;
+            if (r.role != "in") outputs += n;
+            if (r.role != "out") inputs += n;
           }
     return std::max(inputs, outputs);
   };
