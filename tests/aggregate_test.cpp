@@ -7,7 +7,6 @@
 // on the library's sum_reduction. CPU only.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>

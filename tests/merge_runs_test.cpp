@@ -6,11 +6,9 @@
 // are no scatter are refused with privatise's reason. CPU only.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "grammar/edit_family.hpp"

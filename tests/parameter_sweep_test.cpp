@@ -6,7 +6,6 @@
 
 #include <limits>
 #include <map>
-#include <regex>
 
 #include "gi/run/winner_retune.hpp"
 #include "gi/search/parameter_sweep.hpp"

@@ -8,11 +8,9 @@
 // CPU only.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "grammar/edit_family.hpp"

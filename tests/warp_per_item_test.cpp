@@ -6,7 +6,6 @@
 // launch grows the grid by the group size. CPU only.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
