@@ -26,6 +26,9 @@ struct SwitchDef {
 using SwitchCombinations = std::vector<std::map<std::string, std::vector<std::string>>>;
 
 struct EditContext {
+  // The kernel the spec launches (its `entry`); "" when no spec names one
+  // (a bare .cu file): families that must know it take a file's only kernel.
+  std::string entry;
   std::vector<SwitchDef> switches;
   SwitchCombinations switch_combinations;
   // Constant specialisation: parameter -> literal (a parameter without a

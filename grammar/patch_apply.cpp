@@ -120,13 +120,19 @@ std::string write(const Grammar& g, const PatchState& s, bool device_only) {
     const RuleContext& c = g.context(i);
     const RuleChange& change = s.rules[i];
     const std::string indent = indentation(r.text);
-    for (const auto& [family, line] : change.line_before_wraps) w.push(indent + line);
+    // Every line this rule gives the variant, through its function's rewrites.
+    auto push = [&](std::string text) {
+      for (const auto& [family, f] : s.function_rewrites)
+        if (f.function == c.function) text = f.rewrite(text);
+      w.push(text);
+    };
+    for (const auto& [family, line] : change.line_before_wraps) push(indent + line);
     for (const Wrap* wrap : wraps_opening(s, i)) {
       wrap_indent[wrap] = indent;
-      for (const std::string& line : wrap->open) w.push(indent + line);
+      for (const std::string& line : wrap->open) push(indent + line);
       w.deeper();
     }
-    for (const auto& [family, line] : change.line_before) w.push(indent + line);
+    for (const auto& [family, line] : change.line_before) push(indent + line);
     std::optional<std::string> text = r.text;
     if (change.deleted || change.dropped) {
       // A brace-less body cannot vanish: the header would swallow the next line.
@@ -146,14 +152,14 @@ std::string write(const Grammar& g, const PatchState& s, bool device_only) {
     if (text) {
       for (const auto& [family, rewrite] : change.rewrites) *text = rewrite(*text);
       if (c.function_header >= 0) *text = rewrite_header(g, i, s.header, body_lines);
-      w.push(*text);
+      push(*text);
     }
     const std::string inner = inner_indentation(g, i);
-    for (const auto& line : body_lines) w.push(inner + line);
-    for (std::size_t source : change.copies_after) w.push(reindent(g.rule(source).text, inner));
+    for (const auto& line : body_lines) push(inner + line);
+    for (std::size_t source : change.copies_after) push(reindent(g.rule(source).text, inner));
     for (const Wrap* wrap : wraps_closing(s, i)) {
       w.shallower();
-      for (const std::string& line : wrap->close) w.push(wrap_indent[wrap] + line);
+      for (const std::string& line : wrap->close) push(wrap_indent[wrap] + line);
     }
   }
   return w.text(g.final_newline());
@@ -208,6 +214,21 @@ void check_transforms_keep_threads_together(const Grammar& g, const Patch& patch
   }
 }
 
+// remap swaps the thread axes of everything the kernel's text says; what
+// aggregate, privatise, scatter_cache and warp_per_item add assumes lanes and
+// block-wide loops along x (a warp's shuffles, `k += blockDim.x`), which
+// the swap would turn to y. coarsen's loop and merge_runs' registers are a
+// thread's own, so they swap with the rest.
+void check_remap_composes(const Patch& patch) {
+  const auto remap = std::find_if(patch.edits.begin(), patch.edits.end(), [](const Edit& e) { return e.family == "remap"; });
+  if (remap == patch.edits.end()) return;
+  for (const Edit& e : patch.edits)
+    for (const char* family : {"aggregate", "privatise", "scatter_cache", "warp_per_item"})
+      if (e.family == family)
+        throw PatchError("remap and " + std::string(family) +
+                         " do not compose: its warps and block-wide loops walk the x axis, which remap swaps");
+}
+
 }  // namespace
 
 void validate_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
@@ -221,6 +242,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   // Both remake the global index line (K items per thread, G threads per item).
   if (state.launch.coarsen != 1 && state.launch.group != 1)
     throw PatchError("coarsen and warp_per_item both remake the global index: a patch holds one of them");
+  check_remap_composes(patch);
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
     throw PatchError("switch setting " + switches_text(state.launch.switches) +

@@ -10,6 +10,7 @@ std::string to_string(const LaunchEffect& effect) {
   if (!effect.private_buffer.empty())
     out += ";private=" + effect.private_buffer + "x" + std::to_string(effect.private_element_bytes);
   if (effect.group != 1) out += ";group=" + std::to_string(effect.group);
+  if (!effect.swap_axes.empty()) out += ";remap=" + effect.swap_axes;
   return out;
 }
 

@@ -25,6 +25,10 @@ struct LaunchEffect {
   std::string private_buffer;
   unsigned private_element_bytes = 0;
   int group = 1;  // threads per work item (warp_per_item): grid.x is multiplied by this
+  // Two thread axes traded (remap): "xy", "xz" or "yz"; "" for none. The
+  // grid's extent along each becomes the blocks the other axis's threads
+  // need, applied after the changes above.
+  std::string swap_axes;
   bool operator==(const LaunchEffect&) const = default;
 };
 

@@ -46,8 +46,18 @@ struct Wrap {
 // (aggregate, privatise), so two of them make one predicate.
 inline constexpr const char* kEarlyExitWrap = "early-exit";
 
+// A rewrite of every line a function's rules give the variant: their own
+// text, the copies put after them, the lines and wraps other families add
+// there (remap's swap of the thread axes, which must reach them all).
+struct FunctionRewrite {
+  int function = -1;  // index into ParsedKernel::functions
+  std::function<std::string(const std::string&)> rewrite;
+};
+
 struct PatchState {
   std::vector<RuleChange> rules;  // one per seed rule
+  // Keyed by family; applied in key order after each line is made.
+  std::map<std::string, FunctionRewrite> function_rewrites;
   HeaderEdits header;             // __restrict__, __launch_bounds__, constants
   // Keyed by what makes them ("coarsen", kEarlyExitWrap): a later edit
   // of one key replaces the earlier. Wraps must nest (validate_patch).

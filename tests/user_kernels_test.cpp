@@ -43,6 +43,7 @@ struct UserKernel {
   std::string name;
   std::size_t aggregate = 0, privatise = 0, warp_per_item = 0, coarsen = 0;
   std::vector<Emulated> emulated;
+  std::size_t remap = 0;
 };
 
 // Candidate order: aggregate per site warp then block, then (two sites or
@@ -66,6 +67,8 @@ const std::vector<UserKernel> kKernels = {
     {"row_max", 0, 0, 2, 10, {{"warp_per_item", 0}, {"warp_per_item", 1}, {"coarsen", 3}}},
     // `if (i < n) { ... } else { return; }`: the trailing return is dropped, both totals aggregate.
     {"masked_mean", 6, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 5}}},
+    // A 2-D kernel whose x thread index walks the rows: the axes swapped.
+    {"scale_rows", 0, 0, 0, 0, {{"remap", 0}}, 1},
 };
 
 class UserKernels : public ::testing::Test {
@@ -124,6 +127,7 @@ TEST_F(UserKernels, EachFamilyHasTheLegalEditsItHadWhenTheKernelWasWritten) {
     EXPECT_EQ(count("privatise"), k.privatise);
     EXPECT_EQ(count("warp_per_item"), k.warp_per_item);
     EXPECT_EQ(count("coarsen"), k.coarsen);
+    EXPECT_EQ(count("remap"), k.remap);
   }
 }
 

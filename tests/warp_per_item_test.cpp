@@ -264,24 +264,7 @@ TEST(WarpPerItemSites, TheExactJacobianGradientsThreeLoopsAreSites) {
   EXPECT_TRUE(found.refusals.empty()) << found.refusals[0];
 }
 
-class WarpPerItemFamily : public gi::test::FamilyTest {
- protected:
-  // The status of a variant (not necessarily one a patch makes) on the seed's first training check.
-  gi::fitness::RunStatus status_of(const gi::Seed& seed, const gi::grammar::PatchedKernel& variant) {
-    const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(seed.dir);
-    gi::fitness::EmulatorOptions options;
-    options.cache_dir = dir_ / "emulator";
-    const gi::fitness::CpuEmulator emulator(options);
-    gi::use_emulated_seed_as_reference(emulator, seed, spec);
-    gi::EmulatedVariant run;
-    run.kernel = emulator.load(variant.source, spec.entry, "kernel.cu");
-    run.launch = variant.launch;
-    EXPECT_TRUE(run.ok()) << run.kernel.error;
-    const unsigned block = spec.default_block_size;
-    auto work = gi::fitness::prepare_workload(spec, gi::emulated_training_workloads(spec)[0], 0, std::nullopt, block);
-    return gi::emulate_workload(emulator, run, spec, work, block).check.status;
-  }
-};
+using WarpPerItemFamily = gi::test::FamilyTest;
 
 TEST_F(WarpPerItemFamily, EveryRowSumVariantCompilesAndGivesTheSeedsResult) {
   const gi::Seed seed = gi::load_seed(kUser / "row_sum");

@@ -602,6 +602,7 @@ std::vector<std::string> KernelSpec::training_workloads() const {
 grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
                                    std::string_view kernel_source, const std::string& kernel_name) {
   grammar::EditContext context;
+  if (spec.is_object() && spec.contains("entry") && spec["entry"].is_string()) context.entry = spec["entry"].get<std::string>();
   std::vector<std::string> notes;
   SpecReader(display_path, SpecCheck{false})
       .read_switch_fields(spec, kernel_source, kernel_name, context.switches, notes, context.switch_combinations);

@@ -166,8 +166,8 @@ KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& disp
                              SpecCheck check = {});
 
 // The switches of a spec.json (its "switches" and "switch_combinations",
-// checked against kernel.cu's `#define` lines), for tools that need them
-// without the rest of the spec; throws like load_kernel_spec.
+// checked against kernel.cu's `#define` lines) and its entry kernel, for
+// tools that need them without the rest of the spec; throws like load_kernel_spec.
 grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
                                    std::string_view kernel_source, const std::string& kernel_name);
 

@@ -147,6 +147,30 @@ std::vector<std::uint32_t> written_indices(const KernelSpec& spec, const ParamSp
   return indices;
 }
 
+// remap traded the kernel's thread axes a and b: the threads along a now
+// take the items the threads along b took. Each axis gets the blocks that
+// cover the other's threads (rounded up: the kernel guards both indices),
+// the block's shape unchanged.
+void swap_grid_axes(const KernelSpec& spec, LaunchPlan& plan, const std::string& pair, const double (&limit)[3]) {
+  auto axis = [&](char c) {
+    if (c < 'x' || c > 'z' || pair.size() != 2 || pair[0] == pair[1])
+      fail(spec, "launch", "remap's axes '" + pair + "' are not two of x, y and z");
+    return static_cast<int>(c - 'x');
+  };
+  const int a = axis(pair[0]), b = axis(pair[1]);
+  const std::uint64_t threads_a = std::uint64_t{plan.grid[a]} * plan.block[a];
+  const std::uint64_t threads_b = std::uint64_t{plan.grid[b]} * plan.block[b];
+  const std::uint64_t grid_a = (threads_b + plan.block[a] - 1) / plan.block[a];
+  const std::uint64_t grid_b = (threads_a + plan.block[b] - 1) / plan.block[b];
+  for (const auto& [i, blocks] : {std::pair{a, grid_a}, std::pair{b, grid_b}})
+    if (static_cast<double>(blocks) > limit[i])
+      fail(spec, "launch.grid[" + std::to_string(i) + "]",
+           "remap:" + pair + " needs " + std::to_string(blocks) + " blocks along " + std::string(1, "xyz"[i]) +
+               ", beyond the limit of " + std::to_string(static_cast<std::uint64_t>(limit[i])));
+  plan.grid[a] = static_cast<unsigned>(grid_a);
+  plan.grid[b] = static_cast<unsigned>(grid_b);
+}
+
 }  // namespace
 
 Workload generate_workload(const KernelSpec& spec, const WorkloadSpec& workload, std::uint64_t seed) {
@@ -239,6 +263,7 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
   // A grid-stride loop covers every item with at most grid_threads threads.
   if (effect.grid_threads != 0)
     plan.grid[0] = std::min<unsigned>(plan.grid[0], static_cast<unsigned>((effect.grid_threads + threads - 1) / threads));
+  if (!effect.swap_axes.empty()) swap_grid_axes(spec, plan, effect.swap_axes, kGridLimit);
   plan.dynamic_shared_bytes = static_cast<std::size_t>(whole(spec, spec.shared_bytes, v, "launch.shared_bytes", 0, 232448.0, "a shared memory size in bytes"));
   if (!effect.private_buffer.empty()) {
     // The kernel reads the size it was given; a copy too large for a block
