@@ -90,7 +90,10 @@ RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& e
     return "";
   };
   for (const std::string pair : {"xy", "xz", "yz"}) {
-    const std::string first = axis_problem(axis_of(pair[0])), second = axis_problem(axis_of(pair[1]));
+    // An axis the kernel does not read at all is the plainer reason, so it goes first.
+    const int a = axis_of(pair[0]), b = axis_of(pair[1]);
+    const bool b_first = reads_thread_axis[a] && !reads_thread_axis[b];
+    const std::string first = axis_problem(b_first ? b : a), second = axis_problem(b_first ? a : b);
     if (first.empty() && second.empty()) {
       out.pairs.push_back(pair);
     } else if (pair == "xy") {  // the pair a reader expects; xz and yz refused silently

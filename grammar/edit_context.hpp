@@ -34,6 +34,9 @@ struct EditContext {
   // Constant specialisation: parameter -> literal (a parameter without a
   // value here is not specialised).
   std::map<std::string, std::string> constants;
+  // Float buffers whose spec declares an `accumulation_bound` (the most one
+  // work item adds to one element): privatise may count them in fixed point.
+  std::map<std::string, double> accumulation_bounds;
   // What random edits draw from.
   std::vector<int> unroll_factors{-1, 0, 1, 2, 4, 8};
   std::vector<int> launch_bound_threads{64, 128, 256, 512, 1024};

@@ -243,6 +243,26 @@ TEST_F(MalformedSpec, CheckedComponentOutOfRange) {
   expect_error(spec, "seeds/x/y/spec.json: parameters[12].checked_components[1]: expected an integer in 0..3");
 }
 
+// privatise's fixed point needs a float sum's bound: a positive number, on a float output.
+TEST_F(MalformedSpec, AccumulationBoundOnlyOnAFloatOutputAndPositive) {
+  spec["parameters"][12]["accumulation_bound"] = 0.5;  // float4
+  expect_error(spec, "seeds/x/y/spec.json: parameters[12].accumulation_bound: only float out and inout buffers");
+  spec["parameters"][12].erase("accumulation_bound");
+  spec["parameters"][1]["accumulation_bound"] = 0.5;  // an input
+  expect_error(spec, "seeds/x/y/spec.json: parameters[1].accumulation_bound: only float out and inout buffers");
+  json joint = json::parse(read(kSeeds / "similarity/nmi_joint_histogram/spec.json"));
+  const std::string joint_kernel = read(kSeeds / "similarity/nmi_joint_histogram/kernel.cu");
+  EXPECT_EQ(parse_kernel_spec(joint, "s.json", joint_kernel, "kernel.cu").find_parameter("jointHistogram")->accumulation_bound, 0.5);
+  for (auto& p : joint["parameters"])
+    if (p["name"] == "jointHistogram") p["accumulation_bound"] = -1;
+  try {
+    parse_kernel_spec(joint, "s.json", joint_kernel, "kernel.cu");
+    ADD_FAILURE() << "a negative bound loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("accumulation_bound: expected a positive finite number"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(MalformedSpec, WrittenMustBeKnown) {
   spec["parameters"][12]["written"] = "some";
   expect_error(spec, "seeds/x/y/spec.json: parameters[12].written: expected one of all, active_voxels");

@@ -249,10 +249,66 @@ TEST_F(PrivatiseFamily, TheLibrarysPlainJointHistogramPassesItsChecksPrivatised)
   const fs::path dir = gi::test::source_dir() / "seeds/similarity/nmi_joint_histogram";
   const gi::Seed seed = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("privatise").candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 4u);
-  const std::string edit = gi::grammar::to_string(gi::grammar::Patch{{candidates[2]}});
-  const auto run = emulate(dir, edit);
-  EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+  ASSERT_EQ(candidates.size(), 8u);  // four grid caps, each in float and (its spec bounds a voxel's share) fixed point
+  for (const std::size_t i : {4u, 5u}) {  // 65536 threads: float, then fixed point
+    const std::string edit = gi::grammar::to_string(gi::grammar::Patch{{candidates[i]}});
+    const auto run = emulate(dir, edit);
+    EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+  }
+  EXPECT_EQ(candidates[5].literal, "fixed");
+}
+
+// Fixed point: the copy counts ints in units of 2^-gi_shift, each product
+// rounded once; the same variant with the unit left out of the merge fails.
+TEST_F(PrivatiseFamily, AFloatSumCountedInFixedPointGivesTheSeedsResult) {
+  const fs::path dir = gi::test::source_dir() / "seeds/similarity/nmi_joint_histogram";
+  const gi::Seed seed = gi::load_seed(dir);
+  const int line = gi::test::last_rule_line_holding(seed, "atomicAdd(&jointHistogram");
+  const std::string edit = "privatise:<_kernel.cu_" + std::to_string(line) + ">=0,fixed";
+  for (const std::string& patch : {edit, edit + " coarsen:8", "coarsen:4,strided " + edit}) {
+    const auto run = emulate(dir, patch);
+    EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
+    EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << patch << "\n" << run.output;
+  }
+  gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(seed.grammar, gi::grammar::parse_patch(edit), seed.context);
+  EXPECT_NE(variant.source.find("extern __shared__ int gi_private[];"), std::string::npos) << variant.source;
+  EXPECT_NE(variant.source.find("__float2int_rn((referenceWeight[a] * warpedWeight[b]) * gi_scale)"), std::string::npos)
+      << variant.source;
+  EXPECT_NE(variant.source.find("times 0.5 (the spec's accumulation_bound)"), std::string::npos) << variant.source;
+  EXPECT_EQ(variant.launch.private_element_bytes, 4u);
+  compiles(variant.source, edit);
+  const std::string merge = "(float)gi_private[gi_i] * gi_unit";
+  const std::size_t at = variant.source.find(merge);
+  ASSERT_NE(at, std::string::npos) << variant.source;
+  variant.source.replace(at, merge.size(), "(float)gi_private[gi_i]");
+  EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput);
+}
+
+// Fixed point only where the spec bounds a float sum and the guard names the items in parameters.
+TEST_F(PrivatiseFamily, FixedPointIsRefusedWithTheReasonWhereItCannotBeBounded) {
+  const auto& family = gi::grammar::edit_family("privatise");
+  auto why = [&](const gi::Seed& seed, const std::string& buffer) {
+    const int line = gi::test::last_rule_line_holding(seed, "atomicAdd(&" + buffer);
+    const auto problem = family.problem(seed.grammar, seed.context,
+                                        gi::grammar::parse_patch("privatise:<_kernel.cu_" + std::to_string(line) + ">=0,fixed").edits[0]);
+    return problem.value_or("(legal)");
+  };
+  const gi::Seed histogram = gi::load_seed(kUser / "histogram256");
+  EXPECT_NE(why(histogram, "bins").find("fixed point counts float sums only"), std::string::npos) << why(histogram, "bins");
+  const gi::Seed slices = gi::load_seed(kUser / "slice_sums");
+  EXPECT_NE(why(slices, "sums").find("declares no accumulation_bound for sums"), std::string::npos) << why(slices, "sums");
+  for (const auto& e : family.candidates(slices.grammar, slices.context)) EXPECT_TRUE(e.literal.empty());
+  // With a bound, its guard `index < voxels` names a local, set after the body's start.
+  const fs::path copy = dir_ / "user" / "slice_sums";
+  fs::create_directories(copy);
+  fs::copy_file(kUser / "slice_sums" / "kernel.cu", copy / "kernel.cu");
+  nlohmann::json spec = nlohmann::json::parse(std::ifstream(kUser / "slice_sums" / "spec.json"));
+  for (auto& p : spec["parameters"])
+    if (p["name"] == "sums") p["accumulation_bound"] = 1;
+  std::ofstream(copy / "spec.json") << spec.dump(2);
+  const gi::Seed bounded = gi::load_seed(copy);
+  EXPECT_NE(why(bounded, "sums").find("names voxels, which is no parameter of the kernel"), std::string::npos)
+      << why(bounded, "sums");
 }
 
 }  // namespace

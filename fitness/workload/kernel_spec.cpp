@@ -1,6 +1,7 @@
 #include "fitness/workload/kernel_spec.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -180,7 +181,7 @@ class SpecReader {
       const json& p = params[i];
       expect_object(p, path);
       only_keys(p, path, {"name", "type", "role", "count", "value", "written", "written_indices",
-                          "checked_components"});
+                          "checked_components", "accumulation_bound"});
       ParamSpec ps;
       ps.json_path = path;
       ps.name = string_field(required(p, path, "name"), child(path, "name"));
@@ -200,7 +201,7 @@ class SpecReader {
       if (ps.role == ParamRole::Scalar) {
         if (element_components(ps.type) != 1)
           fail(child(path, "type"), "a scalar must be int, unsigned, float or double, found '" + ps.type_name + "'");
-        for (const char* key : {"count", "written", "written_indices", "checked_components"})
+        for (const char* key : {"count", "written", "written_indices", "checked_components", "accumulation_bound"})
           if (p.contains(key)) fail(child(path, key), "only buffers (in, out, inout) have this field");
         ps.value = expression_field(required(p, path, "value"), child(path, "value"));
       } else {
@@ -236,6 +237,13 @@ class SpecReader {
       ps.written_indices = string_field(*w, child(path, "written_indices"));
     } else if (!ps.written_all) {
       ps.written_indices = "activeVoxels";
+    }
+    if (const auto b = p.find("accumulation_bound"); b != p.end()) {
+      const std::string bpath = child(path, "accumulation_bound");
+      if (!output || ps.type != ElementType::F32) fail(bpath, "only float out and inout buffers have this field");
+      ps.accumulation_bound = number_field(*b, bpath);
+      if (!(ps.accumulation_bound > 0) || !std::isfinite(ps.accumulation_bound))
+        fail(bpath, "expected a positive finite number: the most one work item adds to one element");
     }
     if (const auto c = p.find("checked_components"); c != p.end()) {
       const std::string cpath = child(path, "checked_components");
@@ -603,6 +611,12 @@ grammar::EditContext read_switches(const nlohmann::json& spec, const std::string
                                    std::string_view kernel_source, const std::string& kernel_name) {
   grammar::EditContext context;
   if (spec.is_object() && spec.contains("entry") && spec["entry"].is_string()) context.entry = spec["entry"].get<std::string>();
+  // Checked with the rest of the spec by load_kernel_spec; here only read.
+  if (spec.is_object() && spec.contains("parameters") && spec["parameters"].is_array())
+    for (const nlohmann::json& p : spec["parameters"])
+      if (p.is_object() && p.contains("name") && p["name"].is_string() && p.contains("accumulation_bound") &&
+          p["accumulation_bound"].is_number())
+        context.accumulation_bounds[p["name"].get<std::string>()] = p["accumulation_bound"].get<double>();
   std::vector<std::string> notes;
   SpecReader(display_path, SpecCheck{false})
       .read_switch_fields(spec, kernel_source, kernel_name, context.switches, notes, context.switch_combinations);

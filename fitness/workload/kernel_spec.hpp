@@ -20,6 +20,9 @@
 //                                          //   the elements listed in the int input named by
 //      "written_indices": "activeVoxels",  //   (optional, default "activeVoxels"); others stay untouched
 //      "checked_components": [0, 1, 2, 3]} // optional, default all components of the type
+//     (a float out/inout buffer only: "accumulation_bound": number > 0, optional: the most, in
+//      absolute value, one work item adds to one element through its atomics; lets privatise
+//      count the buffer's per-block copy in 32-bit fixed point, grammar/edits/privatise.cpp)
 //   ],
 //   types: int, unsigned, float, double (scalars and buffers), float2, float4, int4 (buffers);
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
@@ -81,6 +84,10 @@ struct ParamSpec {
   bool written_all = true;
   std::string written_indices;  // when !written_all: the int In buffer listing written elements
   std::vector<int> checked_components;  // never empty after loading
+  // Float out/inout buffers: the most, in absolute value, that one work item
+  // adds to one element through its atomics (0: not declared). It lets
+  // `privatise` count the buffer's per-block copy in 32-bit fixed point.
+  double accumulation_bound = 0;
   std::string json_path;  // "parameters[3]", for messages
 
   bool is_buffer() const { return role != ParamRole::Scalar; }

@@ -22,7 +22,21 @@
 // One buffer is privatised per kernel (the copy takes the whole dynamic
 // shared memory): a patch privatising two is refused. Float additions are
 // reassociated, which the seed's tolerance judges as for any variant.
+//
+// `privatise:<_k.cu_N>=T,fixed` counts a float sum's copy in 32-bit fixed
+// point: a float atomicAdd on shared memory is a compare-and-swap loop on
+// sm_90 that retries whenever another thread wrote the word first, an
+// integer one a single instruction. Offered where the spec bounds what one
+// work item adds to one element (the buffer's `accumulation_bound`, b) and
+// the work-item region's guard `tid < N` names the items: a block then
+// handles at most ceil(N / threads in the grid) items per thread, so no
+// element of its copy passes items x b, and the unit 2^-s with 2^(29 - s) >
+// items x b keeps every count below 2^30. Each addition is rounded to the
+// nearest unit, so an element is off by at most half a unit per addition.
+// Each changed element goes to the buffer as a float with one atomicAdd.
 #include <algorithm>
+#include <cstdio>
+#include <regex>
 
 #include "analysis/privatise_sites.hpp"
 #include "grammar/edit_family.hpp"
@@ -58,10 +72,15 @@ std::string no_grid_stride_loop(const Grammar& g, const EditContext& context) {
   return "";
 }
 
+// A float sum counted in fixed point (`=T,fixed`): the copy holds ints.
+bool fixed_point(const Edit& e) { return e.literal == "fixed"; }
+const char* const kFixedType = "int";
+
 // Where the body starts: the copy, zeroed, and the barrier after which any thread may update it.
-std::vector<std::string> prologue(const analysis::AggregateSite& site) {
-  const std::string& t = site.type;
-  return {"// gi privatise: a copy of " + site.buffer + " per block in shared memory, as many elements as the launch gives it bytes for",
+std::vector<std::string> prologue(const analysis::AggregateSite& site, bool fixed) {
+  const std::string t = fixed ? kFixedType : site.type;
+  return {"// gi privatise: a copy of " + site.buffer + " per block in shared memory, as many elements as the launch gives it bytes for" +
+              (fixed ? ", counted in fixed point" : ""),
           "extern __shared__ " + t + " gi_private[];",
           "unsigned gi_private_bytes;",
           "asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(gi_private_bytes));",
@@ -73,27 +92,66 @@ std::vector<std::string> prologue(const analysis::AggregateSite& site) {
           "__syncthreads();"};
 }
 
+// The fixed-point unit, after the prologue: items per thread (ceil of the
+// items over the grid's threads) times the block's threads times the bound
+// is the most an element's count reaches; 2^-shift keeps it below 2^30.
+std::vector<std::string> fixed_point_unit(const std::string& items, double bound) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.9g", bound);
+  return {"// gi privatise: no element of the copy passes the block's items times " + std::string(b) +
+              " (the spec's accumulation_bound): a unit of 2^-gi_shift keeps its count below 2^30",
+          "const long long gi_grid_threads = (long long)gridDim.x * blockDim.x;",
+          "const float gi_block_bound = (float)((((long long)(" + items + ") + gi_grid_threads - 1) / gi_grid_threads) * gi_private_threads) * " +
+              std::string(b) + "f;",
+          "const int gi_shift = min(29 - ilogbf(fmaxf(gi_block_bound, 1e-30f)), 100);",
+          "const float gi_scale = ldexpf(1.0f, gi_shift);",
+          "const float gi_unit = ldexpf(1.0f, -gi_shift);"};
+}
+
 // Where the body ends: every thread's updates are in, the block adds what it changed.
-std::vector<std::string> epilogue(const analysis::AggregateSite& site) {
+std::vector<std::string> epilogue(const analysis::AggregateSite& site, bool fixed) {
+  const std::string kept = fixed ? "(float)gi_private[gi_i] * gi_unit" : "gi_private[gi_i]";
   return {"__syncthreads();",
           "// gi privatise: the block's copy added to " + site.buffer + ", one " + site.operation.function +
               " per element it changed",
           "for (unsigned gi_i = gi_private_tid; gi_i < gi_private_size; gi_i += gi_private_threads) {",
-          "    if (gi_private[gi_i] != " + analysis::identity_literal(site.operation.kind, site.type) + ") " +
-              site.operation.function + "(&" + site.buffer + "[gi_i], gi_private[gi_i]);",
+          "    if (gi_private[gi_i] != " + analysis::identity_literal(site.operation.kind, fixed ? kFixedType : site.type) +
+              ") " + site.operation.function + "(&" + site.buffer + "[gi_i], " + kept + ");",
           "}"};
 }
 
 // The atomic, on the copy where the copy holds its element.
-std::string scatter(const analysis::AggregateSite& site, const std::string& indent) {
+std::string scatter(const analysis::AggregateSite& site, const std::string& indent, bool fixed) {
   const std::string& op = site.operation.function;
+  const std::string update = fixed ? "__float2int_rn((" + site.value + ") * gi_scale)" : site.value;
   return edits::joined({"{",
                  "    const long long gi_index = " + site.index + ";",
                  "    if (gi_index >= 0 && gi_index < (long long)gi_private_size) " + op + "(&gi_private[gi_index], " +
-                     site.value + ");",
+                     update + ");",
                  "    else " + op + "(&" + site.buffer + "[gi_index], " + site.value + ");",
                  "}"},
                 indent);
+}
+
+// Why a site's buffer cannot be counted in fixed point, or "".
+std::string no_fixed_point(const Grammar& g, const EditContext& context, const analysis::AggregateSites& sites,
+                           const analysis::AggregateSite& site) {
+  for (const auto& other : sites.sites)
+    if (other.buffer == site.buffer && (other.type != "float" || other.operation.kind != "add"))
+      return "fixed point counts float sums only: " + other.operation.function + " on " + other.type;
+  if (context.accumulation_bounds.count(site.buffer) == 0)
+    return "the spec declares no accumulation_bound for " + site.buffer + " (the most one work item adds to one element)";
+  if (std::string why = no_grid_stride_loop(g, context); !why.empty())
+    return "the items a block handles are not known: " + why;
+  // The unit is worked out where the body starts: the guard's bound must be
+  // made of the kernel's parameters (a local may not hold its value yet).
+  const std::string bound = std::get<WorkItemRegion>(find_work_item_region(g, context)).bound;
+  const auto& params = g.parsed().functions[static_cast<std::size_t>(site.function)].params;
+  static const std::regex name(R"([A-Za-z_]\w*)");
+  for (std::sregex_iterator it(bound.begin(), bound.end(), name), end; it != end; ++it)
+    if (std::none_of(params.begin(), params.end(), [&](const Param& p) { return p.name == it->str(); }))
+      return "the guard's bound " + bound + " names " + it->str() + ", which is no parameter of the kernel";
+  return "";
 }
 
 class PrivatiseFamily : public EditFamily {
@@ -101,15 +159,19 @@ class PrivatiseFamily : public EditFamily {
   std::string name() const override { return "privatise"; }
   EditGroup group() const override { return EditGroup::Transform; }
   std::string syntax() const override {
-    return "privatise:<_k.cu_N>=T (N: an atomic site; T: grid cap in threads with a grid-stride loop, 0: none)";
+    return "privatise:<_k.cu_N>=T[,fixed] (N: an atomic site; T: grid cap in threads with a grid-stride loop, 0: none; "
+           "fixed: a float sum counted in 32-bit fixed point, where the spec gives an accumulation_bound)";
   }
 
   void parse(ArgumentReader& r, Edit& e) const override {
     e.target = r.rule_ref();
     r.expect('=');
     e.value = r.integer();
+    if (r.accept(',')) e.literal = r.one_of({"fixed"});
   }
-  std::string print(const Edit& e) const override { return "privatise:" + e.target + "=" + std::to_string(e.value); }
+  std::string print(const Edit& e) const override {
+    return "privatise:" + e.target + "=" + std::to_string(e.value) + (fixed_point(e) ? ",fixed" : "");
+  }
 
   std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
     if (e.value < 0 || (e.value > 0 && e.value < 1024)) return "the grid cap must be 0 (none) or at least 1024 threads";
@@ -119,20 +181,27 @@ class PrivatiseFamily : public EditFamily {
     if (!edits::site_at(g, sites, t->index)) return edits::why_no_site(g, sites, t->index, e.target, name());
     if (e.value > 0)
       if (std::string why = no_grid_stride_loop(g, context); !why.empty()) return "no grid-stride loop: " + why;
+    if (fixed_point(e))
+      if (std::string why = no_fixed_point(g, context, sites, *edits::site_at(g, sites, t->index)); !why.empty())
+        return "no fixed point: " + why;
     return std::nullopt;
   }
 
-  // One edit per buffer (its first site) and grid cap.
+  // One edit per buffer (its first site), grid cap and (where it may) count.
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
     const bool loop = no_grid_stride_loop(g, context).empty();
     std::vector<std::string> buffers;
-    for (const auto& s : sites_of(g, context).sites) {
+    const analysis::AggregateSites sites = sites_of(g, context);
+    for (const auto& s : sites.sites) {
       if (std::find(buffers.begin(), buffers.end(), s.buffer) != buffers.end()) continue;
       buffers.push_back(s.buffer);
+      const bool fixed = no_fixed_point(g, context, sites, s).empty();
       for (int threads : kGridThreads)
         if (threads == 0 || loop)
-          out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.element)), "", threads, 0, ""});
+          for (const char* counted : {"", "fixed"})
+            if (*counted == '\0' || fixed)
+              out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.element)), "", threads, 0, counted});
     }
     return out;
   }
@@ -147,17 +216,24 @@ class PrivatiseFamily : public EditFamily {
     if (!s.launch.private_buffer.empty() && s.launch.private_buffer != site.buffer)
       throw PatchError("privatise: " + s.launch.private_buffer + " is privatised already; one buffer per kernel");
     // Every atomic on the buffer updates the copy (the analysis made sure they are all of one operation).
+    const bool fixed = fixed_point(e);
     for (const auto& other : sites.sites) {
       if (other.buffer != site.buffer) continue;
       const std::size_t rule = g.rule_of_element(other.element);
       const std::string indent = edits::indentation_of(g.rule(rule).text);
-      s.rules[rule].text = indent + scatter(other, indent);
+      s.rules[rule].text = indent + scatter(other, indent, fixed);
     }
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
     const std::string body_indent = edits::indentation_of(g.rule(first).text);
-    s.rules[first].line_before_wraps[name()] = edits::joined(prologue(site), body_indent);
-    s.rules[close].line_before[name()] = body_indent + edits::joined(epilogue(site), body_indent);
+    std::vector<std::string> start = prologue(site, fixed);
+    if (fixed) {
+      const std::vector<std::string> unit = fixed_point_unit(
+          std::get<WorkItemRegion>(find_work_item_region(g, context)).bound, context.accumulation_bounds.at(site.buffer));
+      start.insert(start.end() - 1, unit.begin(), unit.end());  // before the barrier
+    }
+    s.rules[first].line_before_wraps[name()] = edits::joined(start, body_indent);
+    s.rules[close].line_before[name()] = body_indent + edits::joined(epilogue(site, fixed), body_indent);
     edits::keep_every_thread_to_the_end(g, site, s);
     s.launch.private_buffer = site.buffer;
     s.launch.private_element_bytes = element_bytes(site.type);
