@@ -97,6 +97,18 @@ TEST_F(ParameterSweep, StopsAtItsEvaluationBudgetAndRefusesAnInvalidWinner) {
   EXPECT_THROW(sweep_parameters(model, ops, grammar::parse_patch("coarsen:4"), 0.01), std::runtime_error);
 }
 
+// A coarsen edit a later one overrides makes the same variant with or
+// without it: no evaluation is spent on its values.
+TEST_F(ParameterSweep, SkipsAnEditALaterOneOverrides) {
+  CoarsenModel model;
+  model.broken.clear();
+  const SweptPatch s = sweep_parameters(model, ops, grammar::parse_patch("coarsen:16 launch_bounds:256 coarsen:2"), 0.01);
+  ASSERT_EQ(s.steps.size(), 2u);
+  EXPECT_EQ(grammar::to_string(s.steps[0].edit), "launch_bounds:256");
+  EXPECT_EQ(grammar::to_string(s.steps[1].edit), "coarsen:2");
+  EXPECT_EQ(s.evaluations, 1 + static_cast<int>(s.steps[0].tried.size() + 1 + s.steps[1].tried.size() + 1));
+}
+
 TEST_F(ParameterSweep, TheRetuningTriesTheSweptPatchFirst) {
   SearchState state;
   Individual best{grammar::parse_patch("coarsen:2"), {}};

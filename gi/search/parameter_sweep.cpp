@@ -3,7 +3,28 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "grammar/patch_apply.hpp"
+
 namespace gi {
+namespace {
+
+// Whether edit i of `patch` changes nothing: a later edit overrides it (a
+// second coarsen factor, privatise's grid-stride loop after coarsen's), so
+// the variant is the same source and launch without it. Sweeping it would
+// only time copies of one variant.
+bool overridden(const EditOperators& ops, const grammar::Patch& patch, std::size_t i) {
+  grammar::Patch without = patch;
+  without.edits.erase(without.edits.begin() + static_cast<std::ptrdiff_t>(i));
+  try {
+    const grammar::PatchedKernel with_it = grammar::patch_kernel(ops.grammar(), patch, ops.context());
+    const grammar::PatchedKernel without_it = grammar::patch_kernel(ops.grammar(), without, ops.context());
+    return with_it.source == without_it.source && with_it.launch == without_it.launch;
+  } catch (const grammar::PatchError&) {
+    return false;  // the edit is needed for the patch to hold together
+  }
+}
+
+}  // namespace
 
 SweptPatch sweep_parameters(Evaluator& evaluator, const EditOperators& ops, const grammar::Patch& winner,
                             double noise_margin, int max_evaluations) {
@@ -17,7 +38,7 @@ SweptPatch sweep_parameters(Evaluator& evaluator, const EditOperators& ops, cons
     SweepStep step;
     step.edit = s.patch.edits[i];
     step.tried = ops.alternatives(step.edit);
-    if (step.tried.empty()) continue;
+    if (step.tried.empty() || overridden(ops, s.patch, i)) continue;
     if (s.evaluations + static_cast<int>(step.tried.size()) + 1 > max_evaluations) break;
     // The current patch is measured again beside its alternatives, so that
     // each comparison is between variants timed in one batch.
