@@ -308,25 +308,12 @@ TEST_F(WarpPerItemFamily, RowSumsVariantReadsNeighbouringColumnsInNeighbouringLa
 // combine, the first lane stores its own partial sum only.
 TEST_F(WarpPerItemFamily, AVariantWithoutTheCombineFails) {
   const gi::Seed seed = gi::load_seed(kUser / "row_sum");
-  const gi::fitness::KernelSpec spec = gi::fitness::load_kernel_spec(seed.dir);
   gi::grammar::PatchedKernel variant =
       gi::grammar::patch_kernel(seed.grammar, gi::grammar::parse_patch("warp_per_item:<for_kernel.cu_8>=32"), seed.context);
   const std::size_t at = variant.source.find("sum += __shfl_xor_sync");
   ASSERT_NE(at, std::string::npos);
   variant.source.erase(at, variant.source.find('\n', at) - at);
-  gi::fitness::EmulatorOptions options;
-  options.cache_dir = dir_ / "emulator";
-  const gi::fitness::CpuEmulator emulator(options);
-  gi::use_emulated_seed_as_reference(emulator, seed, spec);
-  gi::EmulatedVariant broken;
-  broken.kernel = emulator.load(variant.source, spec.entry, "kernel.cu");
-  broken.launch = variant.launch;
-  ASSERT_TRUE(broken.ok()) << broken.kernel.error;
-  const unsigned block = spec.default_block_size;
-  auto work = gi::fitness::prepare_workload(spec, gi::emulated_training_workloads(spec)[0], 0, std::nullopt, block);
-  const auto report = gi::emulate_workload(emulator, broken, spec, work, block).check;
-  EXPECT_FALSE(report.ok());
-  EXPECT_EQ(report.status, gi::fitness::RunStatus::WrongOutput) << gi::fitness::to_string(report.status);
+  EXPECT_EQ(status_of(seed, variant), gi::fitness::RunStatus::WrongOutput);
 }
 
 // The library seed at its default switch (the plain path): the innermost

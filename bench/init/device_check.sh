@@ -7,12 +7,7 @@
 # $OUT/init_check.txt, each kernel's whole output in $OUT/init-<kernel>.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gi-out}
-mkdir -p "$OUT"
-[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
-export PATH=/usr/local/cuda/bin:$PATH
-GI=$PWD/.carry/gi
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$OUT/machine.txt" 2>&1
+. scripts/device_prelude.sh
 check() {  # kernel file, name, sizes...
   local file=$1 name=$2
   shift 2

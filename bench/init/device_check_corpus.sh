@@ -13,13 +13,8 @@
 #   [EVOLVE=20,4] bash bench/init/device_check_corpus.sh [SURVEY.json]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gi-out}
-mkdir -p "$OUT"
-[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
-export PATH=/usr/local/cuda/bin:$PATH
-GI=$PWD/.carry/gi
+. scripts/device_prelude.sh
 survey=${1:-bench/init/results_2026-11-27.json}
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$OUT/machine.txt" 2>&1
 rm -rf runs/init-check/corpus
 python3 - "$survey" <<'PY' > /tmp/corpus_kernels.txt
 import json, sys

@@ -10,14 +10,9 @@
 # Summary in $OUT/fixed_point.txt; logs in $OUT/*.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gi-out}
-mkdir -p "$OUT"
-[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
-export PATH=/usr/local/cuda/bin:$PATH
-GI=$PWD/.carry/gi
+. scripts/device_prelude.sh
 population=${1:-20} generations=${2:-4}
 rm -rf runs/fixed && mkdir -p runs/fixed
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; nproc; "$GI" doctor | head -2; } > "$OUT/machine.txt" 2>&1
 "$GI" plain similarity/nmi_joint_histogram runs/fixed/plain > /dev/null
 seed=runs/fixed/plain/similarity/nmi_joint_histogram
 line=$(grep -n "atomicAdd(&jointHistogram" "$seed/kernel.cu" | tail -1 | cut -d: -f1)

@@ -10,14 +10,9 @@
 # Summary in $OUT/remap.txt; logs in $OUT/*.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/gi-out}
-mkdir -p "$OUT"
-[ -f .carry/bin.tar.xz ] && tar xJf .carry/bin.tar.xz -C .carry
-export PATH=/usr/local/cuda/bin:$PATH
-GI=$PWD/.carry/gi
+. scripts/device_prelude.sh
 population=${1:-20} generations=${2:-4}
 rm -rf runs/remap && mkdir -p runs/remap
-{ date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv; nproc; "$GI" doctor | head -2; } > "$OUT/machine.txt" 2>&1
 "$GI" init .corpus/rodinia-9c10d3ea/cuda/gaussian/gaussian.cu --entry Fan2 --out runs/remap/Fan2 --force \
   --size Size=2048 --size j1=1 --size t=5 > "$OUT/init-Fan2.log" 2>&1
 echo "remap:xy" > runs/remap/remap.gi
