@@ -1,0 +1,2 @@
+@seed=31e4aa23fc70b42290217b8addb1e6b26a747c86754ae600b3dc09baac149c43
+launch_bounds:256
