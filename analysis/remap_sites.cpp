@@ -96,7 +96,9 @@ RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& e
     const std::string first = axis_problem(b_first ? b : a), second = axis_problem(b_first ? a : b);
     if (first.empty() && second.empty()) {
       out.pairs.push_back(pair);
-    } else if (pair == "xy") {  // the pair a reader expects; xz and yz refused silently
+    } else if (pair == "xy" && (reads_thread_axis[0] && reads_thread_axis[1])) {
+      // A 2-D kernel refused: the case a reader expects a site in. 1-D kernels
+      // (most) and the pairs with z are passed over silently.
       out.refusals.push_back("line " + std::to_string(k.tokens[kernel.name_token].line) + ": remap:xy in " +
                              kernel.name + ": " + (first.empty() ? second : first));
     }

@@ -21,7 +21,8 @@
 //    assume the block's shape;
 //  - the functions it calls read no thread, block or grid index (the swap
 //    renames the kernel's own text only).
-// Everything else is refused with the reason.
+// A kernel that reads threadIdx.x and threadIdx.y but does not qualify is
+// refused with the reason; a 1-D kernel has no site and no refusal.
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ namespace gi::analysis {
 struct RemapSites {
   int kernel = -1;                  // index into ParsedKernel::functions; -1: no entry kernel
   std::vector<std::string> pairs;   // legal axis pairs: "xy", "xz", "yz"
-  std::vector<std::string> refusals;  // "line 12: ..." or a whole-kernel reason
+  std::vector<std::string> refusals;  // "line 12: ...": why a 2-D kernel, or the file, has no site
 };
 
 RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& entry);

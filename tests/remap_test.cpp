@@ -131,11 +131,14 @@ TEST_F(Remap, KernelsTheSwapWouldBreakAreRefusedWithTheirReason) {
     ASSERT_TRUE(why.has_value());
     EXPECT_NE(why->find(c.reason), std::string::npos) << *why;
   }
-  // A 1-D kernel: no y to trade.
+  // A 1-D kernel: no y to trade, and nothing a reader would expect to be a site (no refusal line).
   const gi::Seed row_sum = gi::load_seed(kUser / "row_sum");
-  const auto refused = gi::grammar::edit_family("remap").refusals(row_sum.grammar, row_sum.context);
-  ASSERT_EQ(refused.size(), 1u);
-  EXPECT_NE(refused[0].find("the kernel reads no threadIdx.y"), std::string::npos) << refused[0];
+  const auto& remap = gi::grammar::edit_family("remap");
+  EXPECT_TRUE(remap.candidates(row_sum.grammar, row_sum.context).empty());
+  EXPECT_TRUE(remap.refusals(row_sum.grammar, row_sum.context).empty());
+  const auto why = remap.problem(row_sum.grammar, row_sum.context, gi::grammar::Edit{"remap", "", "", 0, 0, "xy"});
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("no remap:xy site"), std::string::npos) << *why;
   // Two kernels and no entry (a bare .cu file): which one the launch swaps is unknown.
   const auto two = gi::analysis::find_remap_sites(
       gi::grammar::parse_kernel("__global__ void a(int* p) { p[threadIdx.x] = 0; }\n"

@@ -32,7 +32,7 @@ class RemapFamily : public EditFamily {
     const analysis::RemapSites sites = analysis::find_remap_sites(g.parsed(), context.entry);
     for (const std::string& pair : sites.pairs)
       if (pair == e.literal) return std::nullopt;
-    std::string why = sites.refusals.empty() ? "its axes are not both guarded thread axes" : sites.refusals.front();
+    std::string why = sites.refusals.empty() ? "it is no kernel whose two thread axes are guarded global indices" : sites.refusals.front();
     return "no remap:" + e.literal + " site in " + g.file_name() + ": " + why;
   }
 
