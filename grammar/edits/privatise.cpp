@@ -31,7 +31,8 @@
 // the work-item region's guard `tid < N` names the items: a block then
 // handles at most ceil(N / threads in the grid) items per thread, so no
 // element of its copy passes items x b, and the unit 2^-s with 2^(29 - s) >
-// items x b keeps every count below 2^30. Each addition is rounded to the
+// items x b keeps that bound in units below 2^30, half the int's range, the
+// rest room for the roundings. Each addition is rounded to the
 // nearest unit, so an element is off by at most half a unit per addition.
 // Each changed element goes to the buffer as a float with one atomicAdd.
 #include <algorithm>
@@ -94,12 +95,12 @@ std::vector<std::string> prologue(const analysis::AggregateSite& site, bool fixe
 
 // The fixed-point unit, after the prologue: items per thread (ceil of the
 // items over the grid's threads) times the block's threads times the bound
-// is the most an element's count reaches; 2^-shift keeps it below 2^30.
+// is the most an element reaches; in units of 2^-shift it stays below 2^30, half an int's range.
 std::vector<std::string> fixed_point_unit(const std::string& items, double bound) {
   char b[64];
   std::snprintf(b, sizeof b, "%.9g", bound);
   return {"// gi privatise: no element of the copy passes the block's items times " + std::string(b) +
-              " (the spec's accumulation_bound): a unit of 2^-gi_shift keeps its count below 2^30",
+              " (the spec's accumulation_bound): in units of 2^-gi_shift that stays below 2^30, half an int's range",
           "const long long gi_grid_threads = (long long)gridDim.x * blockDim.x;",
           "const float gi_block_bound = (float)((((long long)(" + items + ") + gi_grid_threads - 1) / gi_grid_threads) * gi_private_threads) * " +
               std::string(b) + "f;",
