@@ -64,14 +64,22 @@ unsigned element_bytes(const std::string& type) {
   return type == "double" || type == "unsigned long long int" ? 8u : 4u;
 }
 
-// Why the kernel has no work-item region with a known end, or "".
-std::string no_grid_stride_loop(const Grammar& g, const EditContext& context) {
+// The work-item region's end N (its guard `tid < N`): what a grid-stride
+// loop runs to and what fixed point counts the items by; or why it has none.
+struct RegionEnd {
+  std::string bound;  // N as written; "" when unknown
+  std::string why;    // "" when known
+};
+RegionEnd region_end(const Grammar& g, const EditContext& context) {
   const auto region = find_work_item_region(g, context);
-  if (const auto* why = std::get_if<std::string>(&region)) return *why;
-  if (std::get<WorkItemRegion>(region).bound.empty())
-    return "the guard is not `if (" + std::get<WorkItemRegion>(region).tid + " < N ...)` with N unchanged inside it";
-  return "";
+  if (const auto* why = std::get_if<std::string>(&region)) return {"", *why};
+  const WorkItemRegion& r = std::get<WorkItemRegion>(region);
+  if (r.bound.empty()) return {"", "the guard is not `if (" + r.tid + " < N ...)` with N unchanged inside it"};
+  return {r.bound, ""};
 }
+
+// Why the kernel has no work-item region with a known end, or "".
+std::string no_grid_stride_loop(const Grammar& g, const EditContext& context) { return region_end(g, context).why; }
 
 // A float sum counted in fixed point (`=T,fixed`): the copy holds ints.
 bool fixed_point(const Edit& e) { return e.literal == "fixed"; }
@@ -142,11 +150,11 @@ std::string no_fixed_point(const Grammar& g, const EditContext& context, const a
       return "fixed point counts float sums only: " + other.operation.function + " on " + other.type;
   if (context.accumulation_bounds.count(site.buffer) == 0)
     return "the spec declares no accumulation_bound for " + site.buffer + " (the most one work item adds to one element)";
-  if (std::string why = no_grid_stride_loop(g, context); !why.empty())
-    return "the items a block handles are not known: " + why;
+  const RegionEnd region = region_end(g, context);
+  if (!region.why.empty()) return "the items a block handles are not known: " + region.why;
   // The unit is worked out where the body starts: the guard's bound must be
   // made of the kernel's parameters (a local may not hold its value yet).
-  const std::string bound = std::get<WorkItemRegion>(find_work_item_region(g, context)).bound;
+  const std::string& bound = region.bound;
   const auto& params = g.parsed().functions[static_cast<std::size_t>(site.function)].params;
   static const std::regex name(R"([A-Za-z_]\w*)");
   for (std::sregex_iterator it(bound.begin(), bound.end(), name), end; it != end; ++it)
@@ -229,8 +237,8 @@ class PrivatiseFamily : public EditFamily {
     const std::string body_indent = edits::indentation_of(g.rule(first).text);
     std::vector<std::string> start = prologue(site, fixed);
     if (fixed) {
-      const std::vector<std::string> unit = fixed_point_unit(
-          std::get<WorkItemRegion>(find_work_item_region(g, context)).bound, context.accumulation_bounds.at(site.buffer));
+      const std::vector<std::string> unit =
+          fixed_point_unit(region_end(g, context).bound, context.accumulation_bounds.at(site.buffer));
       start.insert(start.end() - 1, unit.begin(), unit.end());  // before the barrier
     }
     s.rules[first].line_before_wraps[name()] = edits::joined(start, body_indent);
