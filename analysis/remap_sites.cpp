@@ -90,17 +90,15 @@ RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& e
     return "";
   };
   for (const std::string pair : {"xy", "xz", "yz"}) {
-    // An axis the kernel does not read at all is the plainer reason, so it goes first.
-    const int a = axis_of(pair[0]), b = axis_of(pair[1]);
-    const bool b_first = reads_thread_axis[a] && !reads_thread_axis[b];
-    const std::string first = axis_problem(b_first ? b : a), second = axis_problem(b_first ? a : b);
-    if (first.empty() && second.empty()) {
+    std::string problem = axis_problem(axis_of(pair[0]));
+    if (problem.empty()) problem = axis_problem(axis_of(pair[1]));
+    if (problem.empty()) {
       out.pairs.push_back(pair);
-    } else if (pair == "xy" && (reads_thread_axis[0] && reads_thread_axis[1])) {
+    } else if (pair == "xy" && reads_thread_axis[0] && reads_thread_axis[1]) {
       // A 2-D kernel refused: the case a reader expects a site in. 1-D kernels
       // (most) and the pairs with z are passed over silently.
       out.refusals.push_back("line " + std::to_string(k.tokens[kernel.name_token].line) + ": remap:xy in " +
-                             kernel.name + ": " + (first.empty() ? second : first));
+                             kernel.name + ": " + problem);
     }
   }
   return out;
