@@ -3,6 +3,8 @@
 #include <regex>
 #include <vector>
 
+#include "grammar/constant_variables.hpp"
+
 namespace gi::analysis {
 
 using grammar::TokenKind;
@@ -30,17 +32,8 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k) {
       }
       continue;
     }
-    // `[__device__] __constant__ TYPE NAME [= ...| [N]];`: NAME is the last
-    // identifier before the declarator ends.
-    if (!tok.is("__constant__")) continue;
-    std::size_t name = 0;
-    for (std::size_t u = t + 1; u < k.tokens.size(); ++u) {
-      const grammar::Token& v = k.tokens[u];
-      if (v.is(";") || v.is("=") || v.is("[") || v.is(",") || v.is("(") || v.is("{")) break;
-      if (v.kind == TokenKind::Identifier) name = u;
-    }
-    if (name > t) out.constant_variables.emplace(k.tokens[name].text, k.tokens[name].line);
   }
+  for (grammar::ConstantVariable& c : grammar::constant_variables(k)) out.constant_variables[c.name] = std::move(c);
   for (const auto& [name, lines] : definitions) {
     if (lines.size() == 1) {
       if (!out.integer_macros.count(name) && bodies[name].find_first_not_of(" \t") != std::string::npos &&

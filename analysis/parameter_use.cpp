@@ -68,6 +68,10 @@ class Analyser {
       if (!p.pointer && !helper) scalars_.insert(p.name);
     if (!helper) helpers_ = find_cas_helpers(k);
     symbols_ = file_symbols(k);
+    // An integer __constant__ scalar is a size as a scalar parameter is: the
+    // spec sets it ("constants"), in the kernel and in every helper alike.
+    for (const auto& [name, c] : symbols_.constant_variables)
+      if (is_integer_constant(c)) scalars_.insert(name);
     collect_definitions();
   }
 
@@ -287,13 +291,20 @@ class Analyser {
            name.rfind("surf", 0) == 0;
   }
 
+  static bool is_integer_constant(const grammar::ConstantVariable& c) {
+    static const std::set<std::string> integer{"int", "signed", "signed int", "unsigned", "unsigned int",
+                                               "int32_t", "uint32_t"};
+    return !c.array && integer.count(c.type) > 0;
+  }
+
   // Why a name from outside the kernel gives no value: a __constant__
-  // variable ("" for any other name).
+  // variable a spec cannot set as a size ("" for any other name).
   std::string constant_refusal(const std::string& name) const {
     const auto c = symbols_.constant_variables.find(name);
-    if (c == symbols_.constant_variables.end()) return "";
-    return "'" + name + "' is a __constant__ variable (line " + std::to_string(c->second) +
-           "), which the host sets and no spec can: a spec's sizes are kernel parameters";
+    if (c == symbols_.constant_variables.end() || is_integer_constant(c->second)) return "";
+    return "'" + name + "' is a __constant__ " + c->second.type + (c->second.array ? " array" : "") + " (line " +
+           std::to_string(c->second.line) +
+           "): a spec sets only scalar constants, and only an int or unsigned one is a size";
   }
 
   void note_index_sources(const Expr& e, int depth = 0) {

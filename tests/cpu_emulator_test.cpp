@@ -97,6 +97,39 @@ LaunchPlan block_sum_plan(const std::vector<float>& in, unsigned blocks) {
   return p;
 }
 
+// __constant__ variables as a host sets them before a launch: each launch
+// gets its plan's values, and a constant the module lacks is a clear error.
+constexpr const char* kScaleByConstants = R"(
+__device__ __constant__ int c_Count;
+__constant__ float c_Weight;
+extern "C" __global__ void scale(float* v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < c_Count) v[i] *= c_Weight;
+}
+)";
+
+TEST_F(EmulatedKernels, ConstantsAreSetBeforeEachLaunch) {
+  const EmulatedKernel k = load(kScaleByConstants, "scale");
+  std::vector<float> in(100, 2.0f);
+  LaunchPlan p;
+  p.entry = "scale";
+  p.buffers = {BufferArg{"v", ParamRole::InOut, ElementType::F32, in.size(), bytes_of(in)}};
+  p.params = {{true, 0}};
+  p.grid = {1, 1, 1};
+  p.block = {128, 1, 1};
+  for (const auto& [count, weight] : {std::pair{60, 3.0f}, std::pair{90, 0.5f}}) {
+    p.constants = {scalar<int>("c_Count", count), scalar<float>("c_Weight", weight)};
+    std::vector<double> want(in.size(), 2.0);
+    for (int i = 0; i < count; ++i) want[static_cast<std::size_t>(i)] = 2.0 * weight;
+    const CheckReport r = emulator().run_checked(k, p, {expect("v", want)}, Tolerance{0, 0});
+    EXPECT_TRUE(r.ok()) << count << ": " << r.message;
+  }
+  p.constants = {scalar<int>("c_Missing", 1)};
+  const CheckReport missing = emulator().run_checked(k, p, {expect("v", std::vector<double>(in.size(), 2.0))}, Tolerance{0, 0});
+  EXPECT_EQ(missing.status, RunStatus::LaunchError);
+  EXPECT_NE(missing.message.find("'c_Missing'"), std::string::npos) << missing.message;
+}
+
 TEST_F(EmulatedKernels, SharedMemoryTreeReductionWithSyncthreads) {
   const EmulatedKernel k = load(kBlockSum, "block_sum");
   std::vector<float> in(300);

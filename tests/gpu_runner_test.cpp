@@ -342,6 +342,12 @@ extern "C" __global__ void scale_trap(const float* in, float* out, float a, int 
   if (i < n) out[i] = a * in[i];
   if (i == 100) __trap();
 }
+__constant__ int c_Count;
+__constant__ float c_Weight;
+extern "C" __global__ void scale_by_constants(float* x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < c_Count) x[i] *= c_Weight;
+}
 extern "C" __global__ void scale_in_place(float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] = a * x[i];
@@ -591,6 +597,33 @@ TEST_F(GpuRunnerCheck, InOutIsRestoredBeforeEveryCheckedRun) {
     const CheckReport r = runner_->run_checked(k, p, {e}, Tolerance{});
     EXPECT_TRUE(r.ok()) << "run " << run << ": " << r.message;
   }
+}
+
+// The plan's __constant__ values reach the kernel, a second plan's replace
+// the first's, and timing keeps them.
+TEST_F(GpuRunnerCheck, ConstantsAreSetBeforeTheLaunch) {
+  std::vector<float> x(1000, 2.0f);
+  LaunchPlan p;
+  p.buffers.push_back({"x", ParamRole::InOut, ElementType::F32, 1000, bytes_of(x)});
+  p.params = {{true, 0}};
+  p.block = {128, 1, 1};
+  p.grid = {8, 1, 1};
+  const LoadedKernel k = kernel("scale_by_constants");
+  for (const auto& [count, weight] : {std::pair{600, 3.0f}, std::pair{1000, 0.5f}, std::pair{600, 3.0f}}) {
+    p.constants = {scalar("c_Count", count), scalar("c_Weight", weight)};
+    ExpectedOutput e{"x", std::vector<double>(1000, 2.0), std::nullopt, {}};
+    for (int i = 0; i < count; ++i) e.values[static_cast<std::size_t>(i)] = 2.0 * weight;
+    const CheckReport r = runner_->run_checked(k, p, {e}, Tolerance{0, 0});
+    EXPECT_TRUE(r.ok()) << count << ": " << r.message;
+  }
+  p.constants = {scalar("c_Missing", 1)};
+  const CheckReport missing = runner_->run_checked(k, p, {}, Tolerance{});
+  EXPECT_EQ(missing.status, RunStatus::LaunchError);
+  EXPECT_TRUE(contains(missing.message, "'c_Missing'")) << missing.message;
+  p.constants = {scalar("c_Count", 1.0)};  // 8 bytes for a 4-byte int
+  const CheckReport wide = runner_->run_checked(k, p, {}, Tolerance{});
+  EXPECT_EQ(wide.status, RunStatus::LaunchError);
+  EXPECT_TRUE(contains(wide.message, "is 4 bytes, the plan gives 8")) << wide.message;
 }
 
 TEST_F(GpuRunnerCheck, WrittenElementsMustBeExactlyTheSeeds) {

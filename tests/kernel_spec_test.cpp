@@ -263,6 +263,40 @@ TEST_F(MalformedSpec, AccumulationBoundOnlyOnAFloatOutputAndPositive) {
   }
 }
 
+// "constants": scalar __constant__ variables of kernel.cu, of their declared type.
+TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
+  kernel = "__device__ __constant__ int c_Count;\n__constant__ float c_Table[4];\n__constant__ int3 c_Dim;\n" + kernel;
+  spec["constants"] = json::array({{{"name", "c_Count"}, {"type", "int"}, {"value", "activeVoxelNumber"}}});
+  const KernelSpec k = parse_kernel_spec(spec, "seeds/x/y/spec.json", kernel, "kernel.cu");
+  ASSERT_EQ(k.constants.size(), 1u);
+  EXPECT_EQ(k.constants[0].name, "c_Count");
+  EXPECT_EQ(k.constants[0].json_path, "constants[0]");
+
+  json bad = spec;
+  bad["constants"][0]["name"] = "c_Other";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'c_Other' is no __constant__ variable of kernel.cu",
+               "there: c_Count, c_Table, c_Dim");
+  bad = spec;
+  bad["constants"][0]["type"] = "unsigned";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: 'unsigned' does not match the type 'int' of 'c_Count'");
+  bad = spec;
+  bad["constants"][0]["name"] = "c_Table";
+  bad["constants"][0]["type"] = "float";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'c_Table' is a __constant__ array");
+  bad = spec;
+  bad["constants"][0]["type"] = "int4";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float or double");
+  bad = spec;
+  bad["constants"][0]["name"] = "activeVoxelNumber";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'activeVoxelNumber' is already a parameter");
+  bad = spec;
+  bad["constants"][0].erase("value");
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].value: missing required field");
+  bad = spec;
+  bad["constants"] = json::object();
+  expect_error(bad, "seeds/x/y/spec.json: constants: expected an array");
+}
+
 TEST_F(MalformedSpec, WrittenMustBeKnown) {
   spec["parameters"][12]["written"] = "some";
   expect_error(spec, "seeds/x/y/spec.json: parameters[12].written: expected one of all, active_voxels");

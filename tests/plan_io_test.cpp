@@ -39,6 +39,8 @@ Sample sample() {
   s.plan.scalars.push_back({"n", bytes_of<int>({4})});
   s.plan.scalars.push_back({"spacing", bytes_of<float>({5.0f})});
   s.plan.params = {{true, 0}, {true, 1}, {true, 2}, {true, 3}, {false, 0}, {false, 1}};
+  s.plan.constants.push_back({"c_VoxelNumber", bytes_of<int>({4})});
+  s.plan.constants.push_back({"c_Weight", bytes_of<float>({0.25f})});
   s.plan.grid = {7, 2, 1};
   s.plan.block = {128, 1, 2};
   s.plan.dynamic_shared_bytes = 4096;
@@ -65,6 +67,11 @@ void expect_same(const Sample& a, const PlanBundle& b) {
     EXPECT_EQ(b.plan.scalars[i].bytes, a.plan.scalars[i].bytes);
   }
   EXPECT_EQ(b.plan.params, a.plan.params);
+  ASSERT_EQ(b.plan.constants.size(), a.plan.constants.size());
+  for (std::size_t i = 0; i < a.plan.constants.size(); ++i) {
+    EXPECT_EQ(b.plan.constants[i].name, a.plan.constants[i].name);
+    EXPECT_EQ(b.plan.constants[i].bytes, a.plan.constants[i].bytes);
+  }
   EXPECT_EQ(b.plan.grid, a.plan.grid);
   EXPECT_EQ(b.plan.block, a.plan.block);
   EXPECT_EQ(b.plan.dynamic_shared_bytes, a.plan.dynamic_shared_bytes);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -19,6 +20,7 @@
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/spec_scaffold.hpp"
@@ -320,9 +322,10 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
   EXPECT_NE(count(unseen, "v").find("nothing bounds 'THREADS'"), std::string::npos) << count(unseen, "v");
 }
 
-// A bound the host sets through cudaMemcpyToSymbol is no size a spec can
-// give: the count and the grid stay FILL, naming the variable.
-TEST(ParameterUse, ABoundByAConstantVariableIsRefusedByName) {
+// A bound the host sets through cudaMemcpyToSymbol: an int __constant__ is
+// a size like a scalar parameter (the spec's "constants" set it); one of a
+// type a spec cannot set (int3) is refused by name.
+TEST(ParameterUse, AnIntConstantIsASizeAndAnInt3ConstantIsRefusedByName) {
   const std::string source =
       "__device__ __constant__ int c_Count;\n"
       "__constant__ int3 c_Dim;\n"
@@ -332,14 +335,55 @@ TEST(ParameterUse, ABoundByAConstantVariableIsRefusedByName) {
       "  if (i < c_Dim.x) w[i] = 0.0f;\n"
       "}\n";
   const auto u = use_of(source);
-  EXPECT_NE(count(u, "v").find("'c_Count' is a __constant__ variable (line 1)"), std::string::npos) << count(u, "v");
-  EXPECT_NE(count(u, "w").find("'c_Dim' is a __constant__ variable (line 2)"), std::string::npos) << count(u, "w");
-  EXPECT_FALSE(u.work.bound[0]);
-  EXPECT_NE(u.work.refusal.find("c_Count"), std::string::npos) << u.work.refusal;
-  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({}, {}));
-  EXPECT_NE(s.spec["launch"]["grid"][0].get<std::string>().find("'c_Count' is a __constant__ variable"),
+  EXPECT_EQ(count(u, "v"), "c_Count");
+  EXPECT_NE(count(u, "w").find("'c_Dim' is a __constant__ int3 (line 2)"), std::string::npos) << count(u, "w");
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.bound[0]->text(), "c_Count");
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"c_Count=5000"}, {}));
+  EXPECT_EQ(s.spec["launch"]["grid"][0], "ceil_div(c_Count, B)");
+  ASSERT_EQ(s.spec["constants"].size(), 2u) << s.spec["constants"];
+  EXPECT_EQ(s.spec["constants"][0]["name"], "c_Count");
+  EXPECT_EQ(s.spec["constants"][0]["type"], "int");
+  EXPECT_EQ(s.spec["constants"][0]["value"], "c_Count");
+  EXPECT_NE(s.spec["constants"][1]["type"].get<std::string>().find("FILL: a scalar type instead of 'int3'"),
             std::string::npos)
-      << s.spec["launch"]["grid"][0];
+      << s.spec["constants"][1];
+  EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["c_Count"], 5000);
+  EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"c_Dim=5"}, {})),
+               std::runtime_error)
+      << "an int3 constant takes no --size";
+}
+
+// A kernel sized by __constant__ scalars alone (NiftyReg's tools kernels):
+// gi init drafts a spec with no FILL, which loads, and whose plans set the
+// constants from the workload's variables.
+TEST(SpecInference, ConstantScalarsGiveASpecWithNoFillThatSetsThem) {
+  const std::string source =
+      "__device__ __constant__ int c_VoxelNumber;\n"
+      "__device__ __constant__ float c_Weight;\n"
+      "__device__ __constant__ float c_Unused;\n"
+      "__global__ void scale(float* array_d) {\n"
+      "  const int tid = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
+      "  if (tid < c_VoxelNumber) array_d[tid] *= c_Weight;\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"c_VoxelNumber=4000000", "c_Weight=0.5"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  ASSERT_EQ(spec["constants"].size(), 2u) << "c_Unused is never read: " << spec["constants"];
+  EXPECT_EQ(spec["parameters"][0]["count"], "c_VoxelNumber");
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", source, "k.cu", {.registry = false});
+  ASSERT_EQ(k.constants.size(), 2u);
+  const fitness::Workload w = fitness::generate_workload(k, k.train, 1);
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, w, 256);
+  ASSERT_EQ(plan.constants.size(), 2u);
+  int voxels = 0;
+  float weight = 0;
+  std::memcpy(&voxels, plan.constants[0].bytes.data(), 4);
+  std::memcpy(&weight, plan.constants[1].bytes.data(), 4);
+  EXPECT_EQ(voxels, 4000000);
+  EXPECT_EQ(weight, 0.5f);
+  EXPECT_EQ(plan.grid[0], 15625u);
 }
 
 // A texture fetch is a load: an index from it is an index from data.

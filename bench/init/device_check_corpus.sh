@@ -19,11 +19,11 @@ rm -rf runs/init-check/corpus
 python3 - "$survey" <<'PY' > /tmp/corpus_kernels.txt
 import json, sys
 for k in json.load(open(sys.argv[1]))["kernels"]:
-    if k["kind"] == "corpus" and k["status"] == "no FILL":
+    if k["kind"] == "corpus" and k["status"] == "no FILL" and k.get("compiles", True):
         print(k["file"], k["entry"])
 PY
 # Inputs whose values the kernel's arithmetic needs in a range (logf of a determinant: positive).
-like_for() { case $1 in LogSquaredValues) echo "--like det:uniform(0.5,2)" ;; esac; }
+like_for() { case $1 in LogSquaredValues|reg_spline_logSquaredValues_kernel) echo "--like det:uniform(0.5,2)" ;; esac; }
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {
   case $1 in
@@ -35,6 +35,10 @@ sizes_for() {
     Fan2) echo "--size Size=2048 --size j1=1 --size t=5" ;;
     invert_mapping) echo "--size npoints=65536 --size nfeatures=32" ;;
     normalize_weights_kernel) echo "--size Nparticles=1048576" ;;
+    # NiftyReg's tools kernels: sized by __constant__ scalars the host sets.
+    reg_multiplyValue_kernel_float*|reg_addValue_kernel_float*) echo "--size c_VoxelNumber=4194304 --size c_Weight=0.5" ;;
+    reg_multiplyArrays_kernel_float*|reg_addArrays_kernel_float*|reg_fillMaskArray_kernel|reg_spline_logSquaredValues_kernel)
+      echo "--size c_VoxelNumber=4194304" ;;
   esac
 }
 while read -r file entry; do
@@ -44,8 +48,9 @@ while read -r file entry; do
   sizes=$(sizes_for "$entry")
   [ -n "$sizes" ] || sizes=$(python3 -c "
 import json
-for p in json.load(open('$dir/spec.json'))['parameters']:
-    if p.get('role') == 'scalar': print('--size', p['name'] + ('=0.5' if p.get('type') in ('float', 'double') else '=2048'))
+spec = json.load(open('$dir/spec.json'))
+scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
+for p in scalars: print('--size', p['name'] + ('=0.5' if p.get('type') in ('float', 'double') else '=2048'))
 ")
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \

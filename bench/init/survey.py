@@ -3,7 +3,8 @@
 (tests/data/user), the examples and the real-world corpus (.corpus/, see
 tests/data/corpus/README.md), every kernel of every file is drafted twice:
 once without sizes (to learn its scalar parameters) and once with every
-scalar given a value (--size NAME=VALUE: 1024 for integers, 0.5 for floats),
+scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
+1024 for integers, 0.5 for floats),
 so that what FILL is left is what the kernel itself does not say. Per
 kernel: the fields left and the first reason. CPU only.
 
@@ -35,17 +36,30 @@ def draft(gi, path, entry, tmp):
         return {"status": "error", "message": out.strip().splitlines()[-1] if out.strip() else ""}
     spec = json.load(open(os.path.join(out_dir, "spec.json")))
     sizes = []
-    for p in spec["parameters"]:
-        if p.get("role") == "scalar":
-            sizes += ["--size", p["name"] + ("=0.5" if p.get("type") in ("float", "double") else "=1024")]
+    scalars = [p for p in spec["parameters"] if p.get("role") == "scalar"]
+    # __constant__ scalars the kernel reads are workload variables too.
+    scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type"))]
+    for p in scalars:
+        sizes += ["--size", p["name"] + ("=0.5" if p.get("type") in ("float", "double") else "=1024")]
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
+    m = re.search(r"below 1 \(([^)]*)\)", out) if code != 0 else None
+    if m:
+        # 1024 for every integer leaves no work where a bound is a difference
+        # (Fan1's `x < Size - t - 1`): the subtracted names get 5 instead.
+        small = set(re.findall(r"-\s*([A-Za-z_]\w*)", m.group(1)))
+        sizes = [s if not (s.split("=")[0] in small and s.endswith("=1024")) else s.split("=")[0] + "=5"
+                 for s in sizes]
+        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     if code != 0:
         return {"status": "error", "message": out.strip().splitlines()[-1]}
+    # gi init compiles the draft with NVRTC (cutting the kernel out of a file
+    # that does not build whole): a spec only a GPU run can confirm needs that.
+    compiles = not re.search(r"^problem: .*does not compile with NVRTC", out, re.M)
     fills = [l.strip() for l in out.splitlines() if l.startswith("  ") and ": FILL" in l]
     # The cause first: a count gi could not infer, else the grid, else whatever is left.
     causes = [f for f in fills if "could not infer" in f] + [f for f in fills if f.startswith("launch.grid")]
     first = (causes or fills or [""])[0]
-    return {"status": "no FILL" if not fills else "FILL left", "fields_left": len(fills),
+    return {"status": "no FILL" if not fills else "FILL left", "fields_left": len(fills), "compiles": compiles,
             "first": first, "cause": cause_of(first) if fills else "", "fills": fills}
 
 
@@ -96,13 +110,16 @@ def main():
                 r = draft(a.gi, path, entry, tmp)
                 r.update(kind=kind, file=os.path.relpath(path, ROOT), entry=entry)
                 rows.append(r)
-                print(f"{kind:8} {r['status']:10} {entry:40} {r.get('first', r.get('message', ''))[:110]}", flush=True)
+                builds = "" if r["status"] == "error" else ("builds" if r.get("compiles") else "no build")
+                print(f"{kind:8} {r['status']:10} {builds:8} {entry:40} {r.get('first', r.get('message', ''))[:100]}",
+                      flush=True)
     summary = collections.OrderedDict()
     for kind in ("user", "example", "corpus"):
         mine = [r for r in rows if r["kind"] == kind]
         summary[kind] = {"kernels": len(mine), "no_fill": sum(r["status"] == "no FILL" for r in mine),
                          "fill_left": sum(r["status"] == "FILL left" for r in mine),
-                         "error": sum(r["status"] == "error" for r in mine)}
+                         "error": sum(r["status"] == "error" for r in mine),
+                         "no_fill_compiles": sum(r["status"] == "no FILL" and r.get("compiles", False) for r in mine)}
     print(json.dumps(summary, indent=1))
     causes = collections.Counter(r["cause"] for r in rows if r["kind"] == "corpus" and r["status"] == "FILL left")
     summary["corpus_causes"] = dict(causes.most_common())

@@ -81,8 +81,15 @@ std::string configuration_problem(const EmulatedModule& module, const LaunchPlan
   return "";
 }
 
+// A plan constant and where the module keeps its __constant__ variable.
+struct ConstantCopy {
+  void* address;
+  const ScalarArg* value;
+};
+
 [[noreturn]] void run_child(const EmulatedModule& module, const EmulatedModule::Launch& launch, Control* control,
-                            std::uint64_t* counters_out, void* counters, std::size_t counter_bytes) {
+                            std::uint64_t* counters_out, void* counters, std::size_t counter_bytes,
+                            const std::vector<ConstantCopy>& constants) {
   g_control = control;
   static char alternate_stack[64 * 1024];
   stack_t ss{};
@@ -95,6 +102,8 @@ std::string configuration_problem(const EmulatedModule& module, const LaunchPlan
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) sigaction(sig, &sa, nullptr);
   if (counters) std::memset(counters, 0, counter_bytes);
+  // The child's copy of the module: each launch sets its own values.
+  for (const ConstantCopy& c : constants) std::memcpy(c.address, c.value->bytes.data(), c.value->bytes.size());
   const int rc = module.launch()(&launch, control->message, sizeof control->message);
   if (counters) std::memcpy(counters_out, counters, counter_bytes);
   control->rc = rc;
@@ -116,6 +125,14 @@ LaunchOutcome run_emulated_launch(const EmulatedModule& module, const LaunchPlan
     counter_address = module.symbol(counter_symbol);
     if (!counter_address)
       return failure(RunStatus::LoadError, "'" + counter_symbol + "' is not a global of the emulated module");
+  }
+  std::vector<ConstantCopy> constants;
+  for (const ScalarArg& c : plan.constants) {
+    void* address = module.symbol(c.name);
+    if (!address)
+      return failure(RunStatus::LaunchError, "the plan sets the __constant__ variable '" + c.name +
+                                                 "', which is no global of the emulated module");
+    constants.push_back({address, &c});
   }
   // Arguments as cuLaunchKernel takes them: a pointer to each one's bytes.
   std::vector<void*> pointers(plan.params.size(), nullptr);
@@ -156,7 +173,7 @@ LaunchOutcome run_emulated_launch(const EmulatedModule& module, const LaunchPlan
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid = fork();
   if (pid < 0) return failure(RunStatus::LaunchError, std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) run_child(module, launch, control, counters_out, counter_address, counter_bytes);
+  if (pid == 0) run_child(module, launch, control, counters_out, counter_address, counter_bytes, constants);
 
   const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
   auto pause = std::chrono::microseconds(50);

@@ -57,7 +57,23 @@ std::string plan_signature(const LaunchPlan& plan) {
     }
     hash ^= n;
   }
+  for (const ScalarArg& c : plan.constants) {
+    s += c.name + '\x1d';
+    mix(c.bytes.data(), c.bytes.size());
+  }
   return s + std::to_string(hash);
+}
+
+// What a plan's constants set, as one key: a module keeps what it was given
+// last, so they are copied only when a launch needs others.
+std::string constants_key(const LaunchPlan& plan) {
+  std::string key;
+  for (const ScalarArg& c : plan.constants) {
+    key += c.name + '\x1f';
+    key.append(reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size());
+    key += '\x1e';
+  }
+  return key;
 }
 
 // Identity of the references kept on the device, sampled like plan_signature
@@ -94,7 +110,8 @@ LoadedKernel::LoadedKernel(LoadedKernel&& other) noexcept
       function_(std::exchange(other.function_, nullptr)),
       entry_(std::move(other.entry_)),
       registers_(other.registers_),
-      max_threads_per_block_(other.max_threads_per_block_) {}
+      max_threads_per_block_(other.max_threads_per_block_),
+      constants_set_(std::move(other.constants_set_)) {}
 
 LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
   if (this != &other) {
@@ -104,6 +121,7 @@ LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
     entry_ = std::move(other.entry_);
     registers_ = other.registers_;
     max_threads_per_block_ = other.max_threads_per_block_;
+    constants_set_ = std::move(other.constants_set_);
   }
   return *this;
 }
@@ -273,6 +291,7 @@ void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, const
                                                    std::to_string(param_count) +
                                                    " parameters");
   }
+  set_constants(kernel, plan);
   if (plan.dynamic_shared_bytes > kDefaultDynamicSharedLimit) {
     const CUresult status = api.func_set_attribute(
         kernel.function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -297,6 +316,31 @@ void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, const
     }
     throw RunFailure(RunStatus::LaunchError, message);
   }
+}
+
+void GpuRunner::set_constants(const LoadedKernel& kernel, const LaunchPlan& plan) {
+  std::string key = constants_key(plan);
+  if (key == kernel.constants_set_) return;
+  const DriverApi& api = driver_api();
+  for (const ScalarArg& c : plan.constants) {
+    CUdeviceptr address = 0;
+    std::size_t bytes = 0;
+    const CUresult status = api.module_get_global(&address, &bytes, kernel.module_, c.name.c_str());
+    if (status != CUDA_SUCCESS)
+      throw RunFailure(RunStatus::LaunchError, describe_driver_error(("cuModuleGetGlobal(" + c.name + ")").c_str(), status) +
+                                                   ": the plan sets the __constant__ variable '" + c.name +
+                                                   "', which the kernel's module does not hold");
+    if (bytes != c.bytes.size())
+      throw RunFailure(RunStatus::LaunchError, "the __constant__ variable '" + c.name + "' is " + std::to_string(bytes) +
+                                                   " bytes, the plan gives " + std::to_string(c.bytes.size()));
+    // On the launch's stream, so it lands before the kernel reads it.
+    const cudaError_t copied = cudaMemcpyAsync(reinterpret_cast<void*>(address), c.bytes.data(), bytes,
+                                               cudaMemcpyHostToDevice, stream_);
+    if (copied != cudaSuccess)
+      throw RunFailure(RunStatus::LaunchError, std::string("setting the __constant__ variable '") + c.name +
+                                                   "': " + cudaGetErrorString(copied));
+  }
+  kernel.constants_set_ = std::move(key);
 }
 
 void GpuRunner::wait(const char* what) {

@@ -67,6 +67,9 @@ class LoadedKernel {
   std::string entry_;
   int registers_ = -1;
   int max_threads_per_block_ = 0;
+  // The plan constants the module's __constant__ variables hold now
+  // (GpuRunner::set_constants); empty: none set.
+  mutable std::string constants_set_;
 };
 
 // What a counted run (GpuRunner::run_counted) gives: the checked run's
@@ -197,6 +200,9 @@ class GpuRunner {
   // plan that does not fit the kernel or a refused launch.
   void launch(const LoadedKernel& kernel, const LaunchPlan& plan, const DeviceBuffers& buffers,
               std::optional<CUdeviceptr> extra = std::nullopt);
+  // Copies the plan's constants into the kernel's module, unless it holds
+  // them already; throws RunFailure(LaunchError) naming one it lacks.
+  void set_constants(const LoadedKernel& kernel, const LaunchPlan& plan);
   // Polls the stream until it is idle or the time-out passes; throws
   // RunFailure (Timeout, IllegalAddress, Trap, LaunchError) otherwise.
   void wait(const char* what);

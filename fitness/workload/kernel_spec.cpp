@@ -11,6 +11,7 @@
 #include "fitness/instrument/branch_coverage.hpp"
 #include "fitness/workload/random_workload.hpp"
 #include "fitness/workload/reference_registry.hpp"
+#include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
 #include "grammar/switches.hpp"
 
@@ -141,11 +142,12 @@ class SpecReader {
     expect_object(spec, "");
     only_keys(spec, "", {"entry", "family", "work_item", "parameters", "launch", "tolerance", "tolerance_note",
                          "min_bytes", "tunables", "switches", "switch_combinations", "workloads",
-                         "coverage_exempt", "include_dirs", "nvrtc_options", "pre_includes", "reference"});  // include_dirs, nvrtc_options, pre_includes: gi/seed/seed_build.hpp
+                         "coverage_exempt", "include_dirs", "nvrtc_options", "pre_includes", "reference", "constants"});  // include_dirs, nvrtc_options, pre_includes: gi/seed/seed_build.hpp
     k.entry = string_field(required(spec, "", "entry"), "entry");
     k.family = string_field(required(spec, "", "family"), "family");
     k.work_item = string_field(required(spec, "", "work_item"), "work_item");
     read_parameters(required(spec, "", "parameters"), k);
+    if (const auto c = spec.find("constants"); c != spec.end()) read_constants(*c, k);
     read_launch(required(spec, "", "launch"), k);
     k.tolerance = read_tolerance(required(spec, "", "tolerance"), "tolerance");
     k.tolerance_note = string_field(required(spec, "", "tolerance_note"), "tolerance_note");
@@ -219,6 +221,53 @@ class SpecReader {
       if (idx == nullptr) fail(path, "no parameter named '" + ps.written_indices + "' lists the written elements");
       if (idx->role != ParamRole::In || (idx->type != ElementType::I32 && idx->type != ElementType::U32))
         fail(path, "'" + ps.written_indices + "' must be an int or unsigned buffer with role in");
+    }
+  }
+
+  void read_constants(const json& constants, KernelSpec& k) const {
+    if (!constants.is_array()) fail("constants", std::string("expected an array, found ") + json_kind(constants));
+    std::set<std::string> names;
+    for (const ParamSpec& p : k.parameters) names.insert(p.name);
+    for (std::size_t i = 0; i < constants.size(); ++i) {
+      const std::string path = index("constants", i);
+      const json& c = constants[i];
+      expect_object(c, path);
+      only_keys(c, path, {"name", "type", "value"});
+      ParamSpec ps;
+      ps.json_path = path;
+      ps.role = ParamRole::Scalar;
+      ps.name = string_field(required(c, path, "name"), child(path, "name"));
+      if (!names.insert(ps.name).second)
+        fail(child(path, "name"), "'" + ps.name + "' is already a parameter or a constant of this spec");
+      ps.type_name = string_field(required(c, path, "type"), child(path, "type"));
+      const auto type = element_type_from_name(ps.type_name);
+      if (!type || element_components(*type) != 1)
+        fail(child(path, "type"), "a constant must be int, unsigned, float or double, found '" + ps.type_name + "'");
+      ps.type = *type;
+      ps.value = expression_field(required(c, path, "value"), child(path, "value"));
+      k.constants.push_back(std::move(ps));
+    }
+  }
+
+  // Each spec constant is a scalar __constant__ variable of kernel.cu, of its type.
+  void check_constants(const KernelSpec& k, const grammar::ParsedKernel& parsed, const std::string& kernel_name) const {
+    if (k.constants.empty()) return;
+    const std::vector<grammar::ConstantVariable> declared = grammar::constant_variables(parsed);
+    for (const ParamSpec& c : k.constants) {
+      const auto d = std::find_if(declared.begin(), declared.end(),
+                                  [&](const grammar::ConstantVariable& v) { return v.name == c.name; });
+      if (d == declared.end()) {
+        std::vector<std::string> there;
+        for (const auto& v : declared) there.push_back(v.name);
+        fail(child(c.json_path, "name"), "'" + c.name + "' is no __constant__ variable of " + kernel_name +
+                                             " (there: " + (there.empty() ? std::string("none") : join(there)) + ")");
+      }
+      if (d->array)
+        fail(child(c.json_path, "name"), "'" + c.name + "' is a __constant__ array (" + kernel_name + " line " +
+                                             std::to_string(d->line) + "): a spec sets scalars only");
+      if (!type_matches(c.type_name, d->type))
+        fail(child(c.json_path, "type"), "'" + c.type_name + "' does not match the type '" + d->type + "' of '" +
+                                             c.name + "' (" + kernel_name + " line " + std::to_string(d->line) + ")");
     }
   }
 
@@ -507,6 +556,7 @@ class SpecReader {
     if (f == nullptr)
       fail("entry", "no __global__ function '" + k.entry + "' in " + kernel_name + " (kernels there: " +
                         (kernels.empty() ? std::string("none") : join(kernels)) + ")");
+    check_constants(k, g.parsed(), kernel_name);
     const std::size_t n = std::min(f->params.size(), k.parameters.size());
     for (std::size_t i = 0; i < n; ++i) {
       const ParamSpec& ps = k.parameters[i];

@@ -24,6 +24,9 @@
 //      absolute value, one work item adds to one element through its atomics; lets privatise
 //      count the buffer's per-block copy in 32-bit fixed point, grammar/edits/privatise.cpp)
 //   ],
+//   "constants": [                         // optional: __constant__ variables of kernel.cu the launch
+//     {"name": "c_VoxelNumber",            //   sets, as a host does with cudaMemcpyToSymbol; each a
+//      "type": "int", "value": expr}],     //   scalar (int, unsigned, float, double) declared there
 //   types: int, unsigned, float, double (scalars and buffers), float2, float4, int4 (buffers);
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
 //   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
@@ -116,6 +119,9 @@ struct KernelSpec {
   std::string display_path;   // spec.json as named in messages
   std::string entry, family, work_item;
   std::vector<ParamSpec> parameters;
+  // "constants": __constant__ scalars of kernel.cu set before each launch
+  // (role Scalar, a value, json_path "constants[N]").
+  std::vector<ParamSpec> constants;
   std::array<Expression, 3> block, grid;
   Expression shared_bytes;
   Tolerance tolerance;

@@ -40,6 +40,9 @@ struct LaunchPlan {
   std::vector<ScalarArg> scalars;
   // Kernel parameters in declaration order: {is_buffer, index into buffers/scalars}.
   std::vector<std::pair<bool, std::size_t>> params;
+  // The module's __constant__ variables to set before the launch (as a host
+  // does with cudaMemcpyToSymbol): each one's name and bytes.
+  std::vector<ScalarArg> constants;
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
   std::size_t dynamic_shared_bytes = 0;

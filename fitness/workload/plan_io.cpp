@@ -125,6 +125,12 @@ void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<Expected
     w.u8(is_buffer ? 1 : 0);
     w.u64(index);
   }
+  w.u64(plan.constants.size());
+  for (const ScalarArg& c : plan.constants) {
+    w.string(c.name);
+    w.u64(c.bytes.size());
+    w.raw(c.bytes.data(), c.bytes.size());
+  }
   for (unsigned g : plan.grid) w.pod(static_cast<std::uint32_t>(g));
   for (unsigned b : plan.block) w.pod(static_cast<std::uint32_t>(b));
   w.u64(plan.dynamic_shared_bytes);
@@ -190,6 +196,14 @@ PlanBundle read_payload(Reader& r) {
       r.error("parameter " + std::to_string(i) + " refers to " + (is_buffer ? "buffer" : "scalar") +
               " #" + std::to_string(index) + ", there are " + std::to_string(limit));
     plan.params.emplace_back(is_buffer == 1, index);
+  }
+  const std::size_t constants = r.count(8 + 8, "constant count");
+  for (std::size_t i = 0; i < constants; ++i) {
+    ScalarArg c;
+    c.name = r.string("constant name");
+    c.bytes.resize(r.count(1, "constant byte count"));
+    r.raw(c.bytes.data(), c.bytes.size(), "constant bytes");
+    plan.constants.push_back(std::move(c));
   }
   for (unsigned& g : plan.grid) g = r.pod<std::uint32_t>("grid");
   for (unsigned& b : plan.block) b = r.pod<std::uint32_t>("block");

@@ -25,7 +25,8 @@ class PlanIoError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr std::uint32_t kPlanFormatVersion = 1;
+// 2: the plan's __constant__ variables follow its parameters.
+inline constexpr std::uint32_t kPlanFormatVersion = 2;
 
 std::vector<std::byte> serialize_plan(const LaunchPlan& plan,
                                       const std::vector<ExpectedOutput>& expected,

@@ -124,6 +124,7 @@ LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& work
     plan.params.emplace_back(true, plan.buffers.size());
     plan.buffers.push_back(std::move(b));
   }
+  for (const ParamSpec& c : spec.constants) plan.constants.push_back(ScalarArg{c.name, scalar_bytes(spec, c, workload.variables)});
   set_launch_geometry(plan, spec, workload.variables, block_size);
   plan.min_bytes_moved = min_bytes(spec, workload);
   return plan;
@@ -201,6 +202,7 @@ LaunchPlan launch_plan_shape(const KernelSpec& spec, const Variables& variables,
     plan.params.emplace_back(true, plan.buffers.size());
     plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}});
   }
+  for (const ParamSpec& c : spec.constants) plan.constants.push_back(ScalarArg{c.name, scalar_bytes(spec, c, variables)});
   set_launch_geometry(plan, spec, variables, block_size, effect);
   return plan;
 }

@@ -1,5 +1,6 @@
 #include "gi/seed/spec_scaffold.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -12,6 +13,8 @@
 #include "fitness/workload/launch_plan.hpp"
 #include "gi/publish/validation.hpp"
 #include "gi/seed/init_workloads.hpp"
+#include "grammar/call_graph.hpp"
+#include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
 
 namespace gi {
@@ -81,6 +84,20 @@ json parse_distribution(const std::string& text, const std::string& what) {
   return {{kind, json::array({number(args[0]), number(args[1])})}};
 }
 
+// The file's __constant__ variables that `entry` or a function it calls names.
+std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKernel& k, const std::string& entry) {
+  const std::vector<bool> reached = grammar::functions_reachable_from(k, entry);
+  std::set<std::string> named;
+  for (const grammar::Element& e : k.elements)
+    if (e.function >= 0 && reached[static_cast<std::size_t>(e.function)])
+      for (std::size_t i = e.tokens.first; i <= e.tokens.last; ++i)
+        if (k.tokens[i].kind == grammar::TokenKind::Identifier) named.insert(k.tokens[i].text);
+  std::vector<grammar::ConstantVariable> out;
+  for (grammar::ConstantVariable& c : grammar::constant_variables(k))
+    if (named.count(c.name)) out.push_back(std::move(c));
+  return out;
+}
+
 }  // namespace
 
 InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes) {
@@ -129,13 +146,18 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   }
   std::set<std::string> param_names;
   for (const grammar::Param& p : kernel->params) param_names.insert(p.name);
+  // The workload's scalar variables: the by-value parameters, then the
+  // __constant__ scalars the kernel reads (the launch sets them).
+  const std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
+  std::vector<std::string> scalar_names;
+  for (const grammar::Param& p : kernel->params)
+    if (!p.pointer) scalar_names.push_back(p.name);
+  for (const grammar::ConstantVariable& c : constants)
+    if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) scalar_names.push_back(c.name);
   for (const auto& [name, v] : given.sizes)
-    if (!param_names.count(name) || [&] {
-          for (const auto& p : kernel->params)
-            if (p.name == name) return p.pointer;
-          return false;
-        }())
-      throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter '" + name + "'");
+    if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end())
+      throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter or __constant__ "
+                               "scalar '" + name + "'");
   for (const auto& [name, d] : given.like)
     if (!param_names.count(name))
       throw std::runtime_error("--like " + name + ": '" + kernel->name + "' has no parameter '" + name + "'");
@@ -247,6 +269,23 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     parameters.push_back(std::move(j));
   }
 
+  json constants_json = json::array();
+  for (const grammar::ConstantVariable& c : constants) {
+    if (param_names.count(c.name)) continue;  // a parameter of that name hides it
+    const std::string type = c.array ? "" : spec_type(c.type);
+    json j = {{"name", c.name}, {"type", type}, {"value", c.name}};
+    if (type.empty()) {
+      j["type"] = fill("a scalar type instead of '" + c.type + (c.array ? " []" : "") + "' (line " +
+                       std::to_string(c.line) + "): a spec sets only int, unsigned, float and double constants");
+      s.notes.push_back("the kernel reads the __constant__ " + c.type + (c.array ? " array" : "") + " '" + c.name +
+                        "' (line " + std::to_string(c.line) + "), which a spec cannot set");
+    } else {
+      s.inferred.push_back("constant '" + c.name + "': " + type + " (line " + std::to_string(c.line) +
+                           "), set before each launch to the workload's '" + c.name + "'");
+    }
+    constants_json.push_back(std::move(j));
+  }
+
   // The grid and the work item from the guard on the global index.
   json grid = json::array();
   json coverage_exempt = json::array();
@@ -333,20 +372,18 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   std::vector<std::string> sizes(size_vars.begin(), size_vars.end());
   std::vector<std::string> missing;
   SizeSet base;
-  for (const grammar::Param& p : kernel->params) {
-    if (p.pointer) continue;
-    if (given.sizes.count(p.name)) base[p.name] = given.sizes.at(p.name);
-    else missing.push_back(p.name);
+  for (const std::string& name : scalar_names) {
+    if (given.sizes.count(name)) base[name] = given.sizes.at(name);
+    else missing.push_back(name);
   }
   std::vector<std::string> known_sizes;
   for (const std::string& n : sizes)
     if (base.count(n)) known_sizes.push_back(n);
   const auto variables = [&](const SizeSet& set, const char* what, int varied) {
     json v = json::object();
-    for (const grammar::Param& p : kernel->params) {
-      if (p.pointer) continue;
-      if (set.count(p.name)) v[p.name] = number(set.at(p.name));
-      else v[p.name] = fill(std::string("value of '") + p.name + "' " + what);
+    for (const std::string& name : scalar_names) {
+      if (set.count(name)) v[name] = number(set.at(name));
+      else v[name] = fill(std::string("value of '") + name + "' " + what);
     }
     json inputs = train_inputs;
     if (varied >= 0)
@@ -422,6 +459,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       {"work_item", work_item},
       {"reference", "seed"},
       {"parameters", parameters},
+      {"constants", constants_json},
       {"launch", {{"block", json::array({"B", 1, 1})}, {"grid", grid}}},
       {"tolerance", tolerance},
       {"tolerance_note", note},
@@ -436,6 +474,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                        {"purpose", purpose}}})},
         {"validate", validate}}}};
   if (!coverage_exempt.empty()) s.spec["coverage_exempt"] = coverage_exempt;
+  if (constants_json.empty()) s.spec.erase("constants");
   return s;
 }
 
