@@ -213,7 +213,7 @@ TEST_F(AggregateFamily, AnEarlyExitBecomesAPredicateAroundTheRestOfTheBody) {
   EXPECT_NE(source.find("    if (!(i >= n)) {\n        if (values[i] > threshold) {\n            gi_sum_7 += (unsigned int)(1u);"),
             std::string::npos)
       << source;
-  EXPECT_NE(source.find("if (gi_lane == 0u) atomicAdd(count, gi_sum_7);"), std::string::npos) << source;
+  EXPECT_NE(source.find("if (gi_lane == 0u && gi_sum_7 != 0) atomicAdd(count, gi_sum_7);"), std::string::npos) << source;
 }
 
 // A maximum on a float's bits (atomicMax on int, through a cast of the
@@ -230,7 +230,7 @@ TEST_F(AggregateFamily, TheLibrarysMaxVectorLengthPassesItsChecksAggregated) {
     EXPECT_EQ(run.exit_code, 0) << gi::grammar::to_string(e) << "\n" << run.output;
   }
   const std::string source = gi::grammar::apply_patch(seed.grammar, gi::grammar::Patch{{candidates[1]}}, seed.context);
-  EXPECT_NE(source.find("if (gi_tid == 0u) atomicMax((int *) maxLength, gi_sum);"), std::string::npos) << source;
+  EXPECT_NE(source.find("if (gi_tid == 0u && gi_sum != (-0x7fffffff - 1)) atomicMax((int *) maxLength, gi_sum);"), std::string::npos) << source;
 }
 
 // A float minimum and maximum made of integer atomics on the float's bits,
@@ -373,6 +373,52 @@ TEST_F(AggregateFamily, AllAggregatesEverySiteAndASitesOwnEditOverridesIt) {
   const gi::Seed row_sum = gi::load_seed(kPlain / "row_sum");
   EXPECT_TRUE(family.problem(row_sum.grammar, row_sum.context,
                              gi::grammar::Edit{"aggregate", "all", "", 0, 0, "block"}).has_value());
+}
+
+// The block sites of a kernel wait at one barrier (intensity_minmax's four,
+// not four barriers); a 32-bit integer minimum or maximum is one
+// __reduce_*_sync, a float sum five shuffles; with no block site left (the
+// sites' own warp edits override `all=block`), no barrier.
+TEST_F(AggregateFamily, BlockSitesShareOneBarrierAndIntegerWarpsReduceInOneInstruction) {
+  // Counted in the reductions gi wrote (the library seeds' switch paths have barriers of their own).
+  const auto occurrences = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    const std::size_t from = text.find("// gi aggregate: each thread's values");
+    for (std::size_t at = text.find(what, from); at != std::string::npos && from != std::string::npos;
+         at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  const gi::Seed minmax = gi::load_seed(gi::test::source_dir() / "seeds/tools/intensity_minmax");
+  const std::string every =
+      gi::grammar::apply_patch(minmax.grammar, gi::grammar::parse_patch("aggregate:all=block"), minmax.context);
+  EXPECT_EQ(occurrences(every, "__syncthreads()"), 1u) << every;
+  EXPECT_EQ(occurrences(every, "__reduce_min_sync"), 4u) << every;
+  EXPECT_EQ(occurrences(every, "__shfl_down_sync"), 0u) << every;
+  EXPECT_EQ(occurrences(every, "gi_sum != "), 4u) << "an identity's atomic is left out: " << every;
+
+  const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";
+  const gi::Seed dots = gi::load_seed(dir);
+  std::vector<std::string> sites;
+  for (const auto& e : gi::grammar::edit_family("aggregate").candidates(dots.grammar, dots.context))
+    if (e.literal == "warp" && e.target != "all") sites.push_back(e.target);
+  ASSERT_EQ(sites.size(), 2u);
+  const std::string both =
+      gi::grammar::apply_patch(dots.grammar, gi::grammar::parse_patch("aggregate:all=block"), dots.context);
+  EXPECT_EQ(occurrences(both, "__syncthreads()"), 1u) << both;
+  EXPECT_GT(occurrences(both, "__shfl_down_sync"), 0u) << "float sums shuffle: " << both;
+  const std::string warps = gi::grammar::apply_patch(
+      dots.grammar,
+      gi::grammar::parse_patch("aggregate:all=block aggregate:" + sites[0] + "=warp aggregate:" + sites[1] + "=warp"),
+      dots.context);
+  EXPECT_EQ(occurrences(warps, "__syncthreads()"), 0u) << warps;
+  const std::string mixed = gi::grammar::apply_patch(
+      dots.grammar, gi::grammar::parse_patch("aggregate:all=block aggregate:" + sites[0] + "=warp"), dots.context);
+  EXPECT_EQ(occurrences(mixed, "__syncthreads()"), 1u) << mixed;
+  for (const std::string& patch : {"aggregate:all=block aggregate:" + sites[0] + "=warp", std::string("aggregate:all=block")}) {
+    const auto run = emulate(dir, patch);
+    EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
+  }
 }
 
 // Two sums, two atomics: both aggregated at once, against the CPU reference.

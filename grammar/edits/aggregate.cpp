@@ -3,9 +3,11 @@
 // analysis/aggregate_sites.hpp finds, saying why the other atomics are not)
 // becomes an update of a register declared where the kernel body starts
 // (at the operation's identity); where the body ends, the warp combines its
-// registers with shuffles and its first lane makes the one atomic (=warp), or
-// the warps' results meet in shared memory and the block's first thread makes
-// it (=block). A kernel's early exit `if (COND) return;` becomes
+// registers with shuffles (one __reduce_*_sync for 32-bit integers) and its
+// first lane makes the one atomic (=warp), or the warps' results meet in
+// shared memory and the block's first thread makes it (=block). Every block
+// site of the kernel shares one barrier; an atomic of the identity (a warp
+// or block that met no value there) is left out, which changes nothing. A kernel's early exit `if (COND) return;` becomes
 // `if (!(COND)) { ...rest of the body... }`, so every thread reaches the
 // shuffles and the barrier. Partial warps (a block size that is no multiple
 // of 32) shuffle among the lanes they have.
@@ -35,40 +37,75 @@ analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) 
   return analysis::find_aggregate_sites(g.parsed(), edits::live_tokens(g, context));
 }
 
-// The lane's warp result of `v` (type t), among the lanes the warp has.
+// The lane's warp result of `v` (type t), among the lanes the warp has. A
+// 32-bit integer sum, minimum or maximum (and, or, xor on unsigned) is one
+// warp-wide instruction (__reduce_*_sync, sm_80 on); anything else takes
+// five shuffle steps.
 std::vector<std::string> warp_combine(const std::string& kind, const std::string& v, const std::string& t) {
+  const bool is_int = t == "int", is_unsigned = t == "unsigned" || t == "unsigned int";
+  if ((is_int && (kind == "add" || kind == "min" || kind == "max")) ||
+      (is_unsigned && (kind == "add" || kind == "min" || kind == "max" || kind == "and" || kind == "or" || kind == "xor")))
+    return {v + " = __reduce_" + kind + "_sync(gi_mask, " + v + ");"};
   return {"for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {",
           "    const " + t + " gi_other = __shfl_down_sync(gi_mask, " + v + ", gi_step);",
           "    if (gi_lane + gi_step < gi_width) { " + edits::combine(kind, v, "gi_other") + " }", "}"};
 }
 
-std::vector<std::string> reduction(const analysis::AggregateSite& site, const std::string& acc, bool block) {
+std::vector<std::string> indented(const std::vector<std::string>& lines, const std::string& by) {
+  std::vector<std::string> out;
+  for (const std::string& l : lines) out.push_back(by + l);
+  return out;
+}
+
+// Where the kernel body ends, the sites' reductions go out in five parts,
+// keyed so that the close rule's lines sort into them (PatchState's
+// line_before is ordered by key): 0 opens a scope with each thread's lane
+// numbers; 1 holds each site's warp combine (a warp site's atomic too, a
+// block site's write of its warp's result to shared memory); 2 is the one
+// barrier every block site shares; 3 holds each block site's combine of
+// the warps' results and its atomic; 4 closes the scope. So the block sites
+// of a kernel (intensity_minmax has four) wait at one barrier, not one each.
+constexpr const char* kLanes = "aggregate 0";
+constexpr const char* kBarrier = "aggregate 2";
+constexpr const char* kEnd = "aggregate 4";
+
+std::vector<std::string> lanes() {
+  return {"{  // gi aggregate: each thread's values combined in its warp (and block) before the atomics",
+          "    const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
+          "    const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;",
+          "    const unsigned gi_lane = gi_tid & 31u;",
+          "    const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;",
+          "    const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;"};
+}
+
+// Part 1 of a site: its warp's combine, then the warp's atomic or the
+// warp's result into shared memory.
+std::vector<std::string> warp_part(const analysis::AggregateSite& site, const std::string& acc, bool block) {
+  const std::string& atomic = site.operation.function;
+  std::vector<std::string> out = {"// gi aggregate: one " + atomic + " per " + (block ? "block" : "warp") +
+                                  " for all its threads' values"};
+  if (block) out.push_back("__shared__ " + site.type + " " + acc + "_warps[32];");
+  for (const std::string& line : warp_combine(site.operation.kind, acc, site.type)) out.push_back(line);
+  if (block) out.push_back("if (gi_lane == 0u) " + acc + "_warps[gi_tid >> 5] = " + acc + ";");
+  else out.push_back("if (gi_lane == 0u && " + acc + " != " + analysis::identity_literal(site.operation.kind, site.type) +
+                     ") " + atomic + "(" + site.address + ", " + acc + ");");
+  return indented(out, "    ");
+}
+
+// Part 3 of a block site, after the barrier: the first warp combines the
+// warps' results and its first thread makes the block's atomic.
+std::vector<std::string> block_part(const analysis::AggregateSite& site, const std::string& acc) {
   const std::string& t = site.type;
   const std::string& kind = site.operation.kind;
-  const std::string& atomic = site.operation.function;
   std::vector<std::string> out = {
-      "{  // gi aggregate: one " + atomic + " per " + (block ? "block" : "warp") + " for all its threads' values",
-      "    const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
-      "    const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;",
-      "    const unsigned gi_lane = gi_tid & 31u;",
-      "    const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;",
-      "    const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;"};
-  if (block) out.insert(out.begin() + 1, "    __shared__ " + t + " " + acc + "_warps[32];");
-  for (const std::string& line : warp_combine(kind, acc, t)) out.push_back("    " + line);
-  if (!block) {
-    out.push_back("    if (gi_lane == 0u) " + atomic + "(" + site.address + ", " + acc + ");");
-  } else {
-    out.push_back("    if (gi_lane == 0u) " + acc + "_warps[gi_tid >> 5] = " + acc + ";");
-    out.push_back("    __syncthreads();");
-    out.push_back("    if (gi_tid < 32u) {");
-    out.push_back("        " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : " +
-                  analysis::identity_literal(kind, t) + ";");
-    for (const std::string& line : warp_combine(kind, "gi_sum", t)) out.push_back("        " + line);
-    out.push_back("        if (gi_tid == 0u) " + atomic + "(" + site.address + ", gi_sum);");
-    out.push_back("    }");
-  }
+      "if (gi_tid < 32u) {",
+      "    " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : " +
+          analysis::identity_literal(kind, t) + ";"};
+  for (const std::string& line : warp_combine(kind, "gi_sum", t)) out.push_back("    " + line);
+  out.push_back("    if (gi_tid == 0u && gi_sum != " + analysis::identity_literal(kind, t) + ") " + site.operation.function +
+                "(" + site.address + ", gi_sum);");
   out.push_back("}");
-  return out;
+  return indented(out, "    ");
 }
 
 class AggregateFamily : public EditFamily {
@@ -127,17 +164,30 @@ class AggregateFamily : public EditFamily {
   void apply_at(const Grammar& g, const analysis::AggregateSite& site, const std::string& level, PatchState& s) const {
     const std::size_t rule = g.rule_of_element(site.element);
     const std::string acc = "gi_sum_" + std::to_string(g.rule(rule).first_line);
-    // Keys in source order (zero-padded), so the warps' results of two
-    // atomics on one buffer go out in the order each thread made them.
-    char key[32];
-    std::snprintf(key, sizeof key, "%s %08zu", name().c_str(), rule);
+    // Each site's parts keyed by its rule, zero-padded: in source order, and
+    // a later edit of the same site replaces an earlier one.
+    char number[32];
+    std::snprintf(number, sizeof number, "%08zu", rule);
+    const std::string own = name() + " " + number;
     const std::size_t first = g.rule_of_element(site.body_first_element);
     const std::size_t close = g.rule_of_element(site.body_close_element);
     const std::string body_indent = edits::indentation_of(g.rule(first).text);
+    const auto text = [&](const std::vector<std::string>& lines) { return body_indent + edits::joined(lines, body_indent); };
     s.rules[rule].text = edits::indentation_of(g.rule(rule).text) + edits::combine_value(site, acc);
-    // Keyed by the site, so a later edit of the same site replaces an earlier.
-    s.rules[first].line_before_wraps[key] = site.type + " " + acc + " = " + analysis::identity_literal(site.operation.kind, site.type) + ";";
-    s.rules[close].line_before[key] = body_indent + edits::joined(reduction(site, acc, level == "block"), body_indent);
+    s.rules[first].line_before_wraps[own] = site.type + " " + acc + " = " + analysis::identity_literal(site.operation.kind, site.type) + ";";
+    auto& before = s.rules[close].line_before;
+    const bool block = level == "block";
+    before[kLanes] = text(lanes());
+    before[kEnd] = text({"}"});
+    before["aggregate 1 " + std::string(number)] = text(warp_part(site, acc, block));
+    if (block) before["aggregate 3 " + std::string(number)] = text(block_part(site, acc));
+    else before.erase("aggregate 3 " + std::string(number));
+    // The barrier while any site here reduces per block.
+    const auto part3 = before.lower_bound("aggregate 3 ");
+    if (part3 != before.end() && part3->first.rfind("aggregate 3 ", 0) == 0)
+      before[kBarrier] = text({"    __syncthreads();  // gi aggregate: the warps' results of the block sites"});
+    else
+      before.erase(kBarrier);
     edits::keep_every_thread_to_the_end(g, site, s);
   }
 };
