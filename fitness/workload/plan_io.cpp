@@ -102,6 +102,26 @@ class Reader {
   std::size_t offset_ = 0;
 };
 
+// Named values (scalar arguments, constants): a count, then each one's name and bytes.
+void write_values(Writer& w, const std::vector<ScalarArg>& values) {
+  w.u64(values.size());
+  for (const ScalarArg& v : values) {
+    w.string(v.name);
+    w.u64(v.bytes.size());
+    w.raw(v.bytes.data(), v.bytes.size());
+  }
+}
+
+std::vector<ScalarArg> read_values(Reader& r, const std::string& what) {
+  std::vector<ScalarArg> out(r.count(8 + 8, (what + " count").c_str()));
+  for (ScalarArg& v : out) {
+    v.name = r.string((what + " name").c_str());
+    v.bytes.resize(r.count(1, (what + " byte count").c_str()));
+    r.raw(v.bytes.data(), v.bytes.size(), (what + " bytes").c_str());
+  }
+  return out;
+}
+
 void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<ExpectedOutput>& expected,
                    const Tolerance& tolerance) {
   w.string(plan.entry);
@@ -114,23 +134,13 @@ void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<Expected
     w.u64(b.initial.size());
     w.raw(b.initial.data(), b.initial.size());
   }
-  w.u64(plan.scalars.size());
-  for (const ScalarArg& s : plan.scalars) {
-    w.string(s.name);
-    w.u64(s.bytes.size());
-    w.raw(s.bytes.data(), s.bytes.size());
-  }
+  write_values(w, plan.scalars);
   w.u64(plan.params.size());
   for (const auto& [is_buffer, index] : plan.params) {
     w.u8(is_buffer ? 1 : 0);
     w.u64(index);
   }
-  w.u64(plan.constants.size());
-  for (const ScalarArg& c : plan.constants) {
-    w.string(c.name);
-    w.u64(c.bytes.size());
-    w.raw(c.bytes.data(), c.bytes.size());
-  }
+  write_values(w, plan.constants);
   for (unsigned g : plan.grid) w.pod(static_cast<std::uint32_t>(g));
   for (unsigned b : plan.block) w.pod(static_cast<std::uint32_t>(b));
   w.u64(plan.dynamic_shared_bytes);
@@ -178,14 +188,7 @@ PlanBundle read_payload(Reader& r) {
               std::to_string(element_bytes(b.type)) + " bytes");
     plan.buffers.push_back(std::move(b));
   }
-  const std::size_t scalars = r.count(8 + 8, "scalar count");
-  for (std::size_t i = 0; i < scalars; ++i) {
-    ScalarArg s;
-    s.name = r.string("scalar name");
-    s.bytes.resize(r.count(1, "scalar byte count"));
-    r.raw(s.bytes.data(), s.bytes.size(), "scalar bytes");
-    plan.scalars.push_back(std::move(s));
-  }
+  plan.scalars = read_values(r, "scalar");
   const std::size_t params = r.count(1 + 8, "parameter count");
   for (std::size_t i = 0; i < params; ++i) {
     const unsigned is_buffer = r.u8("parameter kind");
@@ -197,14 +200,7 @@ PlanBundle read_payload(Reader& r) {
               " #" + std::to_string(index) + ", there are " + std::to_string(limit));
     plan.params.emplace_back(is_buffer == 1, index);
   }
-  const std::size_t constants = r.count(8 + 8, "constant count");
-  for (std::size_t i = 0; i < constants; ++i) {
-    ScalarArg c;
-    c.name = r.string("constant name");
-    c.bytes.resize(r.count(1, "constant byte count"));
-    r.raw(c.bytes.data(), c.bytes.size(), "constant bytes");
-    plan.constants.push_back(std::move(c));
-  }
+  plan.constants = read_values(r, "constant");
   for (unsigned& g : plan.grid) g = r.pod<std::uint32_t>("grid");
   for (unsigned& b : plan.block) b = r.pod<std::uint32_t>("block");
   plan.dynamic_shared_bytes = r.u64("dynamic shared bytes");
