@@ -151,6 +151,12 @@ TEST(Coarsen, EverySeedsCoarsenedVariantsCompile) {
     if (candidates.empty()) continue;
     requests.push_back(variant_request(variant_source(seed, p), seed, Tuning{}, "sm_90"));
     names.push_back(test::seed_name(dir) + " " + to_string(p));
+    // Vector loads where a buffer is read only at the item (three seeds).
+    if (std::any_of(candidates.begin(), candidates.end(), [](const Edit& e) { return e.literal == "vector"; })) {
+      const Patch v = parse_patch("coarsen:8,vector");
+      requests.push_back(variant_request(variant_source(seed, v), seed, Tuning{}, "sm_90"));
+      names.push_back(test::seed_name(dir) + " " + to_string(v));
+    }
   }
   fitness::Compiler compiler(std::nullopt);
   const auto results = compiler.compile_all(requests, 2);

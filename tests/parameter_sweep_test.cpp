@@ -53,7 +53,7 @@ struct ParameterSweep : ::testing::Test {
 TEST_F(ParameterSweep, TheAlternativesAreTheFamilysOtherValuesAtTheSameSite) {
   const grammar::Patch p = grammar::parse_patch("coarsen:2 launch_bounds:256");
   const std::vector<grammar::Edit> coarsen = ops.alternatives(p.edits[0]);
-  EXPECT_EQ(coarsen.size(), 9u);  // 10 legal coarsen edits here (gi families), less itself
+  EXPECT_EQ(coarsen.size(), 14u);  // 15 legal coarsen edits here (gi families: five factors, three orders), less itself
   for (const grammar::Edit& e : coarsen) {
     EXPECT_EQ(e.family, "coarsen");
     EXPECT_FALSE(e == p.edits[0]);
@@ -91,8 +91,8 @@ TEST_F(ParameterSweep, KeepsTheFastestValueOfEachEditBeyondTheNoiseMargin) {
 
 TEST_F(ParameterSweep, StopsAtItsEvaluationBudgetAndRefusesAnInvalidWinner) {
   CoarsenModel model;
-  const SweptPatch s = sweep_parameters(model, ops, grammar::parse_patch("coarsen:2 launch_bounds:256"), 0.01, 11);
-  EXPECT_EQ(s.steps.size(), 1u) << "the launch bounds' alternatives do not fit in 11 evaluations";
+  const SweptPatch s = sweep_parameters(model, ops, grammar::parse_patch("coarsen:2 launch_bounds:256"), 0.01, 16);
+  EXPECT_EQ(s.steps.size(), 1u) << "the launch bounds' alternatives do not fit in 16 evaluations";
   EXPECT_EQ(grammar::to_string(s.patch), "coarsen:8 launch_bounds:256");
   EXPECT_THROW(sweep_parameters(model, ops, grammar::parse_patch("coarsen:4"), 0.01), std::runtime_error);
 }

@@ -44,6 +44,7 @@
 #include "grammar/edit_text.hpp"
 #include "grammar/edits/atomic_site_edit.hpp"
 #include "grammar/edits/line_edits.hpp"
+#include "grammar/edits/vector_loads.hpp"
 #include "grammar/edits/work_item_region.hpp"
 #include "grammar/patch_apply.hpp"
 #include "grammar/patch_state.hpp"
@@ -254,6 +255,7 @@ class PrivatiseFamily : public EditFamily {
   // grid reaches; coarsen's loop, if any, is replaced (same wrap and rewrite keys).
   static void grid_stride_loop(const Grammar& g, const EditContext& context, unsigned threads, PatchState& s) {
     const WorkItemRegion region = std::get<WorkItemRegion>(find_work_item_region(g, context));
+    drop_vector_reads(region, s);
     const std::string index = region.index_text;
     const std::string strided = index + " + " + kItemCounter + " * gridDim.x * blockDim.x";
     s.rules[region.first_rule].rewrites["coarsen"] = [index, strided](const std::string& text) {
