@@ -127,8 +127,9 @@ class CoarsenFamily : public EditFamily {
       out.push_back("    for (int gi_v = 0; gi_v < " + K + "; gi_v++)");
       out.push_back("        if (gi_first + gi_v < (" + site.bound + ")) " + copy + "[gi_v] = " + v.pointer + "[gi_first + gi_v];");
       out.push_back("}");
-      const std::regex read("\\b" + v.pointer + "\\s*\\[\\s*" + site.tid + "\\s*\\]");
-      const std::string with = copy + "[" + kItemCounter + "]";
+      // Not a member of the same name (`s.p[tid]`, `q->p[tid]`), which the legality check let pass.
+      const std::regex read("(^|[^.\\w>])" + v.pointer + "\\s*\\[\\s*" + site.tid + "\\s*\\]");
+      const std::string with = "$1" + copy + "[" + kItemCounter + "]";
       for (std::size_t r = site.first_rule + 1; r <= site.last_rule; ++r) {
         auto& rewrite = s.rules[r].rewrites[kVectorReadKey + v.pointer];
         rewrite = [read, with](const std::string& text) { return std::regex_replace(text, read, with); };
