@@ -29,4 +29,13 @@ std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::str
   return in;
 }
 
+std::set<std::string> names_used_by(const ParsedKernel& k, const std::vector<bool>& reached) {
+  std::set<std::string> used;
+  for (const Element& e : k.elements)
+    if (e.function >= 0 && reached[static_cast<std::size_t>(e.function)])
+      for (std::size_t i = e.tokens.first; i <= e.tokens.last; ++i)
+        if (k.tokens[i].kind == TokenKind::Identifier) used.insert(k.tokens[i].text);
+  return used;
+}
+
 }  // namespace gi::grammar

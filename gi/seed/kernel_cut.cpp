@@ -41,11 +41,7 @@ KernelCut cut_kernel(std::string_view source, const std::string& file_name, cons
     cut.dropped.push_back(what + " (" + lines_of(t[first], t[last]) + ")");
   };
   // Names the kept functions use: the file-level declarations they need.
-  std::set<std::string> used;
-  for (const grammar::Element& e : k.elements)
-    if (e.function >= 0 && kept[static_cast<std::size_t>(e.function)])
-      for (std::size_t i = e.tokens.first; i <= e.tokens.last; ++i)
-        if (t[i].kind == TokenKind::Identifier) used.insert(t[i].text);
+  const std::set<std::string> used = grammar::names_used_by(k, kept);
   for (std::size_t f = 0; f < k.functions.size(); ++f) {
     const grammar::Function& fn = k.functions[f];
     if (kept[f] || fn.header_element < 0) continue;

@@ -86,12 +86,7 @@ json parse_distribution(const std::string& text, const std::string& what) {
 
 // The file's __constant__ variables that `entry` or a function it calls names.
 std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKernel& k, const std::string& entry) {
-  const std::vector<bool> reached = grammar::functions_reachable_from(k, entry);
-  std::set<std::string> named;
-  for (const grammar::Element& e : k.elements)
-    if (e.function >= 0 && reached[static_cast<std::size_t>(e.function)])
-      for (std::size_t i = e.tokens.first; i <= e.tokens.last; ++i)
-        if (k.tokens[i].kind == grammar::TokenKind::Identifier) named.insert(k.tokens[i].text);
+  const std::set<std::string> named = grammar::names_used_by(k, grammar::functions_reachable_from(k, entry));
   std::vector<grammar::ConstantVariable> out;
   for (grammar::ConstantVariable& c : grammar::constant_variables(k))
     if (named.count(c.name)) out.push_back(std::move(c));

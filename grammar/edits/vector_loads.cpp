@@ -3,24 +3,23 @@
 #include <cctype>
 #include <set>
 
+#include "analysis/token_ranges.hpp"
+
 namespace gi::grammar {
 namespace {
 
 int kernel_of(const Grammar& g, const WorkItemRegion& site) { return g.context(site.first_rule).function; }
 
-std::size_t next_code(const ParsedKernel& k, std::size_t t) {
-  while (t < k.tokens.size() && k.tokens[t].kind == TokenKind::Comment) ++t;
-  return t;
-}
-
 // Whether the identifier at token t is read as exactly `NAME[tid]`, not
 // written there, nor its address taken.
 bool read_at_tid(const ParsedKernel& k, std::size_t t, const std::string& tid) {
-  const std::size_t open = next_code(k, t + 1), index = next_code(k, open + 1), close = next_code(k, index + 1);
+  using analysis::next_code;
+  const std::size_t open = next_code(k.tokens, t + 1), index = next_code(k.tokens, open + 1),
+                    close = next_code(k.tokens, index + 1);
   if (close >= k.tokens.size() || !k.tokens[open].is("[") || !k.tokens[index].is(tid) || !k.tokens[close].is("]"))
     return false;
   if (t > 0 && (k.tokens[t - 1].is("&") || k.tokens[t - 1].is("++") || k.tokens[t - 1].is("--"))) return false;
-  const std::size_t after = next_code(k, close + 1);
+  const std::size_t after = next_code(k.tokens, close + 1);
   if (after < k.tokens.size())
     for (const char* op : {"=", "++", "--", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "."})
       if (k.tokens[after].is(op)) return false;
