@@ -75,11 +75,11 @@ Access access_at(const std::vector<Token>& t, std::size_t at, const std::string&
 
 // The size of `NAME[N]` declared by element `e` (0 when it is no such array)
 // and the qualifiers that rule it out.
-int declared_size(const grammar::ParsedKernel& k, const grammar::Element& e, const std::string& name, std::string& why_not) {
+int declared_size(const grammar::ParsedKernel& k, const grammar::Element& e, const std::string& name, std::string& qualifier) {
   const auto& t = k.tokens;
   for (std::size_t i = e.tokens.first; i <= e.tokens.last; ++i) {
     for (const char* q : {"__shared__", "static", "extern", "volatile", "__constant__"})
-      if (t[i].is(q)) why_not = std::string(q) + " array";
+      if (t[i].is(q)) qualifier = q;
     if (t[i].kind != TokenKind::Identifier || t[i].text != name) continue;
     const std::size_t open = next_code(t, i + 1);
     if (open > e.tokens.last || !t[open].is("[")) return 0;
@@ -114,9 +114,11 @@ RegisterArrays find_register_arrays(const grammar::ParsedKernel& k, const std::f
     if (e.kind != grammar::ElementKind::Declaration || e.function < 0) continue;
     if (live && !live(e.tokens.first)) continue;
     for (const std::string& name : e.declares) {
-      std::string why_not;
-      const int size = declared_size(k, e, name, why_not);
-      if (size == 0) continue;  // no one-dimensional array of a literal size
+      std::string qualifier;
+      const int size = declared_size(k, e, name, qualifier);
+      // No one-dimensional array of a literal size, or one that is no thread's own (shared,
+      // static, ...): neither a site nor a refusal, since nobody would expect one there.
+      if (size == 0 || !qualifier.empty()) continue;
       const std::string line = "line " + std::to_string(t[e.tokens.first].line) + ": ";
       const grammar::Function& fn = k.functions[static_cast<std::size_t>(e.function)];
       const std::size_t open = k.elements[static_cast<std::size_t>(fn.header_element)].tokens.last;
@@ -133,8 +135,7 @@ RegisterArrays find_register_arrays(const grammar::ParsedKernel& k, const std::f
                     "), which keeps it in local memory whatever its reads become";
       }
       if (site.computed_reads == 0) continue;  // every read has a literal index: registers already
-      // The first reason that applies: a computed write, then a shared or static array, its size, a second declaration.
-      if (refusal.empty() && !why_not.empty()) refusal = line + name + ": a " + why_not + " is not a thread's own";
+      // The first reason that applies: a computed write, its size, a second declaration.
       if (refusal.empty() && (size < 2 || size > kMaxElements))
         refusal = line + name + " has " + std::to_string(size) + " elements: a chain of selects pays for 2 to " +
                   std::to_string(kMaxElements);

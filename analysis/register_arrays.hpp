@@ -10,14 +10,15 @@
 // local-memory traffic.
 //
 // A site is an array declared in a function's body as `T NAME[N];` (N an
-// integer literal 2..16; no __shared__, static, extern, volatile or
-// __constant__), with at least one read at a computed index, where
+// integer literal 2..16), with at least one read at a computed index, where
 //  - NAME is declared once in its function (the rewrite works on the
 //    function's text, so a second NAME there would be rewritten too);
 //  - no access writes an element at a computed index (`NAME[i] = v`,
 //    `NAME[i] += v`, `NAME[i]++`, `&NAME[i]`): such an array stays in local
-//    memory whatever its reads become. Refused, naming the line.
-// The rewrite is legal read by read, so it is applied to every line the
+//    memory whatever its reads become. Refused, naming the line;
+//  - N is 2..16 (refused otherwise: a longer chain costs more than it saves).
+// An array with __shared__, static, extern, volatile or __constant__ is no
+// thread's own: neither a site nor a refusal. The rewrite is legal read by read, so it is applied to every line the
 // patched function has (copies included): a read whose index is not a pure
 // expression (an assignment, ++, a call) or that is a member access or an
 // element of an element is left as it is, which is always correct. For an

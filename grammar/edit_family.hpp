@@ -71,6 +71,13 @@ class EditFamily {
     return {};
   }
 
+  // Whether the family's rewrite needs every thread of a block at the
+  // barriers and shuffles it adds, which its analysis proved on the seed: a
+  // patch with such an edit may not also copy a return, a barrier or a warp
+  // collective (grammar/patch_apply.cpp). A transformation family that adds
+  // none (registers) says no.
+  virtual bool needs_threads_together() const { return group() == EditGroup::Transform; }
+
   // Records what a legal edit does (validated before); later edits of a patch
   // are applied after earlier ones and may override them.
   virtual void apply(const Grammar& g, const EditContext& context, const Edit& edit, PatchState& state) const = 0;

@@ -198,7 +198,7 @@ namespace {
 void check_transforms_keep_threads_together(const Grammar& g, const Patch& patch) {
   const bool transformed = std::any_of(patch.edits.begin(), patch.edits.end(), [](const Edit& e) {
     const EditFamily* f = find_edit_family(e.family);
-    return f != nullptr && f->group() == EditGroup::Transform;
+    return f != nullptr && f->needs_threads_together();
   });
   if (!transformed) return;
   for (std::size_t i = 0; i < patch.edits.size(); ++i) {

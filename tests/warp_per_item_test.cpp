@@ -461,7 +461,9 @@ TEST_F(WarpPerItemFamily, GpsFirstGenerationHoldsEveryWarpPerItemEdit) {
     config.context = seed.context;
     const gi::EditOperators ops(seed.grammar, config);
     gi::SearchConfig c;
-    c.population = 20;
+    // Half of it is room for voxel_to_node's 3 switch settings, its 6 loop
+    // edits and the 3 `registers` edits the families take turns with.
+    c.population = 24;
     std::mt19937_64 rng(3);
     const auto first = gi::make_search(c, ops)->propose(gi::SearchState{}, rng);
     for (const auto& e : gi::grammar::edit_family("warp_per_item").candidates(seed.grammar, seed.context))

@@ -45,6 +45,9 @@ class RegistersFamily : public EditFamily {
     return "registers:<_k.cu_N>=NAME (N: the line declaring the local array NAME, read at a computed index)";
   }
 
+  // It adds no barrier or shuffle: a line edit may copy one beside it.
+  bool needs_threads_together() const override { return false; }
+
   void parse(ArgumentReader& r, Edit& e) const override {
     e.target = r.rule_ref();
     r.expect('=');

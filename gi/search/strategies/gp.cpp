@@ -7,7 +7,8 @@
 // generation, as BarraCUDA's GI chose among and combined its alternative
 // implementations. Every legal edit of a transformation family (few, large
 // and independent: one per site and setting) joins them there, within the
-// same half, and so does each setting applied at every site at once.
+// same half, and so does each setting applied at every site at once; where
+// the half is too small, the families take turns.
 #include <algorithm>
 #include <map>
 
@@ -47,19 +48,33 @@ class GeneticProgramming : public ConfiguredSearch {
       if (std::find(families.begin(), families.end(), "define") != families.end())
         for (const SwitchSetting& s : switch_settings(ops_.grammar(), ops_.context(), ops_.grammar().file_name()))
           if (!s.patch.edits.empty() && out.size() < half) out.push_back(s.patch);
+      // Each transformation family's patches: its edits, then each setting at every site at once.
+      std::vector<std::vector<Patch>> offered;
       for (const std::string& name : families) {
         const grammar::EditFamily& family = grammar::edit_family(name);
         if (family.group() != grammar::EditGroup::Transform) continue;
         const std::vector<grammar::Edit> edits = family.candidates(ops_.grammar(), ops_.context());
-        for (const grammar::Edit& e : edits)
-          if (out.size() < half) out.push_back(Patch{{e}});
+        std::vector<Patch> patches;
+        for (const grammar::Edit& e : edits) patches.push_back(Patch{{e}});
         // Each setting at every site at once (two sums, two atomics): what
         // would otherwise take crossover to find; not where the family
         // refuses its sites together (warp_per_item loops one inside another).
         std::map<std::pair<std::string, int>, Patch> everywhere;
         for (const grammar::Edit& e : edits) everywhere[{e.literal, e.value}].edits.push_back(e);
         for (const auto& [setting, patch] : everywhere)
-          if (patch.edits.size() > 1 && out.size() < half && together(patch)) out.push_back(patch);
+          if (patch.edits.size() > 1 && together(patch)) patches.push_back(patch);
+        if (!patches.empty()) offered.push_back(std::move(patches));
+      }
+      // Taken in turn, one of each family's at a time, so that where the half
+      // is too small no family takes it all (the order of their names would).
+      for (std::size_t k = 0; out.size() < half; ++k) {
+        bool any = false;
+        for (const auto& patches : offered)
+          if (k < patches.size() && out.size() < half) {
+            out.push_back(patches[k]);
+            any = true;
+          }
+        if (!any) break;
       }
       while (out.size() < static_cast<std::size_t>(config_.population)) {
         Patch p;
