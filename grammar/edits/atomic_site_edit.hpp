@@ -15,7 +15,8 @@
 
 namespace gi::grammar::edits {
 
-// Whether a token of `g` is compiled under the default switch setting.
+// Whether a token of `g` is compiled under the default switch setting (every
+// family whose sites an analysis finds passes it, so dead paths have none).
 std::function<bool(std::size_t)> live_tokens(const Grammar& g, const EditContext& context);
 
 // The site whose statement is rule `rule`, or nullptr.

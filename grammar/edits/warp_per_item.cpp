@@ -50,21 +50,16 @@
 
 #include "analysis/warp_per_item_sites.hpp"
 #include "grammar/edit_family.hpp"
+#include "grammar/edits/atomic_site_edit.hpp"
 #include "grammar/edit_text.hpp"
 #include "grammar/edits/line_edits.hpp"
 #include "grammar/patch_state.hpp"
-#include "grammar/switches.hpp"
 
 namespace gi::grammar {
 namespace {
 
 analysis::WarpPerItemSites sites_of(const Grammar& g, const EditContext& context) {
-  const ParsedKernel& k = g.parsed();
-  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
-  return analysis::find_warp_per_item_sites(k, [&](std::size_t t) {
-    const int line = k.tokens[t].line;
-    return line <= 0 || static_cast<std::size_t>(line) >= live_line.size() || live_line[static_cast<std::size_t>(line)];
-  });
+  return analysis::find_warp_per_item_sites(g.parsed(), edits::live_tokens(g, context));
 }
 
 const analysis::WarpPerItemSite* site_at(const Grammar& g, const analysis::WarpPerItemSites& sites, std::size_t rule) {
