@@ -132,7 +132,8 @@ RegisterArrays find_register_arrays(const grammar::ParsedKernel& k, const std::f
         if (a == Access::ComputedRead) ++site.computed_reads;
         if (a == Access::ComputedWrite && refusal.empty())
           refusal = line + name + " is written at a computed index (line " + std::to_string(t[i].line) +
-                    "), which keeps it in local memory whatever its reads become";
+                    "): unless the compiler resolves that index (a loop it unrolls), the array stays in local "
+                    "memory whatever its reads become";
       }
       if (site.computed_reads == 0) continue;  // every read has a literal index: registers already
       // The first reason that applies: a computed write, its size, a second declaration.

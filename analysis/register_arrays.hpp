@@ -15,7 +15,8 @@
 //    function's text, so a second NAME there would be rewritten too);
 //  - no access writes an element at a computed index (`NAME[i] = v`,
 //    `NAME[i] += v`, `NAME[i]++`, `&NAME[i]`): such an array stays in local
-//    memory whatever its reads become. Refused, naming the line;
+//    memory whatever its reads become, unless the compiler resolves the
+//    index (a loop of literal bounds it unrolls). Refused, naming the line;
 //  - N is 2..16 (refused otherwise: a longer chain costs more than it saves).
 // An array with __shared__, static, extern, volatile or __constant__ is no
 // thread's own: neither a site nor a refusal. The rewrite is legal read by read, so it is applied to every line the
