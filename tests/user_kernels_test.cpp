@@ -43,7 +43,7 @@ struct UserKernel {
   std::string name;
   std::size_t aggregate = 0, privatise = 0, warp_per_item = 0, coarsen = 0;
   std::vector<Emulated> emulated;
-  std::size_t remap = 0;
+  std::size_t remap = 0, registers = 0;
 };
 
 // Candidate order: aggregate per site warp then block, then (two sites or
@@ -70,6 +70,8 @@ const std::vector<UserKernel> kKernels = {
     {"masked_mean", 6, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 5}}},
     // A 2-D kernel whose x thread index walks the rows: the axes swapped.
     {"scale_rows", 0, 0, 0, 0, {{"remap", 0}}, 1},
+    // A lookup table in a local array, indexed by the data: read through selects (an early return: no coarsening).
+    {"transfer_curve", 0, 0, 0, 0, {{"registers", 0}}, 0, 1},
 };
 
 class UserKernels : public ::testing::Test {
@@ -129,6 +131,7 @@ TEST_F(UserKernels, EachFamilyHasTheLegalEditsItHadWhenTheKernelWasWritten) {
     EXPECT_EQ(count("warp_per_item"), k.warp_per_item);
     EXPECT_EQ(count("coarsen"), k.coarsen);
     EXPECT_EQ(count("remap"), k.remap);
+    EXPECT_EQ(count("registers"), k.registers);
   }
 }
 
