@@ -126,9 +126,15 @@ TEST(EditFamilies, TheCommandSaysWhyATransformationHasNoSite) {
             std::string::npos)
       << rows.at("aggregate").dump();
   EXPECT_GT(rows.at("privatise").at("legal_edits"), 0u);  // the histogram is privatise's
+  // A transformation family's edits as a patch writes them, one per legal edit; none for other groups.
+  ASSERT_TRUE(rows.at("privatise").contains("edits")) << rows.at("privatise").dump();
+  EXPECT_EQ(rows.at("privatise")["edits"].size(), rows.at("privatise").at("legal_edits").get<std::size_t>());
+  EXPECT_EQ(rows.at("privatise")["edits"][0], "privatise:<_kernel.cu_12>=0");
+  EXPECT_FALSE(rows.at("coarsen").contains("edits"));
   EXPECT_FALSE(rows.at("coarsen").contains("refusals")) << "families without an analysis list none";
   const auto text = test::run_gi("families \"" + (test::source_dir() / "tests/data/user/histogram256/kernel.cu").string() + "\"");
   EXPECT_NE(text.output.find("    refused at line 12: atomicAdd"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("\n    privatise:<_kernel.cu_12>=0\n"), std::string::npos) << text.output;
 }
 
 }  // namespace
