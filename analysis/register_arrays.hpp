@@ -19,7 +19,9 @@
 //    index (a loop of literal bounds it unrolls). Refused, naming the line;
 //  - N is 2..16 (refused otherwise: a longer chain costs more than it saves).
 // An array with __shared__, static, extern, volatile or __constant__ is no
-// thread's own: neither a site nor a refusal. The rewrite is legal read by read, so it is applied to every line the
+// thread's own: neither a site nor a refusal.
+//
+// The rewrite is legal read by read, so it is applied to every line the
 // patched function has (copies included): a read whose index is not a pure
 // expression (an assignment, ++, a call) or that is a member access or an
 // element of an element is left as it is, which is always correct. For an
