@@ -1,10 +1,11 @@
 #include "grammar/edits/work_item_region.hpp"
 
+#include <functional>
 #include <optional>
 
 #include "analysis/expression.hpp"
 #include "analysis/global_index.hpp"
-#include "grammar/switches.hpp"
+#include "grammar/edits/atomic_site_edit.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -82,10 +83,7 @@ std::string guard_bound(const ParsedKernel& k, const Element& guard, const std::
 
 std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context) {
   const ParsedKernel& k = g.parsed();
-  const std::vector<bool> live_line = live_lines(g.source(), switch_values(g, context), g.file_name());
-  auto live = [&](const Token& t) {
-    return t.line <= 0 || static_cast<std::size_t>(t.line) >= live_line.size() || live_line[static_cast<std::size_t>(t.line)];
-  };
+  const std::function<bool(std::size_t)> live = edits::live_tokens(g, context);
   std::optional<std::string> reason;
   auto because = [&](std::string why) {
     if (!reason) reason = std::move(why);
@@ -102,7 +100,7 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
     std::optional<std::string> unfit;
     for (std::size_t t = head; t <= body_end && t < k.tokens.size(); ++t) {
       const Token& x = k.tokens[t];
-      if (!live(x)) continue;
+      if (!live(t)) continue;
       if (x.is("__shared__") || x.is("__syncthreads")) unfit = "the kernel uses shared memory or barriers";
       if (x.is(kItemCounter)) unfit = std::string("the kernel already uses the name ") + kItemCounter;
       if (x.is("blockIdx") && !in_index_line[t]) unfit = "blockIdx is used outside the index line";
@@ -113,7 +111,7 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
     }
     for (std::size_t e = 0; e < k.elements.size(); ++e) {
       const Element& index = k.elements[e];
-      if (index.function != static_cast<int>(&f - k.functions.data()) || !live(k.tokens[index.tokens.first])) continue;
+      if (index.function != static_cast<int>(&f - k.functions.data()) || !live(index.tokens.first)) continue;
       const auto parts = index_line(k, index);
       if (!parts) continue;
       const auto [name, eq] = *parts;
@@ -146,7 +144,7 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       // A declared index lives in the loop around the region: nothing after it may use it.
       if (index.kind == ElementKind::Declaration)
         for (std::size_t t = end + 1; t <= body_end && t < k.tokens.size(); ++t)
-          if (k.tokens[t].is(tid) && live(k.tokens[t])) inside = tid + " is declared in the region and used after it";
+          if (k.tokens[t].is(tid) && live(t)) inside = tid + " is declared in the region and used after it";
       if (inside) {
         because(*inside);
         continue;
