@@ -65,7 +65,7 @@ class Analyser {
         body_last_ = k.elements[e].tokens.last;
       }
     for (const grammar::Param& p : f.params)
-      if (!p.pointer && !helper) scalars_.insert(p.name);
+      if (!p.pointer && !p.texture_object() && !helper) scalars_.insert(p.name);
     if (!helper) helpers_ = find_cas_helpers(k);
     symbols_ = file_symbols(k);
     // An integer __constant__ scalar is a size as a scalar parameter is: the
@@ -78,7 +78,7 @@ class Analyser {
   ParameterUse run() {
     ParameterUse out;
     for (const grammar::Param& p : f_.params) {
-      if (!p.pointer) continue;
+      if (!p.pointer && !p.texture_object()) continue;
       out.pointers.push_back(pointer_use(p.name));
     }
     // Guards on the global index that no access saw (an early return before
@@ -289,6 +289,17 @@ class Analyser {
       name = callee.children[0].text;  // tex1Dfetch<float4>(...) as the parser may read it
     return name.rfind("tex1D", 0) == 0 || name.rfind("tex2D", 0) == 0 || name.rfind("tex3D", 0) == 0 ||
            name.rfind("surf", 0) == 0;
+  }
+
+  // The T of `tex1Dfetch<T>(` when token `open` is that call's parenthesis.
+  std::optional<std::string> texture_fetch_type(std::size_t open) const {
+    if (!tok(open).is("(")) return std::nullopt;
+    const std::size_t close = prev(open);
+    if (!tok(close).is(">")) return std::nullopt;
+    const std::size_t type = prev(close), angle = prev(type);
+    if (tok(type).kind != TokenKind::Identifier || !tok(angle).is("<") || !tok(prev(angle)).is("tex1Dfetch"))
+      return std::nullopt;
+    return tok(type).text;
   }
 
   static bool is_integer_constant(const grammar::ConstantVariable& c) {
@@ -982,7 +993,7 @@ class Analyser {
       if (call.arguments[a].first <= t && t <= call.arguments[a].second) call.parameter = a;
     for (const auto& f : k_.functions)
       if (f.name == tok(callee).text && !f.is_kernel && f.block >= 0 && f.params.size() == call.arguments.size() &&
-          f.params[call.parameter].pointer && &f != &f_)
+          (f.params[call.parameter].pointer || f.params[call.parameter].texture_object()) && &f != &f_)
         call.helper = &f;
     if (!call.helper) return std::nullopt;
     return call;
@@ -1006,7 +1017,7 @@ class Analyser {
     const std::size_t at = element_of(t);
     const auto guards = at < elements_.size() ? guards_at(at) : std::map<std::string, Bound>{};
     for (std::size_t i = 0; i < call.helper->params.size(); ++i) {
-      if (call.helper->params[i].pointer) continue;
+      if (call.helper->params[i].pointer || call.helper->params[i].texture_object()) continue;
       std::string ignored;
       const auto e = parse(call.arguments[i].first, call.arguments[i].second);
       sub.arguments_[call.helper->params[i].name] = e ? eval(*e, guards, ignored) : std::nullopt;
@@ -1016,6 +1027,8 @@ class Analyser {
     u.read = u.read || inner.read;
     u.written = u.written || inner.written;
     u.store_reaches_zero = u.store_reaches_zero || inner.store_reaches_zero;
+    if (!inner.texture_type.empty())
+      u.texture_type = u.texture_type.empty() || u.texture_type == inner.texture_type ? inner.texture_type : "?";
     if (!inner.atomic.empty()) {
       u.atomic = !u.atomic.empty() && u.atomic != inner.atomic ? "other" : inner.atomic;
       if (u.atomic_where.empty()) u.atomic_where = where + ", " + inner.atomic_where;
@@ -1072,6 +1085,15 @@ class Analyser {
       const std::size_t p = prev(t), n = next(t);
       if (tok(p).is(".") || tok(p).is("->")) continue;
       if (offset && tok(p).is("*") && tok(n).is("=")) continue;  // the alias's own declarator
+      // tex1Dfetch<T>(name, i): a texture object's element i, of type T.
+      if (const auto fetch = texture_fetch_type(p); fetch && tok(n).is(",")) {
+        u.read = true;
+        if (u.texture_type.empty()) u.texture_type = *fetch;
+        else if (u.texture_type != *fetch) u.texture_type = "?";  // fetched as two types: the spec cannot say
+        const std::size_t close = matching(p);
+        access(u, t, std::make_pair(next(n), prev(close)), offset);
+        continue;
+      }
       // `p += e;`, p's only assignment and in no loop: from there on p's
       // accesses are e further in (as through an alias `q = p + e`).
       if (!offset && tok(n).is("+=") && advanced_once(t)) {

@@ -1,7 +1,8 @@
 #pragma once
 // How a kernel uses its parameters, read from the source alone: for `gi
 // init`, which drafts a spec from a kernel and one problem size.
-//  - Each pointer's accesses: read, written, read and written, or through an
+//  - Each pointer's accesses (and a texture object's: tex1Dfetch<T>(t, i) reads
+//    element i of a buffer of T): read, written, read and written, or through an
 //    atomic (atomicAdd(&p[i], v), atomicAdd(p, v), a compare-and-swap helper
 //    of analysis/cas_helpers.hpp); with the element count its indices need.
 //  - The count: every index's largest value plus one, as a polynomial over
@@ -43,6 +44,9 @@ struct PointerUse {
   // element 0, keeps elements the kernel never writes: it is inout, not out.
   bool store_reaches_zero = false;
   int first_line = 0;
+  // A texture object parameter (cudaTextureObject_t): the element type its
+  // tex1Dfetch<T> calls read ("float4"); "?" when they read two types.
+  std::string texture_type;
 };
 
 struct WorkItem {

@@ -81,6 +81,9 @@ struct Param {
   bool restrict_qualified = false;
   bool written = false;    // assigned (scalar) or written through / escapes (pointer)
   TokenRange tokens;
+  // A texture object passed by value (cudaTextureObject_t): a buffer the
+  // kernel reads through tex1Dfetch<T>, not a scalar.
+  bool texture_object() const { return !pointer && (base_type == "cudaTextureObject_t" || base_type == "CUtexObject"); }
 };
 
 struct Function {

@@ -348,6 +348,14 @@ extern "C" __global__ void scale_by_constants(float* x) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < c_Count) x[i] *= c_Weight;
 }
+// A float4 buffer read through a texture object, and a bool by value.
+extern "C" __global__ void texture_scale(cudaTextureObject_t x, float* y, int n, bool twice) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = tex1Dfetch<float4>(x, i);
+    y[i] = twice ? 2.0f * (v.x + v.w) : v.x + v.w;
+  }
+}
 extern "C" __global__ void scale_in_place(float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] = a * x[i];
@@ -624,6 +632,34 @@ TEST_F(GpuRunnerCheck, ConstantsAreSetBeforeTheLaunch) {
   const CheckReport wide = runner_->run_checked(k, p, {}, Tolerance{});
   EXPECT_EQ(wide.status, RunStatus::LaunchError);
   EXPECT_TRUE(contains(wide.message, "is 4 bytes, the plan gives 8")) << wide.message;
+}
+
+// A texture buffer reaches the kernel as a texture object over its data,
+// and a bool scalar as one byte.
+TEST_F(GpuRunnerCheck, ATextureBufferIsReadThroughATextureObject) {
+  constexpr int n = 1000;
+  std::vector<float> x(4 * n);
+  for (int i = 0; i < 4 * n; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i % 97) * 0.5f;
+  LaunchPlan p;
+  p.buffers.push_back({"x", ParamRole::In, ElementType::F32x4, n, bytes_of(x), true});
+  p.buffers.push_back({"y", ParamRole::Out, ElementType::F32, n, {}});
+  p.params = {{true, 0}, {true, 1}, {false, 0}, {false, 1}};
+  p.block = {128, 1, 1};
+  p.grid = {8, 1, 1};
+  const LoadedKernel k = kernel("texture_scale");
+  for (const bool twice : {false, true}) {
+    p.scalars = {scalar("n", n), ScalarArg{"twice", {std::byte{twice ? std::uint8_t{1} : std::uint8_t{0}}}}};
+    ExpectedOutput e{"y", std::vector<double>(n), std::nullopt, {}};
+    for (int i = 0; i < n; ++i)
+      e.values[static_cast<std::size_t>(i)] = (twice ? 2.0 : 1.0) * (x[4 * static_cast<std::size_t>(i)] +
+                                                                      x[4 * static_cast<std::size_t>(i) + 3]);
+    const CheckReport r = runner_->run_checked(k, p, {e}, Tolerance{0, 0});
+    EXPECT_TRUE(r.ok()) << twice << ": " << r.message;
+  }
+  // An int buffer through a texture of signed words; a double one has none.
+  LaunchPlan bad = p;
+  bad.buffers[0] = {"x", ParamRole::In, ElementType::F64, n, std::vector<std::byte>(8 * n), true};
+  EXPECT_THROW(runner_->run_checked(k, bad, {}, Tolerance{}), std::exception);
 }
 
 TEST_F(GpuRunnerCheck, WrittenElementsMustBeExactlyTheSeeds) {

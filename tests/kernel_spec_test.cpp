@@ -189,7 +189,7 @@ TEST_F(MalformedSpec, TypeDiffersFromTheKernel) {
 
 TEST_F(MalformedSpec, VectorScalar) {
   spec["parameters"][2]["type"] = "int4";
-  expect_error(spec, "seeds/x/y/spec.json: parameters[2].type: a scalar must be int, unsigned, float or double");
+  expect_error(spec, "seeds/x/y/spec.json: parameters[2].type: a scalar must be int, unsigned, float, double or bool");
 }
 
 TEST_F(MalformedSpec, BadCountExpression) {
@@ -285,7 +285,7 @@ TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
   expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'c_Table' is a __constant__ array");
   bad = spec;
   bad["constants"][0]["type"] = "int4";
-  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float or double");
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float, double or bool");
   bad = spec;
   bad["constants"][0]["name"] = "activeVoxelNumber";
   expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'activeVoxelNumber' is already a parameter");
@@ -666,3 +666,98 @@ TEST(WorkloadPlan, TrilinearExpectedOutputsListTheActiveVoxels) {
 }
 
 }  // namespace
+
+namespace {
+
+const char* kTextureKernel = R"(
+extern "C" __global__ void texture_scale(cudaTextureObject_t x, float* y, int n, bool twice) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = tex1Dfetch<float4>(x, i);
+    y[i] = twice ? 2.0f * v.x : v.x;
+  }
+}
+)";
+
+json texture_spec() {
+  return json::parse(R"JSON({
+    "entry": "texture_scale", "family": "user", "work_item": "one i < n", "reference": "seed",
+    "parameters": [
+      {"name": "x", "type": "float4", "role": "in", "count": "n", "texture": true},
+      {"name": "y", "type": "float", "role": "out", "count": "n"},
+      {"name": "n", "type": "int", "role": "scalar", "value": "n"},
+      {"name": "twice", "type": "bool", "role": "scalar", "value": "twice"}],
+    "launch": {"block": ["B", 1, 1], "grid": ["ceil_div(n, B)", 1, 1]},
+    "tolerance": {"abs": 0, "rel": 0}, "tolerance_note": "exact",
+    "min_bytes": "20 * n",
+    "tunables": {"block_sizes": [128], "options": [[]]},
+    "workloads": {
+      "train": {"generator": "random", "variables": {"n": 1000, "twice": 1, "inputs": {"x": {"uniform": [-1, 1]}}}},
+      "validate": [
+        {"generator": "random", "variables": {"n": 10, "twice": 0, "inputs": {"x": {"uniform": [-1, 1]}}}},
+        {"generator": "random", "variables": {"n": 11, "twice": 0, "inputs": {"x": {"uniform": [-1, 1]}}}},
+        {"generator": "random", "variables": {"n": 12, "twice": 0, "inputs": {"x": {"uniform": [-1, 1]}}}},
+        {"generator": "random", "variables": {"n": 13, "twice": 0, "inputs": {"x": {"uniform": [-1, 1]}}}},
+        {"generator": "random", "variables": {"n": 14, "twice": 2, "inputs": {"x": {"uniform": [-1, 1]}}}}]}
+  })JSON");
+}
+
+std::string spec_error(const json& j) {
+  try {
+    parse_kernel_spec(j, "s.json", kTextureKernel, "kernel.cu");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+}  // namespace
+
+// A cudaTextureObject_t parameter is an in buffer with "texture": true of
+// the type its tex1Dfetch reads; a bool is a scalar of one byte, 0 or 1.
+TEST(KernelSpec, ATextureObjectIsAnInBufferAndABoolAScalarByte) {
+  const KernelSpec k = parse_kernel_spec(texture_spec(), "s.json", kTextureKernel, "kernel.cu");
+  ASSERT_EQ(k.parameters.size(), 4u);
+  EXPECT_TRUE(k.parameters[0].texture);
+  EXPECT_FALSE(k.parameters[1].texture);
+  EXPECT_EQ(k.parameters[3].type, ElementType::Bool);
+
+  const Workload w = generate_workload(k, k.train, 1);
+  const LaunchPlan plan = build_launch_plan(k, w, 128);
+  ASSERT_EQ(plan.buffers.size(), 2u);
+  EXPECT_TRUE(plan.buffers[0].texture);
+  EXPECT_FALSE(plan.buffers[1].texture);
+  ASSERT_EQ(plan.scalars.size(), 2u);
+  ASSERT_EQ(plan.scalars[1].bytes.size(), 1u);
+  EXPECT_EQ(plan.scalars[1].bytes[0], std::byte{1});
+  // validate[4] sets twice to 2, which is no bool.
+  const Workload two = generate_workload(k, k.validate[4], 1);
+  try {
+    build_launch_plan(k, two, 128);
+    ADD_FAILURE() << "twice = 2 gave a plan";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters[3].value: 'twice' gave 2: expected a bool (0 or 1)"),
+              std::string::npos) << e.what();
+  }
+
+  json j = texture_spec();
+  j["parameters"][0].erase("texture");
+  EXPECT_NE(spec_error(j).find("parameters[0]: kernel.cu parameter 1 of texture_scale is a cudaTextureObject_t: an in "
+                               "buffer with \"texture\": true"), std::string::npos) << spec_error(j);
+  j = texture_spec();
+  j["parameters"][1]["texture"] = true;
+  EXPECT_NE(spec_error(j).find("parameters[1].texture: only in buffers are read through a texture"), std::string::npos)
+      << spec_error(j);
+  j = texture_spec();
+  j["parameters"][0]["type"] = "double";
+  EXPECT_NE(spec_error(j).find("parameters[0].texture: a texture of double"), std::string::npos) << spec_error(j);
+  j = texture_spec();
+  j["parameters"][0]["texture"] = "yes";
+  EXPECT_NE(spec_error(j).find("parameters[0].texture: expected true or false"), std::string::npos) << spec_error(j);
+  j = texture_spec();
+  j["parameters"][2] = {{"name", "n"}, {"type", "int"}, {"role", "scalar"}, {"value", "n"}, {"texture", true}};
+  EXPECT_NE(spec_error(j).find("parameters[2].texture: only in buffers"), std::string::npos) << spec_error(j);
+  j = texture_spec();
+  j["parameters"][1]["type"] = "bool";
+  EXPECT_NE(spec_error(j).find("parameters[1].type: a buffer of bool"), std::string::npos) << spec_error(j);
+}

@@ -34,7 +34,7 @@ Sample sample() {
   s.plan.entry = "deform";
   s.plan.buffers.push_back({"image", ParamRole::In, ElementType::F32, 4, bytes_of<float>({1, 2, 3, 4.5f})});
   s.plan.buffers.push_back({"field", ParamRole::Out, ElementType::F32x4, 2, {}});
-  s.plan.buffers.push_back({"mask", ParamRole::In, ElementType::I32, 3, bytes_of<int>({1, -1, 7})});
+  s.plan.buffers.push_back({"mask", ParamRole::In, ElementType::I32, 3, bytes_of<int>({1, -1, 7}), true});
   s.plan.buffers.push_back({"acc", ParamRole::InOut, ElementType::F64, 2, bytes_of<double>({0.5, -0.25})});
   s.plan.scalars.push_back({"n", bytes_of<int>({4})});
   s.plan.scalars.push_back({"spacing", bytes_of<float>({5.0f})});
@@ -60,6 +60,7 @@ void expect_same(const Sample& a, const PlanBundle& b) {
     EXPECT_EQ(b.plan.buffers[i].type, a.plan.buffers[i].type);
     EXPECT_EQ(b.plan.buffers[i].count, a.plan.buffers[i].count);
     EXPECT_EQ(b.plan.buffers[i].initial, a.plan.buffers[i].initial);
+    EXPECT_EQ(b.plan.buffers[i].texture, a.plan.buffers[i].texture);
   }
   ASSERT_EQ(b.plan.scalars.size(), a.plan.scalars.size());
   for (std::size_t i = 0; i < a.plan.scalars.size(); ++i) {

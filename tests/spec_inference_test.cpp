@@ -730,6 +730,65 @@ TEST(SpecInference, ASpecThroughAFlattenedGridAndAHelperRunsInTheEmulator) {
   fs::remove_all(root);
 }
 
+// A texture object (cudaTextureObject_t) is a buffer of what its
+// tex1Dfetch<T> reads, sized like a pointer (also through a helper); a
+// bool is a scalar given as true or false. The draft has no FILL and its
+// training check passes (the emulator's fetch is a load of the buffer).
+TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
+  const auto u = use_of(
+      "__device__ float first(cudaTextureObject_t t, int i) { return tex1Dfetch<float4>(t, 2 * i + 1).x; }\n"
+      "__global__ void k(cudaTextureObject_t a, cudaTextureObject_t b, cudaTextureObject_t c, float* out, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = tex1Dfetch<float>(a, i) + first(b, i) + tex1Dfetch<int>(c, i) + tex1Dfetch<float>(c, i);\n"
+      "}\n");
+  EXPECT_EQ(pointer(u, "a").texture_type, "float");
+  EXPECT_EQ(count(u, "a"), "n");
+  EXPECT_TRUE(pointer(u, "a").read);
+  EXPECT_FALSE(pointer(u, "a").written);
+  EXPECT_EQ(pointer(u, "b").texture_type, "float4");
+  EXPECT_EQ(count(u, "b"), "2 * n");
+  EXPECT_EQ(pointer(u, "c").texture_type, "?");
+
+  const fs::path root = fs::temp_directory_path() / ("gi-init-texture-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path source = root / "gather.cu";
+  std::ofstream(source) << "__global__ void gather(cudaTextureObject_t points, float* out, const unsigned n, bool squared) {\n"
+                           "  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (tid < n) {\n"
+                           "    const float4 p = tex1Dfetch<float4>(points, tid);\n"
+                           "    out[tid] = squared ? p.x * p.x + p.y * p.y : p.x + p.y;\n"
+                           "  }\n"
+                           "}\n";
+  const fs::path dir = root / "user/gather";
+  const test::CommandOutput init = test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() +
+                                                "\" --size n=100000 --size squared=true --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("inferred: texture 'points': a buffer of float4 (the kernel reads it with "
+                             "tex1Dfetch<float4>, from line 4)"), std::string::npos) << init.output;
+  const json spec = json::parse(read(dir / "spec.json"));
+  EXPECT_EQ(spec["parameters"][0]["texture"], true);
+  EXPECT_EQ(spec["parameters"][0]["count"], "n");
+  EXPECT_EQ(spec["parameters"][3]["type"], "bool");
+  EXPECT_EQ(spec["workloads"]["train"]["variables"]["squared"], 1);
+  EXPECT_EQ(spec["min_bytes"], "20 * n");
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  // A texture read as two types: its buffer's type is left to the user.
+  const SpecScaffold two = scaffold_spec(
+      "__global__ void k(cudaTextureObject_t t, float* o, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) o[i] = tex1Dfetch<float>(t, i) + tex1Dfetch<int>(t, i);\n"
+      "}\n", "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {}));
+  const std::vector<std::string> fills = fitness::fields_to_fill(json::parse(two.spec.dump()));
+  ASSERT_EQ(fills.size(), 1u);
+  EXPECT_NE(fills[0].find("parameters[0].type: FILL: the element type that tex1Dfetch<T> reads from texture 't'"),
+            std::string::npos) << fills[0];
+  fs::remove_all(root);
+}
+
 // A file whose other parts NVRTC cannot build (a texture reference, gone
 // since CUDA 12, used by another kernel) is found at gi init without a GPU,
 // and the entry kernel is cut out of it: what it does not use is blanked,

@@ -55,6 +55,7 @@ double component_value(ElementType type, const std::byte* element, std::size_t c
       std::memcpy(&v, element, 4);
       return v;
     }
+    case ElementType::Bool: return std::to_integer<int>(*element) != 0;
   }
   return 0;
 }

@@ -24,8 +24,9 @@
 //   - a deadlock (every live thread waits in a barrier nobody else can reach)
 //     or a mismatch (lanes of one mask in different collectives) ends the
 //     launch with a message naming the block and what each thread waits in.
+//   - texture objects over linear memory (tex1Dfetch), as plain loads;
 // Not modelled: timing, memory ordering between blocks (blocks run in
-// order), texture/surface objects,
+// order), textures over arrays, surface objects,
 // cooperative groups, half precision, inline PTX other than reads of
 // %laneid, %globaltimer and %dynamic_smem_size.
 #pragma once
@@ -309,6 +310,20 @@ template <class T> inline void __stwb(T* p, T v) { *p = v; }
 template <class T> inline void __stcg(T* p, T v) { *p = v; }
 template <class T> inline void __stcs(T* p, T v) { *p = v; }
 template <class T> inline void __stwt(T* p, T v) { *p = v; }
+
+// Texture objects over linear memory: the launcher passes a texture buffer's
+// host address where the GPU runner passes a cudaTextureObject_t, so a fetch
+// is a load. Unlike the GPU, an index outside the buffer reads its guard
+// words (the GPU returns zeros), which the outputs then show.
+typedef unsigned long long cudaTextureObject_t;
+template <class T>
+inline T tex1Dfetch(cudaTextureObject_t texture, int x) {
+  return reinterpret_cast<const T*>(texture)[x];
+}
+template <class T>
+inline void tex1Dfetch(T* value, cudaTextureObject_t texture, int x) {
+  *value = tex1Dfetch<T>(texture, x);
+}
 
 // ---------------------------------------------------------------- atomics
 // Threads never run at the same time, so a read-modify-write is atomic.

@@ -1,5 +1,6 @@
 #include "fitness/gpu/device_buffers.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -20,6 +21,29 @@ void copy_to_host(void* destination, const void* source, std::size_t bytes,
   check_runtime(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToHost, stream),
                 "cudaMemcpyAsync(device to host)");
   check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after download)");
+}
+
+// A linear texture over a buffer's data, read as the element type: one to
+// four 32-bit words (kernel_spec.cpp refuses double).
+cudaTextureObject_t linear_texture(const BufferArg& arg, CUdeviceptr data, std::size_t bytes) {
+  cudaChannelFormatKind kind = cudaChannelFormatKindFloat;
+  if (arg.type == ElementType::I32 || arg.type == ElementType::I32x4) kind = cudaChannelFormatKindSigned;
+  else if (arg.type == ElementType::U32) kind = cudaChannelFormatKindUnsigned;
+  else if (!element_is_float(arg.type) || arg.type == ElementType::F64)
+    throw std::invalid_argument("buffer '" + arg.name + "': no texture reads its element type");
+  const auto words = static_cast<int>(element_components(arg.type));
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeLinear;
+  resource.res.linear.devPtr = reinterpret_cast<void*>(data);
+  resource.res.linear.desc = cudaCreateChannelDesc(32, words > 1 ? 32 : 0, words > 2 ? 32 : 0, words > 3 ? 32 : 0, kind);
+  resource.res.linear.sizeInBytes = bytes;
+  cudaTextureDesc description{};
+  description.readMode = cudaReadModeElementType;
+  cudaTextureObject_t texture = 0;
+  const std::string call = "cudaCreateTextureObject(linear texture over buffer '" + arg.name + "', " +
+                           std::to_string(bytes / element_bytes(arg.type)) + " elements)";
+  check_runtime(cudaCreateTextureObject(&texture, &resource, &description, nullptr), call.c_str());
+  return texture;
 }
 
 }  // namespace
@@ -54,6 +78,10 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
                                       cudaMemcpyHostToDevice, stream),
                       "cudaMemcpyAsync(upload input)");
       }
+      if (arg.texture) {
+        if (arg.role != ParamRole::In) throw std::invalid_argument("buffer '" + arg.name + "': a texture must be an input");
+        added.texture = linear_texture(arg, added.data, std::max<std::size_t>(b.bytes, element_bytes(arg.type)));
+      }
       // In: compared with this copy after a run, on the device. InOut: restored from it.
       if (uploads && b.bytes > 0) {
         check_runtime(cudaMalloc(&added.pristine, b.bytes), "cudaMalloc(pristine input copy)");
@@ -73,6 +101,7 @@ DeviceBuffers::~DeviceBuffers() { release(); }
 
 void DeviceBuffers::release() {
   for (Buffer& b : buffers_) {
+    if (b.texture) cudaDestroyTextureObject(b.texture);
     if (b.allocation) cudaFree(b.allocation);
     if (b.pristine) cudaFree(b.pristine);
   }

@@ -33,6 +33,12 @@ class DeviceBuffers {
   std::size_t size() const { return buffers_.size(); }
   // Device address of buffer `index` (plan order), the first data byte.
   CUdeviceptr data(std::size_t index) const { return buffers_.at(index).data; }
+  // What the kernel is passed for buffer `index`: its address, or for a
+  // texture buffer (BufferArg::texture) the texture object over it.
+  std::uint64_t argument(std::size_t index) const {
+    const Buffer& b = buffers_.at(index);
+    return b.texture != 0 ? static_cast<std::uint64_t>(b.texture) : static_cast<std::uint64_t>(b.data);
+  }
 
   // Out buffers: every 4-byte word set to kNanFillWord. InOut buffers: their
   // initial contents restored (from a pristine copy kept on the device).
@@ -65,6 +71,7 @@ class DeviceBuffers {
     void* allocation = nullptr;  // guard | data | guard
     CUdeviceptr data = 0;
     void* pristine = nullptr;    // In and InOut: the initial bytes
+    cudaTextureObject_t texture = 0;  // a linear texture over data, for a texture buffer
   };
   void release();
 

@@ -128,7 +128,8 @@ int kind_of(ElementType t) {
     case ElementType::F64: return 1;
     case ElementType::I32:
     case ElementType::I32x4: return 2;
-    case ElementType::U32: return 3;
+    case ElementType::U32:
+    case ElementType::Bool: return 3;  // no buffer is bool (kernel_spec.cpp refuses one)
   }
   return 0;
 }

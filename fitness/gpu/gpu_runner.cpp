@@ -258,7 +258,7 @@ void GpuRunner::launch(const LoadedKernel& kernel, const LaunchPlan& plan, const
                                                      " names buffer #" + std::to_string(index) +
                                                      ", the plan has " +
                                                      std::to_string(buffers.size()));
-      pointers[i] = buffers.data(index);
+      pointers[i] = buffers.argument(index);
       args[i] = &pointers[i];
       bytes = sizeof(CUdeviceptr);
     } else {

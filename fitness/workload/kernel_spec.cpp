@@ -183,15 +183,16 @@ class SpecReader {
       const json& p = params[i];
       expect_object(p, path);
       only_keys(p, path, {"name", "type", "role", "count", "value", "written", "written_indices",
-                          "checked_components", "accumulation_bound"});
+                          "checked_components", "accumulation_bound", "texture"});
       ParamSpec ps;
       ps.json_path = path;
       ps.name = string_field(required(p, path, "name"), child(path, "name"));
       if (!names.insert(ps.name).second) fail(child(path, "name"), "duplicate parameter name '" + ps.name + "'");
       ps.type_name = string_field(required(p, path, "type"), child(path, "type"));
       const auto type = element_type_from_name(ps.type_name);
-      if (!type) fail(child(path, "type"), "expected one of int, unsigned, float, double, float2, float4, int4, found '" +
-                                               ps.type_name + "'");
+      if (!type)
+        fail(child(path, "type"), "expected one of int, unsigned, float, double, bool, float2, float4, int4, found '" +
+                                      ps.type_name + "'");
       ps.type = *type;
       const std::string role = string_field(required(p, path, "role"), child(path, "role"), false);
       if (role == "in") ps.role = ParamRole::In;
@@ -202,14 +203,17 @@ class SpecReader {
 
       if (ps.role == ParamRole::Scalar) {
         if (element_components(ps.type) != 1)
-          fail(child(path, "type"), "a scalar must be int, unsigned, float or double, found '" + ps.type_name + "'");
+          fail(child(path, "type"), "a scalar must be int, unsigned, float, double or bool, found '" + ps.type_name + "'");
         for (const char* key : {"count", "written", "written_indices", "checked_components", "accumulation_bound"})
           if (p.contains(key)) fail(child(path, key), "only buffers (in, out, inout) have this field");
+        if (p.contains("texture")) fail(child(path, "texture"), "only in buffers are read through a texture");
         ps.value = expression_field(required(p, path, "value"), child(path, "value"));
       } else {
         if (p.contains("value")) fail(child(path, "value"), "only scalars have a value; buffers have a count");
+        if (ps.type == ElementType::Bool) fail(child(path, "type"), "a buffer of bool: gi generates none");
         ps.count = expression_field(required(p, path, "count"), child(path, "count"));
         read_output_fields(p, path, ps);
+        if (const auto t = p.find("texture"); t != p.end()) read_texture(*t, child(path, "texture"), ps);
       }
       k.parameters.push_back(std::move(ps));
     }
@@ -242,7 +246,7 @@ class SpecReader {
       ps.type_name = string_field(required(c, path, "type"), child(path, "type"));
       const auto type = element_type_from_name(ps.type_name);
       if (!type || element_components(*type) != 1)
-        fail(child(path, "type"), "a constant must be int, unsigned, float or double, found '" + ps.type_name + "'");
+        fail(child(path, "type"), "a constant must be int, unsigned, float, double or bool, found '" + ps.type_name + "'");
       ps.type = *type;
       ps.value = expression_field(required(c, path, "value"), child(path, "value"));
       k.constants.push_back(std::move(ps));
@@ -269,6 +273,18 @@ class SpecReader {
         fail(child(c.json_path, "type"), "'" + c.type_name + "' does not match the type '" + d->type + "' of '" +
                                              c.name + "' (" + kernel_name + " line " + std::to_string(d->line) + ")");
     }
+  }
+
+  // "texture": true: an in buffer the kernel reads through a
+  // cudaTextureObject_t parameter (tex1Dfetch<T>); the texture's element is
+  // one to four 32-bit words, as a linear CUDA texture allows.
+  void read_texture(const json& t, const std::string& path, ParamSpec& ps) const {
+    if (!t.is_boolean()) fail(path, std::string("expected true or false, found ") + json_kind(t));
+    if (!t.get<bool>()) return;
+    if (ps.role != ParamRole::In) fail(path, "only in buffers are read through a texture");
+    if (ps.type == ElementType::F64)
+      fail(path, "a texture of double: CUDA's linear textures hold 32-bit words (read it as int2 and convert)");
+    ps.texture = true;
   }
 
   void read_output_fields(const json& p, const std::string& path, ParamSpec& ps) const {
@@ -566,6 +582,15 @@ class SpecReader {
         fail(child(ps.json_path, "name"), "'" + ps.name + "' does not match " + where + ", '" + kp.name +
                                               "' (parameters must be listed in the kernel's order)");
       // A template instance's parameter types are its arguments' (T* is float*).
+      if (ps.texture) {
+        if (!kp.texture_object())
+          fail(child(ps.json_path, "texture"), "true, but " + where + " is '" + kp.base_type + (kp.pointer ? "*" : "") +
+                                                   "', not a cudaTextureObject_t");
+        continue;
+      }
+      if (kp.texture_object())
+        fail(ps.json_path, where + " is a cudaTextureObject_t: an in buffer with \"texture\": true and the type "
+                                   "its tex1Dfetch<T> reads");
       if (!instance && !type_matches(ps.type_name, kp.base_type))
         fail(child(ps.json_path, "type"), "'" + ps.type_name + "' does not match the type '" + kp.base_type +
                                               "' of " + where);
@@ -681,6 +706,7 @@ std::optional<ElementType> element_type_from_name(std::string_view name) {
   if (name == "float2") return ElementType::F32x2;
   if (name == "float4") return ElementType::F32x4;
   if (name == "int4") return ElementType::I32x4;
+  if (name == "bool") return ElementType::Bool;
   return std::nullopt;
 }
 

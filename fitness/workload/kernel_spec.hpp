@@ -20,6 +20,9 @@
 //                                          //   the elements listed in the int input named by
 //      "written_indices": "activeVoxels",  //   (optional, default "activeVoxels"); others stay untouched
 //      "checked_components": [0, 1, 2, 3]} // optional, default all components of the type
+//     (an in buffer only: "texture": true, optional: the kernel's parameter is a
+//      cudaTextureObject_t it reads with tex1Dfetch<type>; the runner passes a linear
+//      texture over the buffer, of float, float2, float4, int, unsigned or int4)
 //     (a float out/inout buffer only: "accumulation_bound": number > 0, optional: the most, in
 //      absolute value, one work item adds to one element through its atomics; lets privatise
 //      count the buffer's per-block copy in 32-bit fixed point, grammar/edits/privatise.cpp)
@@ -27,7 +30,7 @@
 //   "constants": [                         // optional: __constant__ variables of kernel.cu the launch
 //     {"name": "c_VoxelNumber",            //   sets, as a host does with cudaMemcpyToSymbol; each a
 //      "type": "int", "value": expr}],     //   scalar (int, unsigned, float, double) declared there
-//   types: int, unsigned, float, double (scalars and buffers), float2, float4, int4 (buffers);
+//   types: int, unsigned, float, double (scalars and buffers), bool (scalars), float2, float4, int4 (buffers);
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
 //   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
 //              "shared_bytes": expr},      // optional dynamic shared memory, default 0
@@ -91,6 +94,8 @@ struct ParamSpec {
   // adds to one element through its atomics (0: not declared). It lets
   // `privatise` count the buffer's per-block copy in 32-bit fixed point.
   double accumulation_bound = 0;
+  // In buffers: read through a cudaTextureObject_t parameter ("texture": true).
+  bool texture = false;
   std::string json_path;  // "parameters[3]", for messages
 
   bool is_buffer() const { return role != ParamRole::Scalar; }

@@ -11,6 +11,7 @@ std::size_t element_bytes(ElementType t) {
     case ElementType::F32x2: return 8;
     case ElementType::F32x4: return 16;
     case ElementType::I32x4: return 16;
+    case ElementType::Bool: return 1;
   }
   return 0;
 }
@@ -20,7 +21,8 @@ std::size_t element_components(ElementType t) {
     case ElementType::F32:
     case ElementType::F64:
     case ElementType::I32:
-    case ElementType::U32: return 1;
+    case ElementType::U32:
+    case ElementType::Bool: return 1;
     case ElementType::F32x2: return 2;
     case ElementType::F32x4:
     case ElementType::I32x4: return 4;
@@ -36,7 +38,8 @@ bool element_is_float(ElementType t) {
     case ElementType::F32x4: return true;
     case ElementType::I32:
     case ElementType::U32:
-    case ElementType::I32x4: return false;
+    case ElementType::I32x4:
+    case ElementType::Bool: return false;
   }
   return false;
 }

@@ -14,7 +14,8 @@ namespace gi::fitness {
 
 enum class ParamRole { In, Out, InOut, Scalar };
 
-enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4 };
+// Bool: by-value parameters and __constant__ variables only (one byte, 0 or 1).
+enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, Bool };
 std::size_t element_bytes(ElementType t);
 std::size_t element_components(ElementType t);  // floats/ints per element (float4 -> 4)
 bool element_is_float(ElementType t);
@@ -26,6 +27,10 @@ struct BufferArg {
   ElementType type = ElementType::F32;
   std::size_t count = 0;             // elements
   std::vector<std::byte> initial;    // In/InOut: the input bytes (count * element_bytes)
+  // An In buffer the kernel reads through a texture object (a
+  // cudaTextureObject_t parameter, tex1Dfetch<T>): the runner passes a
+  // texture over the buffer instead of its address.
+  bool texture = false;
 };
 
 // One by-value parameter (int, float, ...): its bytes as the kernel sees them.

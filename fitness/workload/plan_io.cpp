@@ -130,6 +130,7 @@ void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<Expected
     w.string(b.name);
     w.u8(static_cast<unsigned>(b.role));
     w.u8(static_cast<unsigned>(b.type));
+    w.u8(b.texture ? 1 : 0);
     w.u64(b.count);
     w.u64(b.initial.size());
     w.raw(b.initial.data(), b.initial.size());
@@ -166,7 +167,7 @@ PlanBundle read_payload(Reader& r) {
   PlanBundle bundle;
   LaunchPlan& plan = bundle.plan;
   plan.entry = r.string("entry name");
-  const std::size_t buffers = r.count(1 + 1 + 1 + 8 + 8 + 8, "buffer count");
+  const std::size_t buffers = r.count(1 + 1 + 1 + 1 + 8 + 8 + 8, "buffer count");
   for (std::size_t i = 0; i < buffers; ++i) {
     BufferArg b;
     b.name = r.string("buffer name");
@@ -177,8 +178,11 @@ PlanBundle read_payload(Reader& r) {
     const unsigned type = r.u8("buffer element type");
     if (type > static_cast<unsigned>(ElementType::I32x4))
       r.error("buffer '" + b.name + "': element type " + std::to_string(type) +
-              " is not an ElementType");
+              " is not the element type of a buffer");
     b.type = static_cast<ElementType>(type);
+    const unsigned texture = r.u8("buffer texture flag");
+    if (texture > 1) r.error("buffer '" + b.name + "': texture flag " + std::to_string(texture) + " is neither 0 nor 1");
+    b.texture = texture == 1;
     b.count = r.u64("buffer element count");
     b.initial.resize(r.count(1, "buffer initial byte count"));
     r.raw(b.initial.data(), b.initial.size(), "buffer initial bytes");

@@ -26,7 +26,8 @@ class PlanIoError : public std::runtime_error {
 };
 
 // 2: the plan's __constant__ variables follow its parameters.
-inline constexpr std::uint32_t kPlanFormatVersion = 2;
+// 3: each buffer's texture flag follows its element type.
+inline constexpr std::uint32_t kPlanFormatVersion = 3;
 
 std::vector<std::byte> serialize_plan(const LaunchPlan& plan,
                                       const std::vector<ExpectedOutput>& expected,

@@ -81,8 +81,13 @@ std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, 
       std::memcpy(bytes.data(), &v, 8);
       break;
     }
+    case ElementType::Bool: {
+      const auto v = whole(spec, p.value, variables, path, 0, 1, "a bool (0 or 1)");
+      bytes[0] = static_cast<std::byte>(v);
+      break;
+    }
     default:
-      fail(spec, p.json_path + ".type", "a scalar must be int, unsigned, float or double");
+      fail(spec, p.json_path + ".type", "a scalar must be int, unsigned, float, double or bool");
   }
   return bytes;
 }
@@ -109,6 +114,7 @@ LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& work
     b.name = p.name;
     b.role = p.role;
     b.type = p.type;
+    b.texture = p.texture;
     b.count = element_count(spec, p, workload.variables);
     if (p.role == ParamRole::In || p.role == ParamRole::InOut) {
       const auto it = workload.inputs.find(p.name);
@@ -200,7 +206,7 @@ LaunchPlan launch_plan_shape(const KernelSpec& spec, const Variables& variables,
       continue;
     }
     plan.params.emplace_back(true, plan.buffers.size());
-    plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}});
+    plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}, p.texture});
   }
   for (const ParamSpec& c : spec.constants) plan.constants.push_back(ScalarArg{c.name, scalar_bytes(spec, c, variables)});
   set_launch_geometry(plan, spec, variables, block_size, effect);

@@ -28,7 +28,7 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // The spec's name for a kernel parameter's type; empty when gi cannot
 // generate or check it.
 std::string spec_type(const std::string& base) {
-  for (const char* t : {"float", "double", "int", "unsigned", "float2", "float4", "int4"})
+  for (const char* t : {"float", "double", "int", "unsigned", "bool", "float2", "float4", "int4"})
     if (fitness::type_matches(t, base)) return t;
   return "";
 }
@@ -101,6 +101,11 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
     const std::size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw std::runtime_error("--size '" + s + "': expected NAME=VALUE, e.g. n=4000000");
+    // A bool parameter's value: true or false (or 1 or 0).
+    if (s.substr(eq + 1) == "true" || s.substr(eq + 1) == "false") {
+      out.sizes[s.substr(0, eq)] = s.substr(eq + 1) == "true" ? 1 : 0;
+      continue;
+    }
     try {
       std::size_t used = 0;
       const double v = std::stod(s.substr(eq + 1), &used);
@@ -146,7 +151,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   const std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
   std::vector<std::string> scalar_names;
   for (const grammar::Param& p : kernel->params)
-    if (!p.pointer) scalar_names.push_back(p.name);
+    if (!p.pointer && !p.texture_object()) scalar_names.push_back(p.name);
   for (const grammar::ConstantVariable& c : constants)
     if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) scalar_names.push_back(c.name);
   for (const auto& [name, v] : given.sizes)
@@ -183,14 +188,34 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   };
   std::map<std::string, RoleOf> roles;
   for (const grammar::Param& p : kernel->params) {
-    std::string type = spec_type(p.base_type);
+    std::string type;
+    if (p.texture_object()) {
+      // A buffer read through the texture: its element type is tex1Dfetch's T.
+      const analysis::PointerUse* u = use_of(p.name);
+      const std::string fetched = u ? u->texture_type : "";
+      type = spec_type(fetched);
+      if (!type.empty() && type != "double" && type != "bool") {
+        s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with tex1Dfetch<" +
+                             type + ">, from line " + std::to_string(u->first_line) + ")");
+      } else {
+        s.notes.push_back("parameter '" + p.name + "' is a texture object: its buffer's type is the T of the kernel's "
+                          "tex1Dfetch<T> calls, float, float2, float4, int, unsigned or int4" +
+                          (fetched.empty() ? std::string(" (the kernel makes none gi can read)")
+                           : fetched == "?" ? std::string(" (the kernel reads it as two types)")
+                                            : " ('" + fetched + "' is none of them)"));
+        type = fill("the element type that tex1Dfetch<T> reads from texture '" + p.name + "'");
+      }
+    } else {
+      type = spec_type(p.base_type);
+    }
     if (type.empty()) {
       s.notes.push_back("parameter '" + p.name + "' has type '" + p.base_type +
-                        "', which gi cannot generate or check (int, unsigned, float, double, float2, float4, int4)");
+                        "', which gi cannot generate or check (int, unsigned, float, double, bool, float2, float4, "
+                        "int4, a texture object)");
       type = fill("a type gi supports instead of '" + p.base_type + "'");
     }
     json j = {{"name", p.name}, {"type", type}};
-    if (!p.pointer) {
+    if (!p.pointer && !p.texture_object()) {
       j["role"] = "scalar";
       j["value"] = p.name;  // the workload variable of the same name
       parameters.push_back(std::move(j));
@@ -233,7 +258,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       s.inferred.push_back("role of '" + p.name + "': out (written, never read, from line " +
                            std::to_string(u->first_line) + ")");
     } else {
-      if (!p.const_pointee) s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
+      if (!p.const_pointee && !p.texture_object())
+        s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
     }
     j["role"] = role;
     roles[p.name] = {role, type_components(type)};
@@ -249,6 +275,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                         (u && !u->refusal.empty() ? ": gi could not infer it: " + u->refusal : std::string()));
       min_bytes_known = false;
     }
+    if (p.texture_object()) j["texture"] = true;
     if (role != "out") {
       json d;
       if (given.like.count(p.name)) d = given.like.at(p.name);
@@ -271,7 +298,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     json j = {{"name", c.name}, {"type", type}, {"value", c.name}};
     if (type.empty()) {
       j["type"] = fill("a scalar type instead of '" + c.type + (c.array ? " []" : "") + "' (line " +
-                       std::to_string(c.line) + "): a spec sets only int, unsigned, float and double constants");
+                       std::to_string(c.line) + "): a spec sets only int, unsigned, float, double and bool constants");
       s.notes.push_back("the kernel reads the __constant__ " + c.type + (c.array ? " array" : "") + " '" + c.name +
                         "' (line " + std::to_string(c.line) + "), which a spec cannot set");
     } else {
@@ -393,7 +420,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   const auto values = [&](const SizeSet& set) {
     double inputs = 0, outputs = 0;
     for (const grammar::Param& p : kernel->params)
-      if (p.pointer)
+      if (p.pointer || p.texture_object())
         if (const auto* u = use_of(p.name); u && u->count)
           if (const auto v = u->count->evaluate(set)) {
             const RoleOf& r = roles.at(p.name);  // every pointer has its role by now
@@ -409,7 +436,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (use.work.bound[a])
         if (const auto v = use.work.bound[a]->evaluate(set); v && *v < 1) return false;
     for (const grammar::Param& p : kernel->params)
-      if (const auto* u = p.pointer ? use_of(p.name) : nullptr; u && u->count)
+      if (const auto* u = p.pointer || p.texture_object() ? use_of(p.name) : nullptr; u && u->count)
         if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
     return true;
   };
