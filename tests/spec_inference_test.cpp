@@ -772,10 +772,19 @@ TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
   EXPECT_EQ(spec["parameters"][0]["count"], "n");
   EXPECT_EQ(spec["parameters"][3]["type"], "bool");
   EXPECT_EQ(spec["workloads"]["train"]["variables"]["squared"], 1);
+  // The other side of `squared ? ... : ...` on the small check and on every other held-out workload.
+  EXPECT_EQ(spec["workloads"]["train_checks"][0]["variables"]["squared"], 0);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(spec["workloads"]["validate"][i]["variables"]["squared"], i % 2 == 1 ? 0 : 1);
   EXPECT_EQ(spec["min_bytes"], "20 * n");
   if (fitness::probe_cuda().gpus.empty()) {
     EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
   }
+  // A bool takes true or false.
+  const test::CommandOutput two_bool = test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() +
+                                                    "\" --force --size n=100000 --size squared=2");
+  EXPECT_NE(two_bool.exit_code, 0);
+  EXPECT_NE(two_bool.output.find("--size squared=2: 'squared' is a bool: give true or false"), std::string::npos)
+      << two_bool.output;
   // A texture read as two types: its buffer's type is left to the user.
   const SpecScaffold two = scaffold_spec(
       "__global__ void k(cudaTextureObject_t t, float* o, int n) {\n"

@@ -2,7 +2,7 @@
 # One device call: `gi init --check` on the corpus kernels that the survey
 # (bench/init/survey.py) drafts with no FILL, as a user would run it: the
 # sizes a user of each would give (sizes_for; a kernel not listed: every
-# integer scalar 2048, every float 0.5), and an input distribution where the
+# integer scalar 2048, every float 0.5, every bool true), and an input distribution where the
 # kernel's arithmetic needs one (--like). The
 # corpus files are fetched copies in .corpus/ (tests/data/corpus/README.md):
 # carry .corpus with .carry. Summary in $OUT/init_corpus.txt, each kernel's
@@ -10,16 +10,18 @@
 # whose check passed is then evolved with every family (`gi evolve`, the seed
 # its own reference; issue 28's corpus kernels with a spec), log in
 # $OUT/evolve-<entry>.log and the result lines in $OUT/init_corpus.txt.
-#   [EVOLVE=20,4] bash bench/init/device_check_corpus.sh [SURVEY.json]
+# ENTRIES='a b' keeps only those kernels.
+#   [EVOLVE=20,4] [ENTRIES='...'] bash bench/init/device_check_corpus.sh [SURVEY.json]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/device_prelude.sh
 survey=${1:-bench/init/results_2026-11-27.json}
 rm -rf runs/init-check/corpus
-python3 - "$survey" <<'PY' > /tmp/corpus_kernels.txt
+python3 - "$survey" "${ENTRIES:-}" <<'PY' > /tmp/corpus_kernels.txt
 import json, sys
+only = set(sys.argv[2].split())
 for k in json.load(open(sys.argv[1]))["kernels"]:
-    if k["kind"] == "corpus" and k["status"] == "no FILL" and k.get("compiles", True):
+    if k["kind"] == "corpus" and k["status"] == "no FILL" and k.get("compiles", True) and (not only or k["entry"] in only):
         print(k["file"], k["entry"])
 PY
 # Inputs whose values the kernel's arithmetic needs in a range (logf of a determinant: positive).
@@ -27,7 +29,13 @@ like_for() { case $1 in LogSquaredValues|reg_spline_logSquaredValues_kernel) ech
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {
   case $1 in
-    reg_GetConjugateGradient2_kernel) echo "--size nVoxels=4194304 --size scale=0.5" ;;
+    reg_GetConjugateGradient2_kernel|reg_updateControlPointPosition_kernel)
+      echo "--size nVoxels=4194304 --size scale=0.5 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
+    # NiftyReg 2's optimiser and gradient kernels (texture objects): 4 M voxels.
+    reg_initialiseConjugateGradient_kernel|reg_GetConjugateGradient1_kernel) echo "--size nVoxels=4194304" ;;
+    GetMaximalLengthKernel) echo "--size nVoxels=4194304 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
+    NormaliseGradientKernel)
+      echo "--size nVoxels=4194304 --size maxGradLenInv=0.5 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
     transformWarpedPointsKernel) echo "--size definedBlockNum=1048576" ;;
     populateLengthsKernel) echo "--size numEquations=1048576" ;;
     LogSquaredValues) echo "--size voxelNumber=4194304" ;;
@@ -50,7 +58,7 @@ while read -r file entry; do
 import json
 spec = json.load(open('$dir/spec.json'))
 scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
-for p in scalars: print('--size', p['name'] + ('=0.5' if p.get('type') in ('float', 'double') else '=2048'))
+for p in scalars: print('--size', p['name'] + {'float': '=0.5', 'double': '=0.5', 'bool': '=true'}.get(p.get('type'), '=2048'))
 ")
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \

@@ -4,7 +4,7 @@
 tests/data/corpus/README.md), every kernel of every file is drafted twice:
 once without sizes (to learn its scalar parameters) and once with every
 scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
-1024 for integers, 0.5 for floats),
+1024 for integers, 0.5 for floats, true for bools),
 so that what FILL is left is what the kernel itself does not say. Per
 kernel: the fields left and the first reason. CPU only.
 
@@ -40,7 +40,8 @@ def draft(gi, path, entry, tmp):
     # __constant__ scalars the kernel reads are workload variables too.
     scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type"))]
     for p in scalars:
-        sizes += ["--size", p["name"] + ("=0.5" if p.get("type") in ("float", "double") else "=1024")]
+        value = {"float": "=0.5", "double": "=0.5", "bool": "=true"}.get(p.get("type"), "=1024")
+        sizes += ["--size", p["name"] + value]
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     m = re.search(r"below 1 \(([^)]*)\)", out) if code != 0 else None
     if m:

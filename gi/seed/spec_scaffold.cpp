@@ -158,6 +158,16 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end())
       throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter or __constant__ "
                                "scalar '" + name + "'");
+  // A bool takes true or false (1 or 0), nothing else.
+  std::set<std::string> bools;
+  for (const grammar::Param& p : kernel->params)
+    if (!p.pointer && spec_type(p.base_type) == "bool") bools.insert(p.name);
+  for (const grammar::ConstantVariable& c : constants)
+    if (!c.array && spec_type(c.type) == "bool" && !param_names.count(c.name)) bools.insert(c.name);
+  for (const auto& [name, v] : given.sizes)
+    if (bools.count(name) && v != 0 && v != 1)
+      throw std::runtime_error("--size " + name + "=" + number(v).dump() + ": '" + name +
+                               "' is a bool: give true or false");
   for (const auto& [name, d] : given.like)
     if (!param_names.count(name))
       throw std::runtime_error("--like " + name + ": '" + kernel->name + "' has no parameter '" + name + "'");
@@ -448,9 +458,17 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
         if (use.work.bound[a]) what += std::string(what.empty() ? "" : ", ") + "xyz"[a] + " < " + use.work.bound[a]->text();
       return what;
     }() + "): give sizes where the kernel has work");
-  const std::vector<SizeSet> held_out =
+  // A bool flips on the small check and on every other held-out workload,
+  // so training takes both sides of each branch on it and validation checks both.
+  const auto flipped = [&](SizeSet set) {
+    for (const std::string& b : bools)
+      if (set.count(b)) set[b] = 1 - set.at(b);
+    return set;
+  };
+  std::vector<SizeSet> held_out =
       sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues), usable)
             : std::vector<SizeSet>(5, base);
+  for (std::size_t i = 1; i < held_out.size(); i += 2) held_out[i] = flipped(held_out[i]);
   json validate = json::array();
   for (int i = 0; i < 5; ++i)
     validate.push_back({{"generator", "random"}, {"seed", 1000 + i + 1},
@@ -458,8 +476,11 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                                 "on a held-out workload (never seen by the search; vary the sizes; the "
                                                 "five together need 16 M output or input values)",
                                                 i)}});
-  const SizeSet small = sized ? small_check_sizes(base, known_sizes, usable) : base;
-  json purpose = sized ? json("sizes that are no multiple of any block size: the last block's guard")
+  const SizeSet small = flipped(sized ? small_check_sizes(base, known_sizes, usable) : base);
+  bool has_bool = false;
+  for (const std::string& b : bools) has_bool = has_bool || base.count(b);
+  json purpose = sized ? json(std::string("sizes that are no multiple of any block size: the last block's guard") +
+                              (has_bool ? "; every bool the other way from the timed workload" : ""))
                        : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
                                    "multiple of the block"));
   if (sized)
@@ -471,7 +492,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       double total = 0;
       for (const SizeSet& h : held_out) total += values(h);
       return total;
-    }())) + " values in all)");
+    }())) + " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
   for (const std::string& m : missing)
     s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE");
 
