@@ -207,6 +207,14 @@ class Parser {
           }
         }
         expect(")");
+        // __mul24(a, b) and __umul24(a, b), which older kernels write for
+        // index arithmetic, are a * b for every operand below 2^24: the
+        // analyses see the product (the tokens still spell the call).
+        if (children.size() == 3 && (children[0].is_name("__umul24") || children[0].is_name("__mul24"))) {
+          children.erase(children.begin());
+          e = node(ExprKind::Binary, "*", first, std::move(children));
+          continue;
+        }
         e = node(ExprKind::Call, "", first, std::move(children));
       } else if (peek_is("[")) {
         ++at_;

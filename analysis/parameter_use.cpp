@@ -64,14 +64,18 @@ class Analyser {
         elements_.push_back(e);
         body_last_ = k.elements[e].tokens.last;
       }
-    for (const grammar::Param& p : f.params)
+    for (const grammar::Param& p : f.params) {
       if (!p.pointer && !p.texture_object() && !helper) scalars_.insert(p.name);
+      if (!p.pointer && !helper && integer_vector_size(p.base_type) > 0) vectors_[p.name] = integer_vector_size(p.base_type);
+    }
     if (!helper) helpers_ = find_cas_helpers(k);
     symbols_ = file_symbols(k);
     // An integer __constant__ scalar is a size as a scalar parameter is: the
     // spec sets it ("constants"), in the kernel and in every helper alike.
-    for (const auto& [name, c] : symbols_.constant_variables)
+    for (const auto& [name, c] : symbols_.constant_variables) {
       if (is_integer_constant(c)) scalars_.insert(name);
+      if (!c.array && integer_vector_size(c.type) > 0) vectors_[name] = integer_vector_size(c.type);
+    }
     collect_definitions();
   }
 
@@ -107,6 +111,9 @@ class Analyser {
   std::vector<std::size_t> elements_;
   std::size_t body_first_ = 0, body_last_ = 0;
   std::set<std::string> scalars_;
+  // By-value integer vectors (int3 dim, a __constant__ uint3): each component
+  // `dim.x` is a size named `dim_x` (analysis/parameter_use.hpp).
+  std::map<std::string, int> vectors_;
   std::map<std::string, CasHelper> helpers_;
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
@@ -312,10 +319,10 @@ class Analyser {
   // variable a spec cannot set as a size ("" for any other name).
   std::string constant_refusal(const std::string& name) const {
     const auto c = symbols_.constant_variables.find(name);
-    if (c == symbols_.constant_variables.end() || is_integer_constant(c->second)) return "";
+    if (c == symbols_.constant_variables.end() || is_integer_constant(c->second) || vectors_.count(name)) return "";
     return "'" + name + "' is a __constant__ " + c->second.type + (c->second.array ? " array" : "") + " (line " +
            std::to_string(c->second.line) +
-           "): a spec sets only scalar constants, and only an int or unsigned one is a size";
+           "): a spec sets no array constants, and only an int or unsigned one (or an integer vector's component) is a size";
   }
 
   void note_index_sources(const Expr& e, int depth = 0) {
@@ -465,6 +472,13 @@ class Analyser {
       case ExprKind::Member:
         if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
           return Range{SymbolicSize(), std::nullopt};
+        if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
+          if (const auto v = vectors_.find(e.children[0].text); v != vectors_.end()) {
+            const std::string fields = "xyzw";
+            const std::size_t axis = e.field.size() == 1 ? fields.find(e.field[0]) : std::string::npos;
+            if (axis != std::string::npos && static_cast<int>(axis) < v->second)
+              return exact(SymbolicSize::name(vector_component_name(v->first, e.field[0])));
+          }
         if (!e.children.empty() && e.children[0].kind == ExprKind::Name)  // c_ImageDim.x
           if (const std::string c = constant_refusal(e.children[0].text); !c.empty()) {
             if (why.empty()) why = c;
@@ -1174,6 +1188,15 @@ class Analyser {
 };
 
 }  // namespace
+
+int integer_vector_size(const std::string& type) {
+  static const std::map<std::string, int> sizes{{"int2", 2}, {"int3", 3}, {"int4", 4},
+                                                {"uint2", 2}, {"uint3", 3}, {"uint4", 4}};
+  const auto it = sizes.find(type);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
 
 ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel) {
   return Analyser(k, kernel).run();

@@ -16,9 +16,11 @@
 //  - The work item: the guard's bound on the global thread index per axis
 //    (analysis/thread_index.hpp: blockIdx.x * blockDim.x + threadIdx.x, or
 //    its blocks flattened from a 2-D grid), which gives the grid.
+//  - An integer vector passed by value or held in a __constant__ (`int3 dim`,
+//    `c_ImageSize`) is one size per component: `dim.x` is the size `dim_x`.
 // Where the source does not say (an index computed from loaded data or a
-// texture, a bound no guard names, a __constant__ bound), the count is left
-// empty with the reason.
+// texture, a bound no guard names, a float or array __constant__ bound), the
+// count is left empty with the reason.
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,5 +76,11 @@ struct ParameterUse {
 };
 
 ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel);
+
+// Components of an integer vector type (int2..int4, uint2..uint4), 0 for
+// any other: a by-value parameter or __constant__ of one is sizes, one per
+// component, named by vector_component_name ("dim", 'x' -> "dim_x").
+int integer_vector_size(const std::string& type);
+std::string vector_component_name(const std::string& vector, char field);
 
 }  // namespace gi::analysis

@@ -348,6 +348,11 @@ extern "C" __global__ void scale_by_constants(float* x) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < c_Count) x[i] *= c_Weight;
 }
+// Vectors by value: an int3 of 12 bytes, a float2 of 8.
+extern "C" __global__ void vector_scalars(float* y, int3 dim, float2 w) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < dim.x * dim.y * dim.z) y[i] = w.x * i + w.y;
+}
 // A float4 buffer read through a texture object, and a bool by value.
 extern "C" __global__ void texture_scale(cudaTextureObject_t x, float* y, int n, bool twice) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -632,6 +637,22 @@ TEST_F(GpuRunnerCheck, ConstantsAreSetBeforeTheLaunch) {
   const CheckReport wide = runner_->run_checked(k, p, {}, Tolerance{});
   EXPECT_EQ(wide.status, RunStatus::LaunchError);
   EXPECT_TRUE(contains(wide.message, "is 4 bytes, the plan gives 8")) << wide.message;
+}
+
+// A vector passed by value reaches the kernel as its components' bytes.
+TEST_F(GpuRunnerCheck, VectorScalarsPassTheirComponents) {
+  LaunchPlan p;
+  p.buffers.push_back({"y", ParamRole::Out, ElementType::F32, 1000, {}});
+  p.params = {{true, 0}, {false, 0}, {false, 1}};
+  p.scalars = {ScalarArg{"dim", bytes_of(std::vector<int>{10, 20, 3})}, ScalarArg{"w", bytes_of(std::vector<float>{0.5f, 2})}};
+  p.block = {128, 1, 1};
+  p.grid = {8, 1, 1};
+  ExpectedOutput e{"y", std::vector<double>(1000), std::nullopt, {}};
+  for (int i = 0; i < 1000; ++i) e.values[static_cast<std::size_t>(i)] = i < 600 ? 0.5 * i + 2 : std::nan("");
+  e.written_elements.emplace();
+  for (std::uint32_t i = 0; i < 600; ++i) e.written_elements->push_back(i);
+  const CheckReport r = runner_->run_checked(kernel("vector_scalars"), p, {e}, Tolerance{0, 0});
+  EXPECT_TRUE(r.ok()) << r.message;
 }
 
 // A texture buffer reaches the kernel as a texture object over its data,

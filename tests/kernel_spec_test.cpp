@@ -178,7 +178,7 @@ TEST_F(MalformedSpec, BadRole) {
 }
 
 TEST_F(MalformedSpec, BadType) {
-  spec["parameters"][0]["type"] = "float3";
+  spec["parameters"][0]["type"] = "float8";
   expect_error(spec, "seeds/x/y/spec.json: parameters[0].type: expected one of int, unsigned, float");
 }
 
@@ -187,9 +187,15 @@ TEST_F(MalformedSpec, TypeDiffersFromTheKernel) {
   expect_error(spec, "seeds/x/y/spec.json: parameters[9].type: 'double' does not match the type 'float'");
 }
 
+// A vector scalar's value is one expression per component.
 TEST_F(MalformedSpec, VectorScalar) {
   spec["parameters"][2]["type"] = "int4";
-  expect_error(spec, "seeds/x/y/spec.json: parameters[2].type: a scalar must be int, unsigned, float, double or bool");
+  expect_error(spec, "seeds/x/y/spec.json: parameters[2].value: int4 takes an array of 4 expressions (x, y, z, w), "
+                     "found a string");
+  spec["parameters"][2]["value"] = json::array({1, 2, 3});
+  expect_error(spec, "seeds/x/y/spec.json: parameters[2].value: int4 takes an array of 4 expressions", "array of 3");
+  spec["parameters"][2]["value"] = json::array({1, 2, 3, 4});
+  expect_error(spec, "seeds/x/y/spec.json: parameters[2].type: 'int4' does not match the type 'int'");
 }
 
 TEST_F(MalformedSpec, BadCountExpression) {
@@ -284,8 +290,9 @@ TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
   bad["constants"][0]["type"] = "float";
   expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'c_Table' is a __constant__ array");
   bad = spec;
-  bad["constants"][0]["type"] = "int4";
-  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float, double or bool");
+  bad["constants"][0]["type"] = "char";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float, double, bool or "
+                    "a vector of them");
   bad = spec;
   bad["constants"][0]["name"] = "activeVoxelNumber";
   expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'activeVoxelNumber' is already a parameter");

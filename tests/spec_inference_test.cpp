@@ -323,20 +323,20 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
 }
 
 // A bound the host sets through cudaMemcpyToSymbol: an int __constant__ is
-// a size like a scalar parameter (the spec's "constants" set it); one of a
-// type a spec cannot set (int3) is refused by name.
-TEST(ParameterUse, AnIntConstantIsASizeAndAnInt3ConstantIsRefusedByName) {
+// a size like a scalar parameter (the spec's "constants" set it); one that
+// cannot be a size (a float, an array) is refused by name.
+TEST(ParameterUse, AnIntConstantIsASizeAndAnArrayConstantIsRefusedByName) {
   const std::string source =
       "__device__ __constant__ int c_Count;\n"
-      "__constant__ int3 c_Dim;\n"
+      "__constant__ int c_Dim[3];\n"
       "__global__ void k(float* v, float* w) {\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < c_Count) v[i] *= 2.0f;\n"
-      "  if (i < c_Dim.x) w[i] = 0.0f;\n"
+      "  if (i < c_Dim[0]) w[i] = 0.0f;\n"
       "}\n";
   const auto u = use_of(source);
   EXPECT_EQ(count(u, "v"), "c_Count");
-  EXPECT_NE(count(u, "w").find("'c_Dim' is a __constant__ int3 (line 2)"), std::string::npos) << count(u, "w");
+  EXPECT_NE(count(u, "w").find("the guard 'i < c_Dim[0]' (line 6) names no size gi can use"), std::string::npos) << count(u, "w");
   ASSERT_TRUE(u.work.bound[0]);
   EXPECT_EQ(u.work.bound[0]->text(), "c_Count");
   const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"c_Count=5000"}, {}));
@@ -345,13 +345,13 @@ TEST(ParameterUse, AnIntConstantIsASizeAndAnInt3ConstantIsRefusedByName) {
   EXPECT_EQ(s.spec["constants"][0]["name"], "c_Count");
   EXPECT_EQ(s.spec["constants"][0]["type"], "int");
   EXPECT_EQ(s.spec["constants"][0]["value"], "c_Count");
-  EXPECT_NE(s.spec["constants"][1]["type"].get<std::string>().find("FILL: a scalar type instead of 'int3'"),
+  EXPECT_NE(s.spec["constants"][1]["type"].get<std::string>().find("FILL: a scalar type instead of 'int []'"),
             std::string::npos)
       << s.spec["constants"][1];
   EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["c_Count"], 5000);
   EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"c_Dim=5"}, {})),
                std::runtime_error)
-      << "an int3 constant takes no --size";
+      << "an array constant takes no --size";
 }
 
 // A kernel sized by __constant__ scalars alone (NiftyReg's tools kernels):
@@ -795,6 +795,92 @@ TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
   ASSERT_EQ(fills.size(), 1u);
   EXPECT_NE(fills[0].find("parameters[0].type: FILL: the element type that tex1Dfetch<T> reads from texture 't'"),
             std::string::npos) << fills[0];
+  fs::remove_all(root);
+}
+
+// __umul24(a, b) is a * b to the analysis: the global index and sizes read
+// through it (analysis/expression.hpp).
+TEST(ParameterUse, Mul24IsAProduct) {
+  const auto u = use_of(
+      "__global__ void k(float* out, int width, int height) {\n"
+      "  const int x = __umul24(blockIdx.x, blockDim.x) + threadIdx.x;\n"
+      "  const int y = blockIdx.y;\n"
+      "  if (x < width && y < height) out[__umul24(y, width) + x] = 1.0f;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "height * width");
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.bound[0]->text(), "width");
+}
+
+// An integer vector by value or in a __constant__ is one size per
+// component (`dim.x` is dim_x); `--size dim=64,32,16` gives them all, and a
+// float vector's components are plain values. The draft has no FILL, its
+// plan passes each vector's bytes, and its training check passes.
+TEST(SpecInference, VectorScalarsAreOneSizePerComponent) {
+  const std::string source =
+      "__device__ __constant__ uint3 c_Dim;\n"
+      "__device__ __constant__ float4 c_Row;\n"
+      "__global__ void fill(float* out, int3 dim, float2 w) {\n"
+      "  const int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int y = blockIdx.y;\n"
+      "  if (x < dim.x && y < dim.y) out[y * dim.x + x] = w.x * x + w.y * y + c_Row.x;\n"
+      "  if (x < c_Dim.x && y < c_Dim.y && blockIdx.z == 0) out[dim.x * dim.y + y * c_Dim.x + x] = c_Row.w;\n"
+      "}\n";
+  const auto u = use_of(source);
+  EXPECT_EQ(count(u, "out"), "c_Dim_x * c_Dim_y + dim_x * dim_y") << count(u, "out");
+  // The draft checked below: the constant read, not bounding.
+  const std::string checked =
+      "__device__ __constant__ uint3 c_Dim;\n"
+      "__device__ __constant__ float4 c_Row;\n"
+      "__global__ void fill(float* out, int3 dim, float2 w) {\n"
+      "  const int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int y = blockIdx.y;\n"
+      "  if (x < dim.x && y < dim.y) out[y * dim.x + x] = w.x * x + w.y * y + c_Row.x * c_Dim.z + c_Row.w;\n"
+      "}\n";
+
+  const fs::path root = fs::temp_directory_path() / ("gi-init-vector-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const fs::path file = root / "fill.cu";
+  std::ofstream(file) << checked;
+  const fs::path dir = root / "user/fill";
+  const std::string sizes = " --size dim=200,30,1 --size w=0.5,2 --size c_Dim=100,20,1 --size c_Row=1,2,3,4";
+  const test::CommandOutput init =
+      test::run_gi("init \"" + file.string() + "\" --out \"" + dir.string() + "\"" + sizes + " --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  const json spec = json::parse(read(dir / "spec.json"));
+  EXPECT_EQ(spec["parameters"][1]["type"], "int3");
+  EXPECT_EQ(spec["parameters"][1]["value"], json::parse(R"(["dim_x", "dim_y", "dim_z"])"));
+  EXPECT_EQ(spec["parameters"][2]["value"], json::parse(R"(["w_x", "w_y"])"));
+  EXPECT_EQ(spec["workloads"]["train"]["variables"]["dim_y"], 30);
+  EXPECT_EQ(spec["workloads"]["train"]["variables"]["c_Row_w"], 4);
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", checked, "fill.cu", {.registry = false});
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, fitness::generate_workload(k, k.train, 1), 128);
+  ASSERT_EQ(plan.scalars.size(), 2u);
+  ASSERT_EQ(plan.scalars[0].bytes.size(), 12u);
+  int dim[3];
+  std::memcpy(dim, plan.scalars[0].bytes.data(), 12);
+  EXPECT_EQ(dim[0], 200);
+  EXPECT_EQ(dim[1], 30);
+  EXPECT_EQ(dim[2], 1);
+  ASSERT_EQ(plan.scalars[1].bytes.size(), 8u);
+  float w[2];
+  std::memcpy(w, plan.scalars[1].bytes.data(), 8);
+  EXPECT_EQ(w[1], 2.0f);
+  ASSERT_EQ(plan.constants.size(), 2u);
+  EXPECT_EQ(plan.constants[0].bytes.size(), 12u);
+  EXPECT_EQ(plan.constants[1].bytes.size(), 16u);
+
+  // One number for a vector says which form it takes.
+  const test::CommandOutput one =
+      test::run_gi("init \"" + file.string() + "\" --out \"" + dir.string() + "\" --force --size dim=200");
+  EXPECT_NE(one.exit_code, 0);
+  EXPECT_NE(one.output.find("--size dim: 'dim' is an int3: give each component, --size dim=X,Y,Z"), std::string::npos)
+      << one.output;
   fs::remove_all(root);
 }
 

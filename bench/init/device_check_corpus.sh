@@ -2,7 +2,8 @@
 # One device call: `gi init --check` on the corpus kernels that the survey
 # (bench/init/survey.py) drafts with no FILL, as a user would run it: the
 # sizes a user of each would give (sizes_for; a kernel not listed: every
-# integer scalar 2048, every float 0.5, every bool true), and an input distribution where the
+# integer scalar 2048, every float 0.5, every bool true, 64 or 0.5 per
+# component of a vector such as int3), and an input distribution where the
 # kernel's arithmetic needs one (--like). The
 # corpus files are fetched copies in .corpus/ (tests/data/corpus/README.md):
 # carry .corpus with .carry. Summary in $OUT/init_corpus.txt, each kernel's
@@ -58,7 +59,13 @@ while read -r file entry; do
 import json
 spec = json.load(open('$dir/spec.json'))
 scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
-for p in scalars: print('--size', p['name'] + {'float': '=0.5', 'double': '=0.5', 'bool': '=true'}.get(p.get('type'), '=2048'))
+import re
+for p in scalars:
+    t = p.get('type', '')
+    m = re.fullmatch(r'(u?int|float)([234])', t)
+    v = ','.join(['0.5' if m.group(1) == 'float' else '64'] * int(m.group(2))) if m else \
+        {'float': '0.5', 'double': '0.5', 'bool': 'true'}.get(t, '2048')
+    print('--size', p['name'] + '=' + v)
 ")
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \

@@ -4,7 +4,8 @@
 tests/data/corpus/README.md), every kernel of every file is drafted twice:
 once without sizes (to learn its scalar parameters) and once with every
 scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
-1024 for integers, 0.5 for floats, true for bools),
+1024 for integers, 0.5 for floats, true for bools, 64 or 0.5 per component
+of a vector such as int3),
 so that what FILL is left is what the kernel itself does not say. Per
 kernel: the fields left and the first reason. CPU only.
 
@@ -29,6 +30,20 @@ def kernels_of(gi, path, tmp):
     return [m.group(1)] if m else []
 
 
+def survey_value(t):
+    """The value the survey gives a scalar of spec type t: 1024 for an integer,
+    0.5 for a float, true for a bool, and per component for a vector (64 for
+    an integer one, an image's extent; 0.5 for a float one)."""
+    if t in ("float", "double"):
+        return "0.5"
+    if t == "bool":
+        return "true"
+    m = re.fullmatch(r"(u?int|float)([234])", t)
+    if m:
+        return ",".join(["0.5" if m.group(1) == "float" else "64"] * int(m.group(2)))
+    return "1024"
+
+
 def draft(gi, path, entry, tmp):
     out_dir = os.path.join(tmp, "seed", re.sub(r"\W", "_", entry))
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force"])
@@ -40,8 +55,7 @@ def draft(gi, path, entry, tmp):
     # __constant__ scalars the kernel reads are workload variables too.
     scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type"))]
     for p in scalars:
-        value = {"float": "=0.5", "double": "=0.5", "bool": "=true"}.get(p.get("type"), "=1024")
-        sizes += ["--size", p["name"] + value]
+        sizes += ["--size", p["name"] + "=" + survey_value(p.get("type", ""))]
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     m = re.search(r"below 1 \(([^)]*)\)", out) if code != 0 else None
     if m:

@@ -31,33 +31,25 @@ std::string number(double v) {
 }  // namespace
 
 double component_value(ElementType type, const std::byte* element, std::size_t c) {
-  switch (type) {
-    case ElementType::F32:
-    case ElementType::F32x2:
-    case ElementType::F32x4: {
-      float v;
-      std::memcpy(&v, element + 4 * c, 4);
-      return v;
-    }
-    case ElementType::F64: {
-      double v;
-      std::memcpy(&v, element, 8);
-      return v;
-    }
-    case ElementType::I32:
-    case ElementType::I32x4: {
-      std::int32_t v;
-      std::memcpy(&v, element + 4 * c, 4);
-      return v;
-    }
-    case ElementType::U32: {
-      std::uint32_t v;
-      std::memcpy(&v, element, 4);
-      return v;
-    }
-    case ElementType::Bool: return std::to_integer<int>(*element) != 0;
+  if (type == ElementType::F64) {
+    double v;
+    std::memcpy(&v, element, 8);
+    return v;
   }
-  return 0;
+  if (type == ElementType::Bool) return std::to_integer<int>(*element) != 0;
+  if (element_is_signed_int(type)) {
+    std::int32_t v;
+    std::memcpy(&v, element + 4 * c, 4);
+    return v;
+  }
+  if (element_is_unsigned_int(type)) {
+    std::uint32_t v;
+    std::memcpy(&v, element + 4 * c, 4);
+    return v;
+  }
+  float v;
+  std::memcpy(&v, element + 4 * c, 4);
+  return v;
 }
 
 double max_difference(const BufferArg& buffer, const std::vector<std::byte>& a, const std::vector<std::byte>& b) {

@@ -121,17 +121,10 @@ extern "C" __global__ void gi_first_other_word(const unsigned* a, ull words, uns
 )";
 
 int kind_of(ElementType t) {
-  switch (t) {
-    case ElementType::F32:
-    case ElementType::F32x2:
-    case ElementType::F32x4: return 0;
-    case ElementType::F64: return 1;
-    case ElementType::I32:
-    case ElementType::I32x4: return 2;
-    case ElementType::U32:
-    case ElementType::Bool: return 3;  // no buffer is bool (kernel_spec.cpp refuses one)
-  }
-  return 0;
+  if (t == ElementType::F64) return 1;
+  if (element_is_float(t)) return 0;
+  if (element_is_signed_int(t)) return 2;
+  return 3;  // unsigned (no buffer is bool: kernel_spec.cpp refuses one)
 }
 
 unsigned blocks_for(std::size_t items) {

@@ -59,6 +59,10 @@ bool is_performance_option(const std::string& o) {
 
 }  // namespace
 
+// Every type name a spec may use, for messages.
+constexpr const char* kTypeNames = "int, unsigned, float, double, bool, float2, float3, float4, int2, int3, int4, "
+                                   "uint2, uint3, uint4";
+
 bool type_matches(const std::string& spec_type, const std::string& base) {
   if (spec_type == base) return true;
   if (spec_type == "int") return base == "signed" || base == "signed int" || base == "int32_t";
@@ -136,6 +140,21 @@ class SpecReader {
     }
   }
 
+  // A scalar's "value": one expression, or for a vector type (int3, float2,
+  // ...) an array of one expression per component (x, y, z, w).
+  void read_scalar_value(const json& j, const std::string& path, ParamSpec& ps) const {
+    const std::size_t n = element_components(ps.type);
+    if (n == 1) {
+      ps.value = expression_field(j, path);
+      return;
+    }
+    if (!j.is_array() || j.size() != n)
+      fail(path, ps.type_name + " takes an array of " + std::to_string(n) + " expressions (x, y" +
+                     (n > 2 ? ", z" : "") + (n > 3 ? ", w" : "") + "), found " + json_kind(j) +
+                     (j.is_array() ? " of " + std::to_string(j.size()) : std::string()));
+    for (std::size_t c = 0; c < n; ++c) ps.components.push_back(expression_field(j[c], index(path, c)));
+  }
+
   KernelSpec read(const json& spec, std::string_view kernel_source, const std::string& kernel_name) const {
     KernelSpec k;
     k.display_path = file_;
@@ -190,9 +209,7 @@ class SpecReader {
       if (!names.insert(ps.name).second) fail(child(path, "name"), "duplicate parameter name '" + ps.name + "'");
       ps.type_name = string_field(required(p, path, "type"), child(path, "type"));
       const auto type = element_type_from_name(ps.type_name);
-      if (!type)
-        fail(child(path, "type"), "expected one of int, unsigned, float, double, bool, float2, float4, int4, found '" +
-                                      ps.type_name + "'");
+      if (!type) fail(child(path, "type"), "expected one of " + std::string(kTypeNames) + ", found '" + ps.type_name + "'");
       ps.type = *type;
       const std::string role = string_field(required(p, path, "role"), child(path, "role"), false);
       if (role == "in") ps.role = ParamRole::In;
@@ -202,12 +219,10 @@ class SpecReader {
       else fail(child(path, "role"), "expected one of in, out, inout, scalar, found '" + role + "'");
 
       if (ps.role == ParamRole::Scalar) {
-        if (element_components(ps.type) != 1)
-          fail(child(path, "type"), "a scalar must be int, unsigned, float, double or bool, found '" + ps.type_name + "'");
         for (const char* key : {"count", "written", "written_indices", "checked_components", "accumulation_bound"})
           if (p.contains(key)) fail(child(path, key), "only buffers (in, out, inout) have this field");
         if (p.contains("texture")) fail(child(path, "texture"), "only in buffers are read through a texture");
-        ps.value = expression_field(required(p, path, "value"), child(path, "value"));
+        read_scalar_value(required(p, path, "value"), child(path, "value"), ps);
       } else {
         if (p.contains("value")) fail(child(path, "value"), "only scalars have a value; buffers have a count");
         if (ps.type == ElementType::Bool) fail(child(path, "type"), "a buffer of bool: gi generates none");
@@ -223,7 +238,7 @@ class SpecReader {
       const std::string path = child(ps.json_path, "written_indices");
       const ParamSpec* idx = k.find_parameter(ps.written_indices);
       if (idx == nullptr) fail(path, "no parameter named '" + ps.written_indices + "' lists the written elements");
-      if (idx->role != ParamRole::In || (idx->type != ElementType::I32 && idx->type != ElementType::U32))
+      if (idx->role != ParamRole::In || (idx->type != ElementType::I32 && idx->type != ElementType::U32))  // scalars
         fail(path, "'" + ps.written_indices + "' must be an int or unsigned buffer with role in");
     }
   }
@@ -245,10 +260,10 @@ class SpecReader {
         fail(child(path, "name"), "'" + ps.name + "' is already a parameter or a constant of this spec");
       ps.type_name = string_field(required(c, path, "type"), child(path, "type"));
       const auto type = element_type_from_name(ps.type_name);
-      if (!type || element_components(*type) != 1)
-        fail(child(path, "type"), "a constant must be int, unsigned, float, double or bool, found '" + ps.type_name + "'");
+      if (!type) fail(child(path, "type"), "a constant must be int, unsigned, float, double, bool or a vector of "
+                                           "them (" + std::string(kTypeNames) + "), found '" + ps.type_name + "'");
       ps.type = *type;
-      ps.value = expression_field(required(c, path, "value"), child(path, "value"));
+      read_scalar_value(required(c, path, "value"), child(path, "value"), ps);
       k.constants.push_back(std::move(ps));
     }
   }
@@ -284,6 +299,8 @@ class SpecReader {
     if (ps.role != ParamRole::In) fail(path, "only in buffers are read through a texture");
     if (ps.type == ElementType::F64)
       fail(path, "a texture of double: CUDA's linear textures hold 32-bit words (read it as int2 and convert)");
+    if (element_components(ps.type) == 3)
+      fail(path, "a texture of " + ps.type_name + ": CUDA's textures have one, two or four channels");
     ps.texture = true;
   }
 
@@ -706,6 +723,12 @@ std::optional<ElementType> element_type_from_name(std::string_view name) {
   if (name == "float2") return ElementType::F32x2;
   if (name == "float4") return ElementType::F32x4;
   if (name == "int4") return ElementType::I32x4;
+  if (name == "float3") return ElementType::F32x3;
+  if (name == "int2") return ElementType::I32x2;
+  if (name == "int3") return ElementType::I32x3;
+  if (name == "uint2") return ElementType::U32x2;
+  if (name == "uint3") return ElementType::U32x3;
+  if (name == "uint4") return ElementType::U32x4;
   if (name == "bool") return ElementType::Bool;
   return std::nullopt;
 }

@@ -87,6 +87,7 @@ struct ParamSpec {
   ParamRole role = ParamRole::In;
   Expression count;  // buffers: elements
   Expression value;  // scalars: the value passed
+  std::vector<Expression> components;  // vector scalars (int3, float2, ...): x, y, z, w instead of value
   bool written_all = true;
   std::string written_indices;  // when !written_all: the int In buffer listing written elements
   std::vector<int> checked_components;  // never empty after loading

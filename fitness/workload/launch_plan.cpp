@@ -3,17 +3,9 @@
 namespace gi::fitness {
 
 std::size_t element_bytes(ElementType t) {
-  switch (t) {
-    case ElementType::F32: return 4;
-    case ElementType::F64: return 8;
-    case ElementType::I32: return 4;
-    case ElementType::U32: return 4;
-    case ElementType::F32x2: return 8;
-    case ElementType::F32x4: return 16;
-    case ElementType::I32x4: return 16;
-    case ElementType::Bool: return 1;
-  }
-  return 0;
+  if (t == ElementType::F64) return 8;
+  if (t == ElementType::Bool) return 1;
+  return 4 * element_components(t);
 }
 
 std::size_t element_components(ElementType t) {
@@ -23,9 +15,15 @@ std::size_t element_components(ElementType t) {
     case ElementType::I32:
     case ElementType::U32:
     case ElementType::Bool: return 1;
-    case ElementType::F32x2: return 2;
+    case ElementType::F32x2:
+    case ElementType::I32x2:
+    case ElementType::U32x2: return 2;
+    case ElementType::F32x3:
+    case ElementType::I32x3:
+    case ElementType::U32x3: return 3;
     case ElementType::F32x4:
-    case ElementType::I32x4: return 4;
+    case ElementType::I32x4:
+    case ElementType::U32x4: return 4;
   }
   return 0;
 }
@@ -35,13 +33,18 @@ bool element_is_float(ElementType t) {
     case ElementType::F32:
     case ElementType::F64:
     case ElementType::F32x2:
+    case ElementType::F32x3:
     case ElementType::F32x4: return true;
-    case ElementType::I32:
-    case ElementType::U32:
-    case ElementType::I32x4:
-    case ElementType::Bool: return false;
+    default: return false;
   }
-  return false;
+}
+
+bool element_is_signed_int(ElementType t) {
+  return t == ElementType::I32 || t == ElementType::I32x2 || t == ElementType::I32x3 || t == ElementType::I32x4;
+}
+
+bool element_is_unsigned_int(ElementType t) {
+  return t == ElementType::U32 || t == ElementType::U32x2 || t == ElementType::U32x3 || t == ElementType::U32x4;
 }
 
 std::string to_string(RunStatus s) {

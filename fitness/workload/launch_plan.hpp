@@ -14,8 +14,13 @@ namespace gi::fitness {
 
 enum class ParamRole { In, Out, InOut, Scalar };
 
-// Bool: by-value parameters and __constant__ variables only (one byte, 0 or 1).
-enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, Bool };
+// CUDA's vector types of 32-bit components (float3, int2, uint3, ...) have
+// their components' kind; Bool (one byte, 0 or 1) is for by-value parameters
+// and __constant__ variables only, and stays last.
+enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4, Bool };
+// Whether the components are int, unsigned (else float or double).
+bool element_is_signed_int(ElementType t);
+bool element_is_unsigned_int(ElementType t);
 std::size_t element_bytes(ElementType t);
 std::size_t element_components(ElementType t);  // floats/ints per element (float4 -> 4)
 bool element_is_float(ElementType t);

@@ -176,7 +176,7 @@ PlanBundle read_payload(Reader& r) {
       r.error("buffer '" + b.name + "': role " + std::to_string(role) + " is not a ParamRole");
     b.role = static_cast<ParamRole>(role);
     const unsigned type = r.u8("buffer element type");
-    if (type > static_cast<unsigned>(ElementType::I32x4))
+    if (type >= static_cast<unsigned>(ElementType::Bool))
       r.error("buffer '" + b.name + "': element type " + std::to_string(type) +
               " is not the element type of a buffer");
     b.type = static_cast<ElementType>(type);

@@ -126,26 +126,17 @@ double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint
 }
 
 void store(ElementType type, std::byte* element, std::size_t component, double value) {
-  switch (type) {
-    case ElementType::F64: {
-      std::memcpy(element, &value, 8);
-      break;
-    }
-    case ElementType::I32:
-    case ElementType::I32x4: {
-      const auto v = static_cast<std::int32_t>(value);
-      std::memcpy(element + 4 * component, &v, 4);
-      break;
-    }
-    case ElementType::U32: {
-      const auto v = static_cast<std::uint32_t>(value);
-      std::memcpy(element, &v, 4);
-      break;
-    }
-    default: {
-      const auto v = static_cast<float>(value);
-      std::memcpy(element + 4 * component, &v, 4);
-    }
+  if (type == ElementType::F64) {
+    std::memcpy(element, &value, 8);
+  } else if (element_is_signed_int(type)) {
+    const auto v = static_cast<std::int32_t>(value);
+    std::memcpy(element + 4 * component, &v, 4);
+  } else if (element_is_unsigned_int(type)) {
+    const auto v = static_cast<std::uint32_t>(value);
+    std::memcpy(element + 4 * component, &v, 4);
+  } else {
+    const auto v = static_cast<float>(value);
+    std::memcpy(element + 4 * component, &v, 4);
   }
 }
 
@@ -171,7 +162,7 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     const auto count = static_cast<std::size_t>(count_value);
     const std::size_t eb = element_bytes(p.type), components = element_components(p.type);
     const bool integer = !element_is_float(p.type);
-    if (integer && p.type == ElementType::U32 && d.kind != Distribution::Kind::Normal && d.a < 0)
+    if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
       reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
     std::vector<std::byte> bytes(count * eb);
     const std::uint64_t stream = mix(seed ^ name_hash(p.name));

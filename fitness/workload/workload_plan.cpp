@@ -53,9 +53,34 @@ std::size_t element_count(const KernelSpec& spec, const ParamSpec& p, const Vari
       whole(spec, p.count, variables, p.json_path + ".count", 0, 17179869184.0, "an element count"));
 }
 
+// One component of a vector scalar (int3, float2, ...), at 4 * c.
+void vector_component(const KernelSpec& spec, const ParamSpec& p, std::size_t c, const Variables& variables,
+                      std::byte* out) {
+  const std::string path = p.json_path + ".value[" + std::to_string(c) + "]";
+  const Expression& e = p.components.at(c);
+  if (element_is_signed_int(p.type)) {
+    const auto v = static_cast<std::int32_t>(whole(spec, e, variables, path, -2147483648.0, 2147483647.0, "an int"));
+    std::memcpy(out, &v, 4);
+  } else if (element_is_unsigned_int(p.type)) {
+    const auto v = static_cast<std::uint32_t>(whole(spec, e, variables, path, 0, 4294967295.0, "an unsigned"));
+    std::memcpy(out, &v, 4);
+  } else {
+    const double d = evaluate(spec, e, variables, path);
+    if (std::fabs(d) > std::numeric_limits<float>::max())
+      fail(spec, path, "'" + e.text() + "' gave " + number_text(d) + ", which does not fit a float");
+    const auto v = static_cast<float>(d);
+    std::memcpy(out, &v, 4);
+  }
+}
+
 std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, const Variables& variables) {
   const std::string path = p.json_path + ".value";
   std::vector<std::byte> bytes(element_bytes(p.type));
+  if (element_components(p.type) > 1) {
+    for (std::size_t c = 0; c < element_components(p.type); ++c)
+      vector_component(spec, p, c, variables, bytes.data() + 4 * c);
+    return bytes;
+  }
   switch (p.type) {
     case ElementType::I32: {
       const auto v =
@@ -87,7 +112,7 @@ std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, 
       break;
     }
     default:
-      fail(spec, p.json_path + ".type", "a scalar must be int, unsigned, float, double or bool");
+      fail(spec, p.json_path + ".type", "no scalar of type '" + p.type_name + "'");
   }
   return bytes;
 }

@@ -28,12 +28,15 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // The spec's name for a kernel parameter's type; empty when gi cannot
 // generate or check it.
 std::string spec_type(const std::string& base) {
-  for (const char* t : {"float", "double", "int", "unsigned", "bool", "float2", "float4", "int4"})
+  for (const char* t : {"float", "double", "int", "unsigned", "bool", "float2", "float3", "float4", "int2", "int3", "int4",
+                        "uint2", "uint3", "uint4"})
     if (fitness::type_matches(t, base)) return t;
   return "";
 }
 
-bool is_float_type(const std::string& t) { return t == "float" || t == "double" || t == "float2" || t == "float4"; }
+bool is_float_type(const std::string& t) {
+  return t == "float" || t == "double" || t == "float2" || t == "float3" || t == "float4";
+}
 
 // Bytes and values per element of a spec type, as the fitness runtime and
 // validation count them; a type gi cannot generate (FILL) counts as one
@@ -46,6 +49,23 @@ int type_bytes(const std::string& t) {
 int type_components(const std::string& t) {
   const auto e = fitness::element_type_from_name(t);
   return e ? static_cast<int>(fitness::element_components(*e)) : 1;
+}
+
+// The workload variables of a scalar of spec type `type`: its name, or for a
+// vector (int3 dim) one per component (dim_x, dim_y, dim_z).
+std::vector<std::string> variable_names(const std::string& name, const std::string& type) {
+  const int n = type_components(type);
+  if (n == 1) return {name};
+  std::vector<std::string> out;
+  for (int c = 0; c < n; ++c) out.push_back(analysis::vector_component_name(name, "xyzw"[c]));
+  return out;
+}
+
+// A scalar's "value" in the spec: its variable, or the array of its components'.
+json value_of(const std::string& name, const std::string& type) {
+  const std::vector<std::string> names = variable_names(name, type);
+  if (names.size() == 1) return names[0];
+  return json(names);
 }
 
 // Held-out data varies the values as well as the sizes.
@@ -101,6 +121,24 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
     const std::size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw std::runtime_error("--size '" + s + "': expected NAME=VALUE, e.g. n=4000000");
+    // A vector's components: --size dim=64,64,32 sets dim_x, dim_y, dim_z.
+    if (const std::string value = s.substr(eq + 1); value.find(',') != std::string::npos) {
+      std::stringstream parts(value);
+      std::string part;
+      int c = 0;
+      while (std::getline(parts, part, ',')) {
+        if (c == 4) throw std::runtime_error("--size '" + s + "': a vector has at most four components (x, y, z, w)");
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(part, &used);
+          if (used != part.size()) throw std::invalid_argument("trailing text");
+          out.sizes[analysis::vector_component_name(s.substr(0, eq), "xyzw"[c++])] = v;
+        } catch (const std::exception&) {
+          throw std::runtime_error("--size '" + s + "': '" + part + "' is no number");
+        }
+      }
+      continue;
+    }
     // A bool parameter's value: true or false (or 1 or 0).
     if (s.substr(eq + 1) == "true" || s.substr(eq + 1) == "false") {
       out.sizes[s.substr(0, eq)] = s.substr(eq + 1) == "true" ? 1 : 0;
@@ -150,14 +188,24 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   // __constant__ scalars the kernel reads (the launch sets them).
   const std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
   std::vector<std::string> scalar_names;
+  std::map<std::string, std::string> vector_types;  // a vector scalar's name -> its type, for messages
+  const auto add_scalar = [&](const std::string& name, const std::string& type) {
+    for (const std::string& v : variable_names(name, type)) scalar_names.push_back(v);
+    if (type_components(type) > 1) vector_types[name] = type;
+  };
   for (const grammar::Param& p : kernel->params)
-    if (!p.pointer && !p.texture_object()) scalar_names.push_back(p.name);
+    if (!p.pointer && !p.texture_object()) add_scalar(p.name, spec_type(p.base_type));
   for (const grammar::ConstantVariable& c : constants)
-    if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) scalar_names.push_back(c.name);
+    if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) add_scalar(c.name, spec_type(c.type));
   for (const auto& [name, v] : given.sizes)
-    if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end())
+    if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
+      if (const auto t = vector_types.find(name); t != vector_types.end())
+        throw std::runtime_error("--size " + name + ": '" + name + "' is " + std::string(t->second[0] == 'i' ? "an " : "a ") + t->second + ": give each component, "
+                                 "--size " + name + "=X,Y" + (type_components(t->second) > 2 ? ",Z" : "") +
+                                 (type_components(t->second) > 3 ? ",W" : ""));
       throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter or __constant__ "
                                "scalar '" + name + "'");
+    }
   // A bool takes true or false (1 or 0), nothing else.
   std::set<std::string> bools;
   for (const grammar::Param& p : kernel->params)
@@ -227,7 +275,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     json j = {{"name", p.name}, {"type", type}};
     if (!p.pointer && !p.texture_object()) {
       j["role"] = "scalar";
-      j["value"] = p.name;  // the workload variable of the same name
+      j["value"] = value_of(p.name, type);  // the workload variable of the same name (one per component)
       parameters.push_back(std::move(j));
       continue;
     }
@@ -305,7 +353,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   for (const grammar::ConstantVariable& c : constants) {
     if (param_names.count(c.name)) continue;  // a parameter of that name hides it
     const std::string type = c.array ? "" : spec_type(c.type);
-    json j = {{"name", c.name}, {"type", type}, {"value", c.name}};
+    json j = {{"name", c.name}, {"type", type}, {"value", value_of(c.name, type)}};
     if (type.empty()) {
       j["type"] = fill("a scalar type instead of '" + c.type + (c.array ? " []" : "") + "' (line " +
                        std::to_string(c.line) + "): a spec sets only int, unsigned, float, double and bool constants");
