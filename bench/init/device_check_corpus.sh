@@ -32,6 +32,10 @@ sizes_for() {
   case $1 in
     reg_GetConjugateGradient2_kernel|reg_updateControlPointPosition_kernel)
       echo "--size nVoxels=4194304 --size scale=0.5 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
+    # NiftyReg's field conversions: an int3 image size and the rows of an affine matrix (float4 constants).
+    reg_getDeformationFromDisplacement3D_kernel|reg_getDisplacementFromDeformation3D_kernel)
+      echo "--size c_VoxelNumber=4194304 --size c_ReferenceImageDim=256,256,64 --size c_AffineMatrix0b=1,0,0,0.5
+            --size c_AffineMatrix1b=0,1,0,-0.5 --size c_AffineMatrix2b=0,0,1,2" ;;
     # NiftyReg 2's optimiser and gradient kernels (texture objects): 4 M voxels.
     reg_initialiseConjugateGradient_kernel|reg_GetConjugateGradient1_kernel) echo "--size nVoxels=4194304" ;;
     GetMaximalLengthKernel) echo "--size nVoxels=4194304 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
