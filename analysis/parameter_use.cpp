@@ -374,6 +374,15 @@ class Analyser {
           if (const auto d = parse(st->second.first, st->second.second))
             if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
               own = Range{r->lo, std::nullopt};
+        } else if (st != starts_.end()) {
+          // A counter that grows (a loop's) with no guard gi can read: its
+          // start is only its lowest value.
+          if (why.empty()) {
+            const auto u = guards.find(kUnreadable + e.text);
+            why = u != guards.end() ? u->second.unreadable
+                                    : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
+          }
+          return std::nullopt;
         } else if (const auto d = definition(e.text)) {
           own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
                      depth + 1);

@@ -24,6 +24,7 @@
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/spec_scaffold.hpp"
+#include "gi/seed/texture_port.hpp"
 #include "grammar/kernel_structure.hpp"
 #include "test_support.hpp"
 
@@ -884,6 +885,86 @@ TEST(SpecInference, VectorScalarsAreOneSizePerComponent) {
   fs::remove_all(root);
 }
 
+// A loop counter whose bound gi cannot read is refused: its start is only
+// its lowest value (this once gave a count one loop short).
+TEST(ParameterUse, AGrowingCounterWithAnUnreadableBoundIsRefused) {
+  const auto u = use_of(
+      "__global__ void m(const float* h, float* out, int n, int bins) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    unsigned first = tid * bins;\n"
+      "    unsigned last = first + bins;\n"
+      "    float sum = h[first];\n"
+      "    for (unsigned i = first + 1; i < last; ++i) sum += h[i];\n"
+      "    out[tid] = sum;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_NE(count(u, "h").find("line 7: the index 'i': the guard 'i < last' (line 7) names no size gi can use"),
+            std::string::npos) << count(u, "h");
+  EXPECT_EQ(count(u, "out"), "n");
+}
+
+// Texture references (removed in CUDA 12) that the kernel reads with
+// tex1Dfetch become texture-object parameters; gi init then drafts them as
+// texture buffers, and the port compiles and runs. References it cannot
+// port are left, with the reason.
+TEST(SpecInference, TextureReferencesArePortedToTextureObjects) {
+  const std::string source =
+      "texture<float4, 1, cudaReadModeElementType> pointTexture;\n"
+      "static texture<float> weightTexture;\n"
+      "texture<float, 3, cudaReadModeElementType> volumeTexture;\n"
+      "__global__ void weigh(float* out, const int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    const float4 p = tex1Dfetch(pointTexture, i);\n"
+      "    out[i] = (p.x + p.y) * tex1Dfetch(weightTexture, i);\n"
+      "  }\n"
+      "}\n"
+      "__global__ void sample(float* out) { out[threadIdx.x] = tex3D(volumeTexture, 0.5f, 0.5f, 0.5f); }\n";
+  const TexturePort port = port_texture_references(source, "k.cu", "weigh");
+  EXPECT_TRUE(port.refusal.empty()) << port.refusal;
+  ASSERT_EQ(port.ported.size(), 2u);
+  EXPECT_EQ(port.ported[0], "'pointTexture' (texture<float4>, line 1)");
+  EXPECT_NE(port.source.find("__global__ void weigh(float* out, const int n, cudaTextureObject_t pointTexture, "
+                             "cudaTextureObject_t weightTexture) {"), std::string::npos) << port.source;
+  EXPECT_NE(port.source.find("tex1Dfetch<float4>(pointTexture, i)"), std::string::npos) << port.source;
+  EXPECT_NE(port.source.find("tex1Dfetch<float>(weightTexture, i)"), std::string::npos) << port.source;
+  EXPECT_EQ(port.source.find("texture<float4"), std::string::npos) << "the declaration is blanked";
+  EXPECT_NE(port.source.find("texture<float, 3"), std::string::npos) << "another kernel's reference stays";
+  EXPECT_EQ(std::count(port.source.begin(), port.source.end(), '\n'), std::count(source.begin(), source.end(), '\n'));
+
+  const TexturePort volume = port_texture_references(source, "k.cu", "sample");
+  EXPECT_TRUE(volume.ported.empty());
+  EXPECT_EQ(volume.source, source);
+  EXPECT_NE(volume.refusal.find("texture reference 'volumeTexture' (line 3): it is 3-dimensional"), std::string::npos)
+      << volume.refusal;
+  const TexturePort helper = port_texture_references(
+      "texture<float> t;\n__device__ float at(int i) { return tex1Dfetch(t, i); }\n"
+      "__global__ void k(float* o) { o[threadIdx.x] = at(threadIdx.x); }\n", "k.cu", "k");
+  EXPECT_NE(helper.refusal.find("is read in the __device__ helper 'at'"), std::string::npos) << helper.refusal;
+
+  // gi init on the file: no FILL, two texture buffers, and the port builds and passes its check.
+  const fs::path root = fs::temp_directory_path() / ("gi-init-port-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "weigh.cu") << source;
+  const fs::path dir = root / "user/weigh";
+  const test::CommandOutput init = test::run_gi("init \"" + (root / "weigh.cu").string() + "\" --entry weigh --out \"" +
+                                                dir.string() + "\" --size n=100000 --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("note: CUDA 12 removed texture references"), std::string::npos) << init.output;
+  const json spec = json::parse(read(dir / "spec.json"));
+  ASSERT_EQ(spec["parameters"].size(), 4u);
+  EXPECT_EQ(spec["parameters"][2]["name"], "pointTexture");
+  EXPECT_EQ(spec["parameters"][2]["texture"], true);
+  EXPECT_EQ(spec["parameters"][3]["type"], "float");
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
+}
+
 // A file whose other parts NVRTC cannot build (a texture reference, gone
 // since CUDA 12, used by another kernel) is found at gi init without a GPU,
 // and the entry kernel is cut out of it: what it does not use is blanked,
@@ -924,11 +1005,12 @@ TEST(SpecInference, AFileNvrtcCannotBuildIsCutDownToTheKernel) {
   EXPECT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("note: your file does not compile with NVRTC as a whole"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("texture is not a template"), std::string::npos) << init.output;
-  // A kernel that itself needs what NVRTC cannot build: no cut helps.
-  std::ofstream(source) << "texture<float, 1, cudaReadModeElementType> t_values;\n"
+  // A kernel that itself needs what NVRTC cannot build (a 2-D texture
+  // reference, which gi cannot port): no cut helps.
+  std::ofstream(source) << "texture<float, 2, cudaReadModeElementType> t_values;\n"
                            "__global__ void fetch(float* out, int n) {\n"
                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "  if (i < n) out[i] = tex1Dfetch(t_values, i);\n"
+                           "  if (i < n) out[i] = tex2D(t_values, i, 0);\n"
                            "}\n";
   const test::CommandOutput stuck = test::run_gi("init \"" + source.string() + "\" --out \"" + (root / "user/fetch").string() +
                                                  "\" --size n=100000 --check");

@@ -36,6 +36,11 @@ sizes_for() {
     reg_getDeformationFromDisplacement3D_kernel|reg_getDisplacementFromDeformation3D_kernel)
       echo "--size c_VoxelNumber=4194304 --size c_ReferenceImageDim=256,256,64 --size c_AffineMatrix0b=1,0,0,0.5
             --size c_AffineMatrix1b=0,1,0,-0.5 --size c_AffineMatrix2b=0,0,1,2" ;;
+    # NiftyReg 1 kernels whose texture references gi init ports to texture objects.
+    reg_affine_deformationField_kernel) echo "--size c_ImageSize=256,256,64 --size c_VoxelNumber=4194304" ;;
+    _reg_convertNMIGradientFromVoxelToRealSpace_kernel) echo "--size c_NodeNumber=4194304" ;;
+    reg_marginaliseResultX_kernel|reg_marginaliseResultXY_kernel|reg_marginaliseTargetX_kernel|reg_marginaliseTargetXY_kernel)
+      echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # NiftyReg 2's optimiser and gradient kernels (texture objects): 4 M voxels.
     reg_initialiseConjugateGradient_kernel|reg_GetConjugateGradient1_kernel) echo "--size nVoxels=4194304" ;;
     GetMaximalLengthKernel) echo "--size nVoxels=4194304 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;

@@ -14,6 +14,7 @@
 #include "gi/cli/command_registry.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/seed_compiles.hpp"
+#include "gi/seed/texture_port.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 
 namespace gi::cli {
@@ -80,7 +81,10 @@ void add_init(CLI::App& app) {
     const fs::path kernel(a->kernel);
     std::ifstream in(kernel, std::ios::binary);
     if (!in) throw std::runtime_error(a->kernel + ": cannot read the file");
-    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // CUDA 12 removed texture references: the kernel's become texture objects.
+    const TexturePort port = port_texture_references(original, kernel.string(), a->entry);
+    const std::string& source = port.source;
     std::optional<std::string> entry;
     if (!a->entry.empty()) entry = a->entry;
     // The family is the seed folder's parent: learn the entry first for the default folder.
@@ -106,6 +110,16 @@ void add_init(CLI::App& app) {
     for (const auto& f : left) std::cout << "  " << f << "\n";
     for (const auto& i : s.inferred) std::cout << "inferred: " << i << "\n";
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
+    if (!port.ported.empty()) {
+      std::cout << "note: CUDA 12 removed texture references; kernel.cu reads these through texture objects, new last "
+                   "parameters of '" << s.entry << "' (tex1Dfetch<T>):";
+      for (const std::string& p : port.ported) std::cout << " " << p << ";";
+      std::cout << " your host code passes a texture object over the buffer it bound (cudaCreateTextureObject) "
+                   "instead of binding it\n";
+    }
+    if (!port.refusal.empty())
+      std::cout << "note: the texture references were left as they are, which no CUDA 12 or later compiler builds: "
+                << port.refusal << "\n";
     // NVRTC needs no GPU: a file it cannot build is cut down to the kernel
     // (and, failing that, its includes too) here, not found on the GPU machine.
     if (left.empty())

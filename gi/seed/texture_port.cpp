@@ -1,0 +1,176 @@
+#include "gi/seed/texture_port.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "grammar/call_graph.hpp"
+#include "grammar/kernel_structure.hpp"
+
+namespace gi {
+
+namespace {
+
+using grammar::Token;
+using grammar::TokenKind;
+
+// One file-level `texture<T, dim, mode> NAME;`.
+struct TextureReference {
+  std::string name;
+  std::string type;  // T as written ("float4")
+  std::size_t first = 0, last = 0;  // tokens of the whole declaration, `static` and `;` included
+  int line = 0;
+  std::string problem;  // why it cannot be ported ("" when it can)
+};
+
+// Replaces the text of tokens [first, last] by spaces, newlines kept.
+void blank(std::string& text, const std::vector<Token>& tokens, std::size_t first, std::size_t last) {
+  const std::size_t end = tokens[last].offset + tokens[last].text.size();
+  for (std::size_t i = tokens[first].offset; i < end; ++i)
+    if (text[i] != '\n') text[i] = ' ';
+}
+
+std::vector<TextureReference> texture_references(const grammar::ParsedKernel& k) {
+  std::vector<bool> in_function(k.tokens.size(), false);
+  for (const grammar::Element& e : k.elements)
+    if (e.function >= 0)
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last && t < k.tokens.size(); ++t) in_function[t] = true;
+  std::vector<TextureReference> out;
+  const auto& tk = k.tokens;
+  for (std::size_t t = 0; t + 1 < tk.size(); ++t) {
+    if (in_function[t] || !tk[t].is("texture") || !tk[t + 1].is("<")) continue;
+    TextureReference r;
+    r.first = t > 0 && tk[t - 1].is("static") ? t - 1 : t;
+    r.line = tk[t].line;
+    // The template arguments, split at top-level commas.
+    std::vector<std::string> arguments(1);
+    std::size_t u = t + 2;
+    for (int depth = 0; u < tk.size(); ++u) {
+      if (tk[u].kind == TokenKind::Comment) continue;
+      if (tk[u].is("<")) ++depth;
+      if (tk[u].is(">") && depth-- == 0) break;
+      if (tk[u].is(",") && depth == 0) {
+        arguments.emplace_back();
+        continue;
+      }
+      arguments.back() += (arguments.back().empty() ? "" : " ") + tk[u].text;
+    }
+    if (u + 2 >= tk.size() || tk[u + 1].kind != TokenKind::Identifier) continue;
+    r.name = tk[u + 1].text;
+    r.type = arguments[0];
+    r.last = u + 2;
+    if (!tk[r.last].is(";")) r.problem = "it declares several names";
+    else if (arguments.size() > 1 && arguments[1] != "1" && arguments[1] != "cudaTextureType1D")
+      r.problem = "it is " + arguments[1] + "-dimensional (a texture object over a CUDA array, which gi cannot make)";
+    else if (arguments.size() > 2 && arguments[2] != "cudaReadModeElementType")
+      r.problem = "it reads " + arguments[2] + " (gi makes textures that read the element type)";
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+TexturePort port_texture_references(std::string_view source, const std::string& file_name, const std::string& entry) {
+  TexturePort port{std::string(source), {}, {}};
+  const grammar::ParsedKernel k = grammar::parse_kernel(source, file_name);
+  const std::vector<TextureReference> references = texture_references(k);
+  if (references.empty()) return port;
+  int kernel = -1;
+  int kernels = 0;
+  for (std::size_t f = 0; f < k.functions.size(); ++f)
+    if (k.functions[f].is_kernel) {
+      ++kernels;
+      if (entry.empty() || k.functions[f].name == entry) kernel = static_cast<int>(f);
+    }
+  if (kernel < 0 || (entry.empty() && kernels > 1)) return port;  // gi init names the problem itself
+  const grammar::Function& fn = k.functions[static_cast<std::size_t>(kernel)];
+  const auto& tk = k.tokens;
+
+  // The entry kernel's body, and the tokens of the helpers it calls.
+  std::size_t body_first = tk.size(), body_last = 0;
+  for (const grammar::Element& e : k.elements)
+    if (e.function == kernel && e.kind != grammar::ElementKind::FunctionHeader) {
+      body_first = std::min(body_first, e.tokens.first);
+      body_last = std::max(body_last, e.tokens.last);
+    }
+  const std::vector<bool> reached = grammar::functions_reachable_from(k, fn.name);
+  std::map<std::string, std::string> helper_use;  // texture -> a helper that names it
+  for (const grammar::Element& e : k.elements)
+    if (e.function >= 0 && e.function != kernel && reached[static_cast<std::size_t>(e.function)])
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
+        if (tk[t].kind == TokenKind::Identifier) helper_use.emplace(tk[t].text, k.functions[e.function].name);
+
+  // Which references the kernel reads, each read checked to be tex1Dfetch(NAME, ...).
+  std::vector<const TextureReference*> used;
+  std::vector<std::pair<std::size_t, std::string>> fetches;  // token of `tex1Dfetch`, its template argument
+  for (const TextureReference& r : references) {
+    bool named = false;
+    for (std::size_t t = body_first; t <= body_last && t < tk.size(); ++t) {
+      if (tk[t].kind != TokenKind::Identifier || tk[t].text != r.name) continue;
+      named = true;
+      if (!r.problem.empty()) {
+        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + "): " + r.problem;
+        return port;
+      }
+      const bool fetch = t >= 2 && tk[t - 1].is("(") && tk[t - 2].is("tex1Dfetch") && t + 1 < tk.size() &&
+                         tk[t + 1].is(",");
+      if (!fetch) {
+        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is named on line " +
+                       std::to_string(tk[t].line) + " other than as tex1Dfetch(" + r.name + ", i)";
+        return port;
+      }
+      fetches.emplace_back(t - 2, r.type);
+    }
+    if (!named) {
+      if (const auto h = helper_use.find(r.name); h != helper_use.end()) {
+        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) +
+                       ") is read in the __device__ helper '" + h->second + "', which would need it as a parameter";
+        return port;
+      }
+      continue;
+    }
+    if (const auto h = helper_use.find(r.name); h != helper_use.end()) {
+      port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) +
+                     ") is also read in the __device__ helper '" + h->second + "', which would need it as a parameter";
+      return port;
+    }
+    used.push_back(&r);
+  }
+  if (used.empty()) return port;
+
+  // The closing parenthesis of the kernel's parameter list.
+  std::size_t open = fn.name_token + 1;
+  while (open < tk.size() && !tk[open].is("(")) ++open;
+  std::size_t close = open;
+  for (int depth = 0; close < tk.size(); ++close) {
+    if (tk[close].is("(")) ++depth;
+    if (tk[close].is(")") && --depth == 0) break;
+  }
+  if (close >= tk.size()) throw std::runtime_error(file_name + ": the parameter list of '" + fn.name + "' does not end");
+
+  // Edits from the end of the file backwards, so offsets stay valid.
+  struct Edit {
+    std::size_t offset;
+    std::string insert;
+  };
+  std::vector<Edit> edits;
+  std::string parameters;
+  for (const TextureReference* r : used) parameters += ", cudaTextureObject_t " + r->name;
+  const bool empty_list = close == open + 1 || (close == open + 2 && tk[open + 1].is("void"));
+  if (empty_list) parameters = parameters.substr(2);
+  edits.push_back({tk[close].offset, parameters});
+  for (const auto& [t, type] : fetches) edits.push_back({tk[t].offset + tk[t].text.size(), "<" + type + ">"});
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset > b.offset; });
+  std::string& text = port.source;
+  // Blanking keeps every offset, so it may come first.
+  for (const TextureReference* r : used) {
+    blank(text, tk, r->first, r->last);
+    port.ported.push_back("'" + r->name + "' (texture<" + r->type + ">, line " + std::to_string(r->line) + ")");
+  }
+  if (empty_list && close == open + 2) blank(text, tk, open + 1, open + 1);  // `(void)`
+  for (const Edit& e : edits) text.insert(e.offset, e.insert);
+  return port;
+}
+
+}  // namespace gi

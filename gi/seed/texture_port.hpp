@@ -1,0 +1,32 @@
+#pragma once
+// Texture references ported to texture objects, for gi init. CUDA 12 removed
+// texture references (`texture<float4, 1, cudaReadModeElementType> tex;`
+// bound by the host, read with `tex1Dfetch(tex, i)`), so a file that uses
+// them builds with no compiler gi can use. Their replacement reads the same
+// memory the same way: a `cudaTextureObject_t` kernel parameter read with
+// `tex1Dfetch<float4>(tex, i)`. For each 1-D, element-type texture reference
+// the entry kernel reads with tex1Dfetch:
+//  - its declaration is blanked (lines kept, as gi/seed/kernel_cut.hpp does);
+//  - the entry kernel gets a last parameter `cudaTextureObject_t NAME`;
+//  - each `tex1Dfetch(NAME, i)` in the kernel becomes `tex1Dfetch<T>(NAME, i)`.
+// The spec then drafts NAME as an in buffer with "texture": true. The host
+// code that calls the kernel changes too (a texture object instead of a
+// binding), which gi init says. Nothing is ported, with the reason, when a
+// reference the kernel uses is read by a __device__ helper, is 2-D/3-D or
+// normalised, or is named other than in tex1Dfetch.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gi {
+
+struct TexturePort {
+  std::string source;                // the file with the port applied (unchanged when nothing was ported)
+  std::vector<std::string> ported;   // "texture<float4, 1, ...> controlPointTexture (line 20)"
+  std::string refusal;               // why the kernel's texture references were left as they are
+};
+
+// `entry`: the kernel to port (the file's only kernel when empty).
+TexturePort port_texture_references(std::string_view source, const std::string& file_name, const std::string& entry);
+
+}  // namespace gi
