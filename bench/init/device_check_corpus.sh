@@ -30,7 +30,8 @@ like_for() { case $1 in LogSquaredValues|reg_spline_logSquaredValues_kernel) ech
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {
   case $1 in
-    reg_GetConjugateGradient2_kernel|reg_updateControlPointPosition_kernel)
+    reg_GetConjugateGradient2_kernel) echo "--size nVoxels=4194304 --size scale=0.5" ;;
+    reg_updateControlPointPosition_kernel)
       echo "--size nVoxels=4194304 --size scale=0.5 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
     # NiftyReg's field conversions: an int3 image size and the rows of an affine matrix (float4 constants).
     reg_getDeformationFromDisplacement3D_kernel|reg_getDisplacementFromDeformation3D_kernel)
@@ -39,8 +40,9 @@ sizes_for() {
     # NiftyReg 1 kernels whose texture references gi init ports to texture objects.
     reg_affine_deformationField_kernel) echo "--size c_ImageSize=256,256,64 --size c_VoxelNumber=4194304" ;;
     _reg_convertNMIGradientFromVoxelToRealSpace_kernel) echo "--size c_NodeNumber=4194304" ;;
-    reg_marginaliseResultX_kernel|reg_marginaliseResultXY_kernel|reg_marginaliseTargetX_kernel|reg_marginaliseTargetXY_kernel)
+    reg_marginaliseResultX_kernel|reg_marginaliseTargetX_kernel|reg_marginaliseTargetXY_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
+    reg_marginaliseResultXY_kernel) echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64" ;;
     # NiftyReg 2's optimiser and gradient kernels (texture objects): 4 M voxels.
     reg_initialiseConjugateGradient_kernel|reg_GetConjugateGradient1_kernel) echo "--size nVoxels=4194304" ;;
     GetMaximalLengthKernel) echo "--size nVoxels=4194304 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
