@@ -7,8 +7,10 @@
 //    the host with cudaMemcpyToSymbol; a spec sets the scalar ones
 //    ("constants"), so an integer one is a size like a scalar parameter, and
 //    a bound over any other (an array, an int3) is refused by name.
-// A macro defined twice (under #ifdef, say) or #undef'd has no one value,
-// and one defined by an expression (`#define NVAR (NDIM + 2)`) none gi reads.
+// A macro defined by a whole-number constant expression of numbers and other
+// such macros (`#define NVAR (NDIM + 2)`) is its value too. A macro defined
+// twice (under #ifdef, say) or #undef'd has no one value, and one defined by
+// anything else (a cast, a float, a function-like macro) none gi reads.
 #include <map>
 #include <set>
 #include <string>

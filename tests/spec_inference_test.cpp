@@ -304,7 +304,17 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
   EXPECT_NE(count(twice, "out").find("'TILE' has 2 definitions (lines 2, 4): which holds depends on the build"),
             std::string::npos)
       << count(twice, "out");
-  // Defined by an expression: refused by name as well.
+  // Defined by a constant expression of numbers and such macros: its value.
+  const auto constant = use_of(
+      "#define WARP 32\n"
+      "#define NVAR (WARP * 2 + (1 << 2) - 10 / 3)  // 65\n"
+      "__global__ void k(float* out, int tiles) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t >= tiles) return;\n"
+      "  for (int j = 0; j < NVAR; ++j) out[t * NVAR + j] = 1.0f;\n"
+      "}\n");
+  EXPECT_EQ(count(constant, "out"), "65 * tiles");
+  // Defined by an expression over a name gi does not know: refused by name.
   const auto expression = use_of(
       "#define TILE (WARP * 2)\n"
       "__global__ void k(float* out, int tiles) {\n"
