@@ -1,130 +1,16 @@
 #include "analysis/file_symbols.hpp"
 
-#include <cctype>
-#include <cstring>
 #include <optional>
 #include <regex>
 #include <vector>
 
 #include "grammar/constant_variables.hpp"
+#include "grammar/preprocessor_conditions.hpp"
 
 namespace gi::analysis {
 
 using grammar::TokenKind;
 
-namespace {
-
-// A whole-number constant expression of a macro's body (`(NDIM + 2)`,
-// `(DIVISIONS * WARP_N)`): literals, names of macros already known, + - * /
-// % << >>, unary minus and parentheses; nullopt for anything else (a cast,
-// a float, a name gi does not know, a division by zero).
-class MacroExpression {
- public:
-  MacroExpression(const std::string& text, const std::map<std::string, MacroValue>& known) : s_(text), known_(known) {}
-
-  std::optional<long long> value() {
-    const auto v = shift();
-    skip();
-    if (!v || at_ != s_.size()) return std::nullopt;
-    return v;
-  }
-
- private:
-  void skip() {
-    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
-    if (s_.compare(at_, 2, "//") == 0) at_ = s_.size();  // a trailing comment
-  }
-  bool take(const char* op) {
-    skip();
-    const std::size_t n = std::strlen(op);
-    if (s_.compare(at_, n, op) != 0) return false;
-    // `<` is not `<<`, `*` not `*=`: the operators here are whole.
-    if (n == 1 && at_ + 1 < s_.size() && s_[at_ + 1] == op[0] && (op[0] == '<' || op[0] == '>')) return false;
-    at_ += n;
-    return true;
-  }
-  std::optional<long long> shift() {
-    auto a = sum();
-    while (a) {
-      if (take("<<")) {
-        const auto b = sum();
-        if (!b || *b < 0 || *b > 62) return std::nullopt;
-        a = *a << *b;
-      } else if (take(">>")) {
-        const auto b = sum();
-        if (!b || *b < 0 || *b > 62) return std::nullopt;
-        a = *a >> *b;
-      } else {
-        break;
-      }
-    }
-    return a;
-  }
-  std::optional<long long> sum() {
-    auto a = product();
-    while (a) {
-      if (take("+")) {
-        const auto b = product();
-        if (!b) return std::nullopt;
-        a = *a + *b;
-      } else if (take("-")) {
-        const auto b = product();
-        if (!b) return std::nullopt;
-        a = *a - *b;
-      } else {
-        break;
-      }
-    }
-    return a;
-  }
-  std::optional<long long> product() {
-    auto a = unary();
-    while (a) {
-      const bool times = take("*"), divide = !times && take("/"), modulo = !times && !divide && take("%");
-      if (!times && !divide && !modulo) break;
-      const auto b = unary();
-      if (!b || ((divide || modulo) && *b == 0)) return std::nullopt;
-      a = times ? *a * *b : divide ? *a / *b : *a % *b;
-    }
-    return a;
-  }
-  std::optional<long long> unary() {
-    if (take("-")) {
-      const auto v = unary();
-      return v ? std::optional<long long>(-*v) : std::nullopt;
-    }
-    if (take("(")) {
-      const auto v = shift();
-      if (!v || !take(")")) return std::nullopt;
-      return v;
-    }
-    skip();
-    const std::size_t start = at_;
-    if (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) {
-      try {
-        std::size_t used = 0;
-        const long long v = std::stoll(s_.substr(at_), &used, 0);
-        at_ += used;
-        while (at_ < s_.size() && std::strchr("uUlL", s_[at_])) ++at_;
-        if (at_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[at_])) || s_[at_] == '.'))
-          return std::nullopt;  // a float or a suffix gi does not know
-        return v;
-      } catch (const std::exception&) {
-        return std::nullopt;
-      }
-    }
-    while (at_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[at_])) || s_[at_] == '_')) ++at_;
-    const auto m = known_.find(s_.substr(start, at_ - start));
-    if (at_ == start || m == known_.end()) return std::nullopt;
-    return m->second.value;
-  }
-
-  const std::string& s_;
-  const std::map<std::string, MacroValue>& known_;
-  std::size_t at_ = 0;
-};
-
-}  // namespace
 
 FileSymbols file_symbols(const grammar::ParsedKernel& k) {
   FileSymbols out;
@@ -154,12 +40,17 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k) {
   // Macros defined once by a constant expression of numbers and other such
   // macros (`#define NVAR (VAR_DENSITY_ENERGY + 1)`), each pass taking those
   // whose names the passes before resolved.
+  // The preprocessor's own arithmetic (grammar/preprocessor_conditions.hpp)
+  // evaluates them, comments removed as it removes them.
   for (bool grew = true; grew;) {
     grew = false;
+    std::map<std::string, std::string> known;
+    for (const auto& [name, m] : out.integer_macros) known[name] = std::to_string(m.value);
     for (const auto& [name, lines] : definitions) {
       const std::string& body = bodies[name];
       if (lines.size() != 1 || out.integer_macros.count(name) || body.empty() || body[0] == '(') continue;
-      if (const auto v = MacroExpression(body, out.integer_macros).value()) {
+      const auto d = grammar::directive_of("#if " + body);
+      if (const auto v = d ? grammar::evaluate_condition(d->rest, known) : std::nullopt) {
         out.integer_macros[name] = MacroValue{*v, lines[0]};
         grew = true;
       }
