@@ -58,6 +58,31 @@ std::string count(const analysis::ParameterUse& u, const std::string& name) {
   return p.count ? p.count->text() : "none: " + p.refusal;
 }
 
+// A user's file `<tag>.cu` in a temporary folder of its own and `gi init`
+// run on it (`arguments` after the file and --out), the seed in user/<tag>;
+// the folder goes when the run does.
+struct InitRun {
+  fs::path root, file, dir;
+  test::CommandOutput result;
+  InitRun(const std::string& tag, const std::string& source, const std::string& arguments)
+      : root(fs::temp_directory_path() / ("gi-init-" + tag + "-" + std::to_string(::getpid()))),
+        file(root / (tag + ".cu")), dir(root / "user" / tag) {
+    fs::remove_all(root);
+    fs::create_directories(root);
+    std::ofstream(file) << source;
+    result = again(arguments);
+  }
+  ~InitRun() { fs::remove_all(root); }
+  test::CommandOutput again(const std::string& arguments) const {
+    return test::run_gi("init \"" + file.string() + "\" --out \"" + dir.string() + "\" " + arguments);
+  }
+  // Without a GPU, --check ran the training check on the emulator: it passed.
+  void expect_emulated_check_passed() const {
+    if (fitness::probe_cuda().gpus.empty())
+      EXPECT_NE(result.output.find("\"status\": \"ok\""), std::string::npos) << result.output;
+  }
+};
+
 TEST(SymbolicSize, ArithmeticDivisionAndText) {
   const auto n = SymbolicSize::name("n"), nx = SymbolicSize::name("nx"), ny = SymbolicSize::name("ny");
   const auto one = SymbolicSize::constant(1);
@@ -717,28 +742,21 @@ TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {
 // pointer advanced by `p += e;` and handed to a helper) draft a spec that
 // loads and passes its training check.
 TEST(SpecInference, ASpecThroughAFlattenedGridAndAHelperRunsInTheEmulator) {
-  const fs::path root = fs::temp_directory_path() / ("gi-init-helper-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
-  const fs::path source = root / "lengths.cu";
-  std::ofstream(source) << "__device__ float length3(const float* p) { return sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); }\n"
-                           "__global__ void lengths(const float* points, float* out, const unsigned n) {\n"
-                           "  const unsigned tid = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
-                           "  if (tid < n) {\n"
-                           "    points += 3 * tid;\n"
-                           "    out[tid] = length3(points);\n"
-                           "  }\n"
-                           "}\n";
-  const fs::path dir = root / "user/lengths";
-  const test::CommandOutput init =
-      test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() + "\" --size n=100000 --check");
+  const InitRun run("lengths",
+                    "__device__ float length3(const float* p) { return sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); }\n"
+                    "__global__ void lengths(const float* points, float* out, const unsigned n) {\n"
+                    "  const unsigned tid = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
+                    "  if (tid < n) {\n"
+                    "    points += 3 * tid;\n"
+                    "    out[tid] = length3(points);\n"
+                    "  }\n"
+                    "}\n",
+                    "--size n=100000 --check");
+  const test::CommandOutput& init = run.result;
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("inferred: count of 'points': 3 * n"), std::string::npos) << init.output;
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
-  fs::remove_all(root);
+  run.expect_emulated_check_passed();
 }
 
 // A texture object (cudaTextureObject_t) is a buffer of what its
@@ -760,20 +778,17 @@ TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
   EXPECT_EQ(count(u, "b"), "2 * n");
   EXPECT_EQ(pointer(u, "c").texture_type, "?");
 
-  const fs::path root = fs::temp_directory_path() / ("gi-init-texture-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
-  const fs::path source = root / "gather.cu";
-  std::ofstream(source) << "__global__ void gather(cudaTextureObject_t points, float* out, const unsigned n, bool squared) {\n"
-                           "  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "  if (tid < n) {\n"
-                           "    const float4 p = tex1Dfetch<float4>(points, tid);\n"
-                           "    out[tid] = squared ? p.x * p.x + p.y * p.y : p.x + p.y;\n"
-                           "  }\n"
-                           "}\n";
-  const fs::path dir = root / "user/gather";
-  const test::CommandOutput init = test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() +
-                                                "\" --size n=100000 --size squared=true --check");
+  const InitRun run("gather",
+                    "__global__ void gather(cudaTextureObject_t points, float* out, const unsigned n, bool squared) {\n"
+                    "  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (tid < n) {\n"
+                    "    const float4 p = tex1Dfetch<float4>(points, tid);\n"
+                    "    out[tid] = squared ? p.x * p.x + p.y * p.y : p.x + p.y;\n"
+                    "  }\n"
+                    "}\n",
+                    "--size n=100000 --size squared=true --check");
+  const test::CommandOutput& init = run.result;
+  const fs::path& dir = run.dir;
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("inferred: texture 'points': a buffer of float4 (the kernel reads it with "
@@ -787,12 +802,9 @@ TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
   EXPECT_EQ(spec["workloads"]["train_checks"][0]["variables"]["squared"], 0);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(spec["workloads"]["validate"][i]["variables"]["squared"], i % 2 == 1 ? 0 : 1);
   EXPECT_EQ(spec["min_bytes"], "20 * n");
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
+  run.expect_emulated_check_passed();
   // A bool takes true or false.
-  const test::CommandOutput two_bool = test::run_gi("init \"" + source.string() + "\" --out \"" + dir.string() +
-                                                    "\" --force --size n=100000 --size squared=2");
+  const test::CommandOutput two_bool = run.again("--force --size n=100000 --size squared=2");
   EXPECT_NE(two_bool.exit_code, 0);
   EXPECT_NE(two_bool.output.find("--size squared=2: 'squared' is a bool: give true or false"), std::string::npos)
       << two_bool.output;
@@ -806,7 +818,6 @@ TEST(SpecInference, ATextureObjectIsABufferOfWhatTex1DfetchReads) {
   ASSERT_EQ(fills.size(), 1u);
   EXPECT_NE(fills[0].find("parameters[0].type: FILL: the element type that tex1Dfetch<T> reads from texture 't'"),
             std::string::npos) << fills[0];
-  fs::remove_all(root);
 }
 
 // __umul24(a, b) is a * b to the analysis: the global index and sizes read
@@ -849,26 +860,17 @@ TEST(SpecInference, VectorScalarsAreOneSizePerComponent) {
       "  if (x < dim.x && y < dim.y) out[y * dim.x + x] = w.x * x + w.y * y + c_Row.x * c_Dim.z + c_Row.w;\n"
       "}\n";
 
-  const fs::path root = fs::temp_directory_path() / ("gi-init-vector-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
-  const fs::path file = root / "fill.cu";
-  std::ofstream(file) << checked;
-  const fs::path dir = root / "user/fill";
-  const std::string sizes = " --size dim=200,30,1 --size w=0.5,2 --size c_Dim=100,20,1 --size c_Row=1,2,3,4";
-  const test::CommandOutput init =
-      test::run_gi("init \"" + file.string() + "\" --out \"" + dir.string() + "\"" + sizes + " --check");
+  const InitRun run("fill", checked, "--size dim=200,30,1 --size w=0.5,2 --size c_Dim=100,20,1 --size c_Row=1,2,3,4 --check");
+  const test::CommandOutput& init = run.result;
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
-  const json spec = json::parse(read(dir / "spec.json"));
+  const json spec = json::parse(read(run.dir / "spec.json"));
   EXPECT_EQ(spec["parameters"][1]["type"], "int3");
   EXPECT_EQ(spec["parameters"][1]["value"], json::parse(R"(["dim_x", "dim_y", "dim_z"])"));
   EXPECT_EQ(spec["parameters"][2]["value"], json::parse(R"(["w_x", "w_y"])"));
   EXPECT_EQ(spec["workloads"]["train"]["variables"]["dim_y"], 30);
   EXPECT_EQ(spec["workloads"]["train"]["variables"]["c_Row_w"], 4);
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
+  run.expect_emulated_check_passed();
   const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", checked, "fill.cu", {.registry = false});
   const fitness::LaunchPlan plan = fitness::build_launch_plan(k, fitness::generate_workload(k, k.train, 1), 128);
   ASSERT_EQ(plan.scalars.size(), 2u);
@@ -887,12 +889,10 @@ TEST(SpecInference, VectorScalarsAreOneSizePerComponent) {
   EXPECT_EQ(plan.constants[1].bytes.size(), 16u);
 
   // One number for a vector says which form it takes.
-  const test::CommandOutput one =
-      test::run_gi("init \"" + file.string() + "\" --out \"" + dir.string() + "\" --force --size dim=200");
+  const test::CommandOutput one = run.again("--force --size dim=200");
   EXPECT_NE(one.exit_code, 0);
   EXPECT_NE(one.output.find("--size dim: 'dim' is an int3: give each component, --size dim=X,Y,Z"), std::string::npos)
       << one.output;
-  fs::remove_all(root);
 }
 
 // A loop counter whose bound gi cannot read is refused: its start is only
@@ -954,25 +954,17 @@ TEST(SpecInference, TextureReferencesArePortedToTextureObjects) {
   EXPECT_NE(helper.refusal.find("is read in the __device__ helper 'at'"), std::string::npos) << helper.refusal;
 
   // gi init on the file: no FILL, two texture buffers, and the port builds and passes its check.
-  const fs::path root = fs::temp_directory_path() / ("gi-init-port-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
-  std::ofstream(root / "weigh.cu") << source;
-  const fs::path dir = root / "user/weigh";
-  const test::CommandOutput init = test::run_gi("init \"" + (root / "weigh.cu").string() + "\" --entry weigh --out \"" +
-                                                dir.string() + "\" --size n=100000 --check");
+  const InitRun run("weigh", source, "--entry weigh --size n=100000 --check");
+  const test::CommandOutput& init = run.result;
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("note: CUDA 12 removed texture references"), std::string::npos) << init.output;
-  const json spec = json::parse(read(dir / "spec.json"));
+  const json spec = json::parse(read(run.dir / "spec.json"));
   ASSERT_EQ(spec["parameters"].size(), 4u);
   EXPECT_EQ(spec["parameters"][2]["name"], "pointTexture");
   EXPECT_EQ(spec["parameters"][2]["texture"], true);
   EXPECT_EQ(spec["parameters"][3]["type"], "float");
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
-  fs::remove_all(root);
+  run.expect_emulated_check_passed();
 }
 
 // A file whose other parts NVRTC cannot build (a texture reference, gone
