@@ -78,8 +78,9 @@ struct InitRun {
   }
   // Without a GPU, --check ran the training check on the emulator: it passed.
   void expect_emulated_check_passed() const {
-    if (fitness::probe_cuda().gpus.empty())
+    if (fitness::probe_cuda().gpus.empty()) {
       EXPECT_NE(result.output.find("\"status\": \"ok\""), std::string::npos) << result.output;
+    }
   }
 };
 
