@@ -33,6 +33,12 @@ struct Bound {
   std::string past_bound;   // the direction of that site meaning "past the limit"
   std::string unreadable;   // under kUnreadable: the guard, and why gi cannot use its limit
   bool one_value = false;   // from `x == c`: one thread, never the work item's bound
+  // Under kUnreadable: the limit's tokens (0, 0: none) and whether the
+  // comparison includes it (`<=`). A limit that differs per thread (`i <
+  // last`, last = tid * bins + bins) still caps a counter by its largest
+  // value under the guards where the counter is read.
+  std::size_t limit_first = 0, limit_last = 0;
+  bool inclusive = false;
 };
 
 // A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
@@ -375,8 +381,18 @@ class Analyser {
             if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
               own = Range{r->lo, std::nullopt};
         } else if (st != starts_.end()) {
-          // A counter that grows (a loop's) with no guard gi can read: its
-          // start is only its lowest value.
+          // A counter that grows (a loop's) under a guard whose limit differs
+          // per thread: from its start up to the limit's largest value here.
+          if (const auto u = guards.find(kUnreadable + e.text); u != guards.end() && u->second.limit_last > 0)
+            if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
+              std::string ignored;
+              const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
+              const auto d = parse(st->second.first, st->second.second);
+              const auto start = d ? eval(*d, without(guards, e.text), ignored, depth + 1) : std::nullopt;
+              if (l && l->hi && start && start->lo.non_negative())
+                return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
+            }
+          // Else its start is only its lowest value.
           if (why.empty()) {
             const auto u = guards.find(kUnreadable + e.text);
             why = u != guards.end() ? u->second.unreadable
@@ -630,6 +646,9 @@ class Analyser {
       Bound u{SymbolicSize(), line, "", "", "", false};
       u.unreadable = "the guard '" + expression_text(k_.tokens, c) + "' (line " + std::to_string(line) +
                      ") names no size gi can use" + (why.empty() ? std::string() : ": " + why);
+      u.limit_first = limit->first;
+      u.limit_last = limit->last;
+      u.inclusive = op == "<=";
       out.emplace(kUnreadable + key, u);
       return;
     }

@@ -896,9 +896,11 @@ TEST(SpecInference, VectorScalarsAreOneSizePerComponent) {
       << one.output;
 }
 
-// A loop counter whose bound gi cannot read is refused: its start is only
-// its lowest value (this once gave a count one loop short).
-TEST(ParameterUse, AGrowingCounterWithAnUnreadableBoundIsRefused) {
+// A loop counter under a limit that differs per thread (`i < last`, last =
+// tid * bins + bins) reaches the limit's largest value; one whose limit gi
+// cannot read at all is refused, not taken to be its start (that once gave
+// a count one loop short).
+TEST(ParameterUse, AGrowingCounterReachesItsPerThreadLimitsLargestValue) {
   const auto u = use_of(
       "__global__ void m(const float* h, float* out, int n, int bins) {\n"
       "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -910,9 +912,19 @@ TEST(ParameterUse, AGrowingCounterWithAnUnreadableBoundIsRefused) {
       "    out[tid] = sum;\n"
       "  }\n"
       "}\n");
-  EXPECT_NE(count(u, "h").find("line 7: the index 'i': the guard 'i < last' (line 7) names no size gi can use"),
-            std::string::npos) << count(u, "h");
+  EXPECT_EQ(count(u, "h"), "bins * n");
   EXPECT_EQ(count(u, "out"), "n");
+  const auto loaded = use_of(
+      "__global__ void m(const float* h, const int* ends, float* out, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    float sum = 0.0f;\n"
+      "    for (int i = tid; i < ends[tid]; ++i) sum += h[i];\n"
+      "    out[tid] = sum;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_NE(count(loaded, "h").find("the guard 'i < ends[tid]' (line 5) names no size gi can use"), std::string::npos)
+      << count(loaded, "h");
 }
 
 // Texture references (removed in CUDA 12) that the kernel reads with

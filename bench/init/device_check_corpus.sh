@@ -40,9 +40,10 @@ sizes_for() {
     # NiftyReg 1 kernels whose texture references gi init ports to texture objects.
     reg_affine_deformationField_kernel) echo "--size c_ImageSize=256,256,64 --size c_VoxelNumber=4194304" ;;
     _reg_convertNMIGradientFromVoxelToRealSpace_kernel) echo "--size c_NodeNumber=4194304" ;;
-    reg_marginaliseResultX_kernel|reg_marginaliseTargetX_kernel|reg_marginaliseTargetXY_kernel)
+    reg_marginaliseResultX_kernel|reg_marginaliseTargetX_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     reg_marginaliseResultXY_kernel) echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64" ;;
+    reg_marginaliseTargetXY_kernel) echo "--size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # NiftyReg 2's optimiser and gradient kernels (texture objects): 4 M voxels.
     reg_initialiseConjugateGradient_kernel|reg_GetConjugateGradient1_kernel) echo "--size nVoxels=4194304" ;;
     GetMaximalLengthKernel) echo "--size nVoxels=4194304 --size optimiseX=true --size optimiseY=true --size optimiseZ=false" ;;
