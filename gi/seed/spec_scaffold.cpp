@@ -200,8 +200,9 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   for (const auto& [name, v] : given.sizes)
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
       if (const auto t = vector_types.find(name); t != vector_types.end())
-        throw std::runtime_error("--size " + name + ": '" + name + "' is " + std::string(t->second[0] == 'i' ? "an " : "a ") + t->second + ": give each component, "
-                                 "--size " + name + "=X,Y" + (type_components(t->second) > 2 ? ",Z" : "") +
+        throw std::runtime_error("--size " + name + ": '" + name + "' is " + (t->second[0] == 'i' ? "an " : "a ") +
+                                 t->second + ": give each component, --size " + name + "=X,Y" +
+                                 (type_components(t->second) > 2 ? ",Z" : "") +
                                  (type_components(t->second) > 3 ? ",W" : ""));
       throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter or __constant__ "
                                "scalar '" + name + "'");
@@ -252,12 +253,14 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       const analysis::PointerUse* u = use_of(p.name);
       const std::string fetched = u ? u->texture_type : "";
       type = spec_type(fetched);
-      if (!type.empty() && type != "double" && type != "bool") {
+      // A linear texture holds one, two or four 32-bit words (kernel_spec.cpp).
+      if (!type.empty() && type != "double" && type != "bool" && type_components(type) != 3) {
         s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with tex1Dfetch<" +
                              type + ">, from line " + std::to_string(u->first_line) + ")");
       } else {
         s.notes.push_back("parameter '" + p.name + "' is a texture object: its buffer's type is the T of the kernel's "
-                          "tex1Dfetch<T> calls, float, float2, float4, int, unsigned or int4" +
+                          "tex1Dfetch<T> calls, of one, two or four 32-bit words (float, float2, float4, int, "
+                          "unsigned, int2, int4, uint2, uint4)" +
                           (fetched.empty() ? std::string(" (the kernel makes none gi can read)")
                            : fetched == "?" ? std::string(" (the kernel reads it as two types)")
                                             : " ('" + fetched + "' is none of them)"));
@@ -268,8 +271,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     }
     if (type.empty()) {
       s.notes.push_back("parameter '" + p.name + "' has type '" + p.base_type +
-                        "', which gi cannot generate or check (int, unsigned, float, double, bool, float2, float4, "
-                        "int4, a texture object)");
+                        "', which gi cannot generate or check (int, unsigned, float, double, bool, CUDA's vectors "
+                        "of them such as int3 or float4, a texture object)");
       type = fill("a type gi supports instead of '" + p.base_type + "'");
     }
     json j = {{"name", p.name}, {"type", type}};
