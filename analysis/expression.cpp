@@ -175,10 +175,17 @@ class Parser {
         at_ += 2;
       }
       if (peek_is("<")) {
-        // A template argument list (min<int>(a, b)) is not told apart from a
-        // comparison here; refuse rather than guess.
-        if (at_ + 2 < code_.size() && t_[code_[at_ + 2]].text == ">" && peek_is("(", 3))
-          throw Refusal("a template argument list after '" + name + "'");
+        const bool one_argument = at_ + 2 < code_.size() && t_[code_[at_ + 2]].text == ">" && peek_is("(", 3);
+        // CUDA's texture fetches are templates only (tex1Dfetch<float4>(t,
+        // i)): the name with its argument is the callee.
+        if (one_argument && (name.rfind("tex1D", 0) == 0 || name.rfind("tex2D", 0) == 0 || name.rfind("tex3D", 0) == 0)) {
+          name += "<" + t_[code_[at_ + 1]].text + ">";
+          at_ += 3;
+          return node(ExprKind::Name, name, first);
+        }
+        // Any other template argument list (min<int>(a, b)) is not told
+        // apart from a comparison here; refuse rather than guess.
+        if (one_argument) throw Refusal("a template argument list after '" + name + "'");
       }
       return node(ExprKind::Name, name, first);
     }

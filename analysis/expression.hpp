@@ -8,6 +8,8 @@
 // unary, binary, ternary and assignment operators, commas); what it does
 // not understand is refused with a reason, and an analysis that meets a
 // refusal refuses its transformation in turn.
+// A texture fetch's template argument is part of its callee's name
+// (`tex1Dfetch<float4>(t, i)` calls `tex1Dfetch<float4>`).
 // `__mul24(a, b)` and `__umul24(a, b)` are parsed as the product `a * b`
 // (exact for the index arithmetic they are written for), so sizes and thread
 // indices read through them.

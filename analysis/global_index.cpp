@@ -35,6 +35,19 @@ bool is_global_index(const grammar::ParsedKernel& k, std::size_t first, std::siz
       {"threadIdx", ".", "x", "+", "blockDim", ".", "x", "*", "blockIdx", ".", "x"}};
   for (const auto& f : forms)
     if (tokens_are(k, first, last, f)) return true;
+  return is_flattened_global_index(k, first, last);
+}
+
+bool is_flattened_global_index(const grammar::ParsedKernel& k, std::size_t first, std::size_t last) {
+  static const std::vector<std::vector<std::string>> forms = {
+      {"(", "blockIdx", ".", "y", "*", "gridDim", ".", "x", "+", "blockIdx", ".", "x", ")", "*", "blockDim", ".", "x",
+       "+", "threadIdx", ".", "x"},
+      {"(", "gridDim", ".", "x", "*", "blockIdx", ".", "y", "+", "blockIdx", ".", "x", ")", "*", "blockDim", ".", "x",
+       "+", "threadIdx", ".", "x"},
+      {"threadIdx", ".", "x", "+", "(", "blockIdx", ".", "y", "*", "gridDim", ".", "x", "+", "blockIdx", ".", "x", ")",
+       "*", "blockDim", ".", "x"}};
+  for (const auto& f : forms)
+    if (tokens_are(k, first, last, f)) return true;
   return false;
 }
 
@@ -61,7 +74,7 @@ std::optional<GlobalIndexLine> global_index_line(const grammar::ParsedKernel& k,
   std::size_t last = e.tokens.last;
   while (last > eq && (k.tokens[last].is(";") || k.tokens[last].kind == TokenKind::Comment)) --last;
   if (last <= eq || !is_global_index(k, eq + 1, last)) return std::nullopt;
-  return GlobalIndexLine{name, eq, next_code(k, eq + 1), last, declaration};
+  return GlobalIndexLine{name, eq, next_code(k, eq + 1), last, declaration, is_flattened_global_index(k, eq + 1, last)};
 }
 
 }  // namespace gi::analysis

@@ -258,7 +258,8 @@ class FunctionLoops {
     const std::string callee = e.callee();
     if (callee.empty()) return trouble(element, "a call through an expression");
     const std::vector<Expr> args(e.children.begin() + 1, e.children.end());
-    if (is_pure_math_function(callee)) {
+    // A texture fetch or a read-only load reads memory and writes none.
+    if (is_pure_math_function(callee) || starts_with(callee, "tex1Dfetch") || callee == "__ldg") {
       for (const Expr& a : args) reads(a, element);
       return;
     }
@@ -615,6 +616,60 @@ class FunctionLoops {
 
   std::string name_of(int d) const { return k_.declarations[static_cast<std::size_t>(d)].name; }
 
+  // Kahan's compensated sum, four statements in a row of the body:
+  //   y = x - c;  t = s + y;  c = (t - s) - y;  s = t;
+  // Split over the lanes, each lane keeps the compensated sum of its own
+  // iterations, and the lanes' s (and c) add up to the seed's total up to
+  // rounding: s and c count as sums (their uses here become Use::Sum), y and
+  // t stay temporaries assigned before they are read.
+  void compensated_sums(const std::vector<std::size_t>& body) {
+    const auto statement = [&](std::size_t i) -> std::optional<Expr> {
+      const Element& e = k_.elements[i];
+      if (e.kind != ElementKind::Statement) return std::nullopt;
+      std::size_t last = e.tokens.last;
+      while (last > e.tokens.first && (t_[last].is(";") || t_[last].kind == TokenKind::Comment)) --last;
+      auto x = parse_expression(t_, e.tokens.first, last);
+      if (!x || x->kind != ExprKind::Binary || x->text != "=" || x->children[0].kind != ExprKind::Name) return std::nullopt;
+      return x;
+    };
+    const auto binary = [](const Expr& e, const char* op) { return e.kind == ExprKind::Binary && e.text == op; };
+    for (std::size_t k = 0; k + 3 < body.size(); ++k) {
+      std::optional<Expr> st[4];
+      bool ok = true;
+      for (std::size_t j = 0; j < 4 && ok; ++j) ok = static_cast<bool>(st[j] = statement(body[k + j]));
+      if (!ok) continue;
+      const std::string y = st[0]->children[0].text, t = st[1]->children[0].text, c = st[2]->children[0].text,
+                        s = st[3]->children[0].text;
+      if (std::set<std::string>{y, t, c, s}.size() != 4) continue;
+      const Expr &r0 = st[0]->children[1], &r1 = st[1]->children[1], &r2 = st[2]->children[1];
+      const auto names = names_in(r0.kind == ExprKind::Binary ? r0.children[0] : r0);
+      const bool x_free = std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+        return n == y || n == t || n == c || n == s;
+      });
+      const bool shape =
+          binary(r0, "-") && r0.children[1].is_name(c) && x_free && binary(r1, "+") &&
+          ((r1.children[0].is_name(s) && r1.children[1].is_name(y)) || (r1.children[0].is_name(y) && r1.children[1].is_name(s))) &&
+          binary(r2, "-") && r2.children[1].is_name(y) && binary(r2.children[0], "-") && r2.children[0].children[0].is_name(t) &&
+          r2.children[0].children[1].is_name(s) && st[3]->children[1].is_name(t);
+      const int ds = resolve(s, body[k + 3]), dc = resolve(c, body[k + 2]);
+      if (!shape || !local(ds) || local_array(ds) || !local(dc) || local_array(dc)) continue;
+      const auto relabel = [&](std::size_t i, int d, bool keep_as_sum) {
+        auto& a = uses_[i].accesses;
+        a.erase(std::remove_if(a.begin(), a.end(), [&](const Access& x) { return x.variable == d && x.use == Use::Read; }),
+                a.end());
+        if (keep_as_sum)
+          for (Access& x : a)
+            if (x.variable == d) x.use = Use::Sum;
+      };
+      relabel(body[k], dc, false);
+      relabel(body[k + 1], ds, false);
+      relabel(body[k + 2], ds, false);
+      relabel(body[k + 2], dc, true);
+      relabel(body[k + 3], ds, true);
+      k += 3;
+    }
+  }
+
   std::optional<std::string> refuse(std::size_t h, WarpPerItemSite& site) {
     const Element& header = k_.elements[h];
     if (h < *index_) return "the loop comes before the global index line";
@@ -632,6 +687,7 @@ class FunctionLoops {
     std::vector<std::size_t> body;
     for (std::size_t i : elements_)
       if (inside(*loop, i)) body.push_back(i);
+    compensated_sums(body);
     std::map<int, std::vector<Access>> touched;  // variables declared outside the body that it assigns
     for (std::size_t i : body) {
       if (i == form.increment) continue;  // a while loop's V++, which the rewrite makes the step
@@ -741,6 +797,7 @@ class FunctionLoops {
     site.index_line = *index_;
     site.index_first = index_line_.first;
     site.index_last = index_line_.last;
+    site.index_flattened = index_line_.flattened;
     site.stores = std::move(stores);
     return std::nullopt;
   }

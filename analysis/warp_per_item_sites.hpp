@@ -49,6 +49,9 @@
 //        `if (SCORE > best.w) { best.x = ...; best.w = SCORE; }` (>=, <,
 //        <= too), the record's variables assigned nowhere else in the body
 //        and read there only in the comparison, the loop counter an int;
+//    A compensated (Kahan) sum, `y = x - c; t = s + y; c = (t - s) - y;
+//    s = t;` in a row, makes s and c sums and y, t temporaries: each lane
+//    compensates its own partial sum.
 //  - has at least one sum, flag or record.
 // A loop heading a perfect nest (nothing between the headers and braces,
 // int counters declared in the headers, bounds free of the nest's counters)
@@ -110,6 +113,7 @@ struct WarpPerItemSite {
   long long literal_trips = -1;  // the trip count (of the whole nest) when its bounds are literals, else -1
   std::size_t index_line = 0;  // the global index line's element
   std::size_t index_first = 0, index_last = 0;  // its index expression's tokens
+  bool index_flattened = false;  // the index numbers blocks across a 2-D grid (analysis/global_index.hpp)
   std::vector<std::size_t> stores;  // statements after the loop that write memory: one lane makes them
 };
 

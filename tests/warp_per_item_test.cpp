@@ -11,6 +11,8 @@
 #include <fstream>
 #include <random>
 
+#include <unistd.h>
+
 #include "analysis/warp_per_item_sites.hpp"
 #include "fitness/compile/nvrtc_compiler.hpp"
 #include "fitness/emulation/cpu_emulator.hpp"
@@ -473,3 +475,72 @@ TEST_F(WarpPerItemFamily, GpsFirstGenerationHoldsEveryWarpPerItemEdit) {
 }
 
 }  // namespace
+
+namespace {
+
+// A compensated (Kahan) sum down each column, read through a texture object,
+// with the index over blocks numbered across a 2-D grid: the shape of
+// NiftyReg's joint-histogram marginalisation (written here for the test).
+const char* kKahanColumns =
+    "__global__ void column_sums(float* totals, cudaTextureObject_t values, int rows, int columns) {\n"
+    "  const int col = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
+    "  if (col < columns) {\n"
+    "    float total = tex1Dfetch<float>(values, col);\n"
+    "    float carry = 0.0f, term, next;\n"
+    "    for (int r = 1; r < rows; ++r) {\n"
+    "      term = tex1Dfetch<float>(values, r * columns + col) - carry;\n"
+    "      next = total + term;\n"
+    "      carry = (next - total) - term;\n"
+    "      total = next;\n"
+    "    }\n"
+    "    totals[col] = total;\n"
+    "  }\n"
+    "}\n";
+
+}  // namespace
+
+// The loop is a site: the flattened index is the global index, a texture
+// fetch only reads, and the compensated sum is two sums (total, carry) with
+// term and next temporaries. Broken, the pattern is refused.
+TEST(WarpPerItemSites, ACompensatedSumOverAFlattenedGridIsASite) {
+  const auto k = gi::grammar::parse_kernel(kKahanColumns, "kernel.cu");
+  const auto found = gi::analysis::find_warp_per_item_sites(k);
+  ASSERT_EQ(found.sites.size(), 1u) << (found.refusals.empty() ? "" : found.refusals[0]);
+  const auto& s = found.sites[0];
+  EXPECT_EQ(line_of(k, s.loop), 6);
+  EXPECT_TRUE(s.index_flattened);
+  ASSERT_EQ(s.sums.size(), 2u);
+  EXPECT_EQ(s.sums[0].name, "total");
+  EXPECT_EQ(s.sums[1].name, "carry");
+  // The compensation added instead of subtracted is no Kahan sum: the running total is then carried.
+  std::string broken = kKahanColumns;
+  broken.replace(broken.find("(next - total) - term"), 21, "(next - total) + term");
+  EXPECT_NE(refusal(broken).find("total is carried from one iteration to the next and is no sum"), std::string::npos)
+      << refusal(broken);
+}
+
+// Shared by 8 or 32 lanes, the variant keeps the block number of the
+// flattened index, combines both sums, and gives the seed's result in the
+// emulator (the spec drafted by gi init).
+TEST_F(WarpPerItemFamily, ACompensatedColumnSumSharedByLanesGivesTheSeedsResult) {
+  const fs::path root = fs::temp_directory_path() / ("gi-wpi-kahan-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "column_sums.cu") << kKahanColumns;
+  const fs::path seed = root / "user/column_sums";
+  const gi::test::CommandOutput init = gi::test::run_gi("init \"" + (root / "column_sums.cu").string() + "\" --out \"" +
+                                                        seed.string() + "\" --size rows=64 --size columns=1000");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  for (const char* edit : {"warp_per_item:<for_kernel.cu_6>=8", "warp_per_item:<for_kernel.cu_6>=32"}) {
+    const gi::Seed s = gi::load_seed(seed);
+    const gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(s.grammar, gi::grammar::parse_patch(edit), s.context);
+    EXPECT_NE(variant.source.find("const int col = (blockIdx.y * gridDim.x + blockIdx.x) * (blockDim.x / "),
+              std::string::npos) << variant.source;
+    EXPECT_NE(variant.source.find("carry += __shfl_xor_sync"), std::string::npos) << variant.source;
+    compiles(variant.source, edit);
+    const auto run = emulate(seed, edit);
+    EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+    EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+  }
+  fs::remove_all(root);
+}

@@ -13,7 +13,10 @@
 // The global index line `i = blockIdx.x * blockDim.x + threadIdx.x;` becomes
 // `i = blockIdx.x * (blockDim.x / G) + threadIdx.x / G;` with
 // `gi_lane = threadIdx.x % G` before it, and the grid's x extent grows G
-// times (LaunchEffect::group; fitness/workload/workload_plan.cpp). A group
+// times (LaunchEffect::group; fitness/workload/workload_plan.cpp). An index
+// over blocks numbered across a 2-D grid, `(blockIdx.y * gridDim.x +
+// blockIdx.x) * blockDim.x + threadIdx.x`, keeps that block number: with x
+// G times wider, a row of blocks still covers the seed's row of items. A group
 // must not straddle two blocks: the launch refuses a block whose x extent is
 // no multiple of G (spec block sizes are multiples of 32). Since the index
 // is the same in a group's lanes and the kernel reads threadIdx nowhere
@@ -231,7 +234,9 @@ class WarpPerItemFamily : public EditFamily {
     s.rules[index_rule].line_before[name()] =
         "const int gi_lane = threadIdx.x % " + G + ";  // gi warp_per_item: " + G + " lanes share each item";
     s.rules[index_rule].rewrites[name()] =
-        replacing(text_of(g, site.index_first, site.index_last), "blockIdx.x * (blockDim.x / " + G + ") + threadIdx.x / " + G);
+        replacing(text_of(g, site.index_first, site.index_last),
+                  std::string(site.index_flattened ? "(blockIdx.y * gridDim.x + blockIdx.x)" : "blockIdx.x") +
+                      " * (blockDim.x / " + G + ") + threadIdx.x / " + G);
 
     // The loop: lane l takes iterations A + l, A + l + G, ... (of the collapsed nest: gi_flat).
     std::vector<std::string> open = {
