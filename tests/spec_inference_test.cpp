@@ -706,6 +706,23 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
   }
 }
 
+// A float sum in a loop that warp_per_item may share among lanes drafts the
+// tolerance of a reordered sum, as row_sum's hand-written spec has it; a
+// kernel with no such loop (transfer_curve) keeps 1e-5.
+TEST(SpecInference, ALoopSumTheLanesMayShareDraftsAReorderedSumsTolerance) {
+  const SpecScaffold rows = scaffold_spec(read(kernel_file("row_sum")), "row_sum.cu", std::nullopt, "user",
+                                          parse_init_sizes({"rows=4096", "cols=1024"}, {}));
+  const json hand = json::parse(read(hand_spec("row_sum")));
+  EXPECT_EQ(rows.spec["tolerance"]["abs"].get<double>(), hand["tolerance"]["abs"].get<double>());
+  EXPECT_EQ(rows.spec["tolerance"]["rel"].get<double>(), hand["tolerance"]["rel"].get<double>());
+  EXPECT_NE(rows.spec["tolerance_note"].get<std::string>().find("line 8: the loop sums float sum"), std::string::npos)
+      << rows.spec["tolerance_note"];
+  const SpecScaffold curve = scaffold_spec(read(kernel_file("transfer_curve")), "transfer_curve.cu", std::nullopt,
+                                           "user", parse_init_sizes({"count=16777216", "lo=-1", "hi=1"}, {}));
+  EXPECT_EQ(curve.spec["tolerance"]["abs"].get<double>(), 1e-5);
+  EXPECT_EQ(curve.spec["tolerance"]["rel"].get<double>(), 1e-5);
+}
+
 // The box filter's `y >= height` is never true with exactly `height` rows of
 // blocks: gi init exempts that direction as the hand-written spec does.
 TEST(SpecInference, AGuardTheGridMakesUnreachableIsExemptFromCoverage) {
