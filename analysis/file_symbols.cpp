@@ -11,7 +11,6 @@ namespace gi::analysis {
 
 using grammar::TokenKind;
 
-
 FileSymbols file_symbols(const grammar::ParsedKernel& k) {
   FileSymbols out;
   std::map<std::string, std::vector<int>> definitions;  // the lines that define or undefine each macro
@@ -39,9 +38,8 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k) {
   for (grammar::ConstantVariable& c : grammar::constant_variables(k)) out.constant_variables[c.name] = std::move(c);
   // Macros defined once by a constant expression of numbers and other such
   // macros (`#define NVAR (VAR_DENSITY_ENERGY + 1)`), each pass taking those
-  // whose names the passes before resolved.
-  // The preprocessor's own arithmetic (grammar/preprocessor_conditions.hpp)
-  // evaluates them, comments removed as it removes them.
+  // whose names the passes before resolved, evaluated by the preprocessor's
+  // own arithmetic (grammar/preprocessor_conditions.hpp), comments removed.
   for (bool grew = true; grew;) {
     grew = false;
     std::map<std::string, std::string> known;

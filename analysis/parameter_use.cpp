@@ -295,13 +295,16 @@ class Analyser {
   // tex1Dfetch(t, i), tex2D<float>(t, x, y), ...: a load through a texture.
   static bool is_texture_fetch(const Expr& e) {
     if (e.kind != ExprKind::Call || e.children.empty()) return false;
-    const Expr& callee = e.children[0];
-    std::string name = callee.kind == ExprKind::Name ? callee.text : "";
-    if (callee.kind == ExprKind::Binary && callee.text == "<" && !callee.children.empty() &&
-        callee.children[0].kind == ExprKind::Name)
-      name = callee.children[0].text;  // tex1Dfetch<float4>(...) as the parser may read it
+    // The parser keeps a fetch's template argument in the callee's name
+    // (`tex1Dfetch<float4>`, analysis/expression.hpp).
+    const std::string name = e.callee();
     return name.rfind("tex1D", 0) == 0 || name.rfind("tex2D", 0) == 0 || name.rfind("tex3D", 0) == 0 ||
            name.rfind("surf", 0) == 0;
+  }
+
+  // A texture fetched as `type`: fetched as two types, the spec cannot say ("?").
+  static void fetched_as(PointerUse& u, const std::string& type) {
+    u.texture_type = u.texture_type.empty() || u.texture_type == type ? type : "?";
   }
 
   // The T of `tex1Dfetch<T>(` when token `open` is that call's parenthesis.
@@ -383,7 +386,8 @@ class Analyser {
         } else if (st != starts_.end()) {
           // A counter that grows (a loop's) under a guard whose limit differs
           // per thread: from its start up to the limit's largest value here.
-          if (const auto u = guards.find(kUnreadable + e.text); u != guards.end() && u->second.limit_last > 0)
+          const auto u = guards.find(kUnreadable + e.text);
+          if (u != guards.end() && u->second.limit_last > 0)
             if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
               std::string ignored;
               const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
@@ -393,11 +397,9 @@ class Analyser {
                 return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
             }
           // Else its start is only its lowest value.
-          if (why.empty()) {
-            const auto u = guards.find(kUnreadable + e.text);
+          if (why.empty())
             why = u != guards.end() ? u->second.unreadable
                                     : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
-          }
           return std::nullopt;
         } else if (const auto d = definition(e.text)) {
           own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
@@ -1069,8 +1071,7 @@ class Analyser {
     u.read = u.read || inner.read;
     u.written = u.written || inner.written;
     u.store_reaches_zero = u.store_reaches_zero || inner.store_reaches_zero;
-    if (!inner.texture_type.empty())
-      u.texture_type = u.texture_type.empty() || u.texture_type == inner.texture_type ? inner.texture_type : "?";
+    if (!inner.texture_type.empty()) fetched_as(u, inner.texture_type);
     if (!inner.atomic.empty()) {
       u.atomic = !u.atomic.empty() && u.atomic != inner.atomic ? "other" : inner.atomic;
       if (u.atomic_where.empty()) u.atomic_where = where + ", " + inner.atomic_where;
@@ -1130,8 +1131,7 @@ class Analyser {
       // tex1Dfetch<T>(name, i): a texture object's element i, of type T.
       if (const auto fetch = texture_fetch_type(p); fetch && tok(n).is(",")) {
         u.read = true;
-        if (u.texture_type.empty()) u.texture_type = *fetch;
-        else if (u.texture_type != *fetch) u.texture_type = "?";  // fetched as two types: the spec cannot say
+        fetched_as(u, *fetch);
         const std::size_t close = matching(p);
         access(u, t, std::make_pair(next(n), prev(close)), offset);
         continue;

@@ -23,15 +23,15 @@ void copy_to_host(void* destination, const void* source, std::size_t bytes,
   check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after download)");
 }
 
-// A linear texture over a buffer's data, read as the element type: one, two
-// or four 32-bit words (kernel_spec.cpp refuses double and three words).
+// A linear texture over a buffer's data, read as the element type
+// (fits_linear_texture; kernel_spec.cpp refuses the others by name).
 cudaTextureObject_t linear_texture(const BufferArg& arg, CUdeviceptr data, std::size_t bytes) {
   cudaChannelFormatKind kind = cudaChannelFormatKindFloat;
   if (element_is_signed_int(arg.type)) kind = cudaChannelFormatKindSigned;
   else if (element_is_unsigned_int(arg.type)) kind = cudaChannelFormatKindUnsigned;
-  const auto words = static_cast<int>(element_components(arg.type));
-  if (arg.type == ElementType::F64 || arg.type == ElementType::Bool || words == 3)
+  if (!fits_linear_texture(arg.type))
     throw std::invalid_argument("buffer '" + arg.name + "': no texture reads its element type");
+  const auto words = static_cast<int>(element_components(arg.type));
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeLinear;
   resource.res.linear.devPtr = reinterpret_cast<void*>(data);

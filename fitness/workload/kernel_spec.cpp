@@ -238,7 +238,7 @@ class SpecReader {
       const std::string path = child(ps.json_path, "written_indices");
       const ParamSpec* idx = k.find_parameter(ps.written_indices);
       if (idx == nullptr) fail(path, "no parameter named '" + ps.written_indices + "' lists the written elements");
-      if (idx->role != ParamRole::In || (idx->type != ElementType::I32 && idx->type != ElementType::U32))  // scalars
+      if (idx->role != ParamRole::In || (idx->type != ElementType::I32 && idx->type != ElementType::U32))
         fail(path, "'" + ps.written_indices + "' must be an int or unsigned buffer with role in");
     }
   }
@@ -297,10 +297,10 @@ class SpecReader {
     if (!t.is_boolean()) fail(path, std::string("expected true or false, found ") + json_kind(t));
     if (!t.get<bool>()) return;
     if (ps.role != ParamRole::In) fail(path, "only in buffers are read through a texture");
-    if (ps.type == ElementType::F64)
-      fail(path, "a texture of double: CUDA's linear textures hold 32-bit words (read it as int2 and convert)");
-    if (element_components(ps.type) == 3)
-      fail(path, "a texture of " + ps.type_name + ": CUDA's textures have one, two or four channels");
+    if (!fits_linear_texture(ps.type))
+      fail(path, ps.type == ElementType::F64
+                     ? "a texture of double: CUDA's linear textures hold 32-bit words (read it as int2 and convert)"
+                     : "a texture of " + ps.type_name + ": CUDA's textures have one, two or four channels");
     ps.texture = true;
   }
 

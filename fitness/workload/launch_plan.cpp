@@ -43,6 +43,10 @@ bool element_is_signed_int(ElementType t) {
   return t == ElementType::I32 || t == ElementType::I32x2 || t == ElementType::I32x3 || t == ElementType::I32x4;
 }
 
+bool fits_linear_texture(ElementType t) {
+  return t != ElementType::F64 && t != ElementType::Bool && element_components(t) != 3;
+}
+
 bool element_is_unsigned_int(ElementType t) {
   return t == ElementType::U32 || t == ElementType::U32x2 || t == ElementType::U32x3 || t == ElementType::U32x4;
 }

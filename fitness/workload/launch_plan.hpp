@@ -21,6 +21,8 @@ enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, 
 // Whether the components are int, unsigned (else float or double).
 bool element_is_signed_int(ElementType t);
 bool element_is_unsigned_int(ElementType t);
+// Whether a linear CUDA texture can hold the type: one, two or four 32-bit words.
+bool fits_linear_texture(ElementType t);
 std::size_t element_bytes(ElementType t);
 std::size_t element_components(ElementType t);  // floats/ints per element (float4 -> 4)
 bool element_is_float(ElementType t);

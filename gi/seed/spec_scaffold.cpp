@@ -254,8 +254,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       const analysis::PointerUse* u = use_of(p.name);
       const std::string fetched = u ? u->texture_type : "";
       type = spec_type(fetched);
-      // A linear texture holds one, two or four 32-bit words (kernel_spec.cpp).
-      if (!type.empty() && type != "double" && type != "bool" && type_components(type) != 3) {
+      if (const auto e = fitness::element_type_from_name(type); e && fitness::fits_linear_texture(*e)) {
         s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with tex1Dfetch<" +
                              type + ">, from line " + std::to_string(u->first_line) + ")");
       } else {
