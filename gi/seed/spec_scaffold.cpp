@@ -190,9 +190,11 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   const std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
   std::vector<std::string> scalar_names;
   std::map<std::string, std::string> vector_types;  // a vector scalar's name -> its type, for messages
+  std::set<std::string> bools;                      // they take true or false (1 or 0), nothing else
   const auto add_scalar = [&](const std::string& name, const std::string& type) {
     for (const std::string& v : variable_names(name, type)) scalar_names.push_back(v);
     if (type_components(type) > 1) vector_types[name] = type;
+    if (type == "bool") bools.insert(name);
   };
   for (const grammar::Param& p : kernel->params)
     if (!p.pointer && !p.texture_object()) add_scalar(p.name, spec_type(p.base_type));
@@ -208,12 +210,6 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       throw std::runtime_error("--size " + name + ": '" + kernel->name + "' has no scalar parameter or __constant__ "
                                "scalar '" + name + "'");
     }
-  // A bool takes true or false (1 or 0), nothing else.
-  std::set<std::string> bools;
-  for (const grammar::Param& p : kernel->params)
-    if (!p.pointer && spec_type(p.base_type) == "bool") bools.insert(p.name);
-  for (const grammar::ConstantVariable& c : constants)
-    if (!c.array && spec_type(c.type) == "bool" && !param_names.count(c.name)) bools.insert(c.name);
   for (const auto& [name, v] : given.sizes)
     if (bools.count(name) && v != 0 && v != 1)
       throw std::runtime_error("--size " + name + "=" + number(v).dump() + ": '" + name +
