@@ -122,20 +122,13 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
       }
       fetches.emplace_back(t - 2, r.type);
     }
-    if (!named) {
-      if (const auto h = helper_use.find(r.name); h != helper_use.end()) {
-        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) +
-                       ") is read in the __device__ helper '" + h->second + "', which would need it as a parameter";
-        return port;
-      }
-      continue;
-    }
     if (const auto h = helper_use.find(r.name); h != helper_use.end()) {
-      port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) +
-                     ") is also read in the __device__ helper '" + h->second + "', which would need it as a parameter";
+      port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is " +
+                     (named ? "also " : "") + "read in the __device__ helper '" + h->second +
+                     "', which would need it as a parameter";
       return port;
     }
-    used.push_back(&r);
+    if (named) used.push_back(&r);
   }
   if (used.empty()) return port;
 
