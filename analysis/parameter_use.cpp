@@ -10,6 +10,7 @@
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/file_symbols.hpp"
+#include "analysis/straight_line_value.hpp"
 #include "analysis/thread_index.hpp"
 #include "analysis/token_ranges.hpp"
 
@@ -273,6 +274,14 @@ class Analyser {
 
   std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
 
+  // The integer vector a local copies (`const int3 dim = c_Dim;`, assigned
+  // nowhere else): its components are the vector's sizes. Else the name.
+  std::string vector_behind(const std::string& name, int depth = 0) const {
+    if (vectors_.count(name) || depth > 4 || !assigned_once_.count(name)) return name;
+    const auto d = definition(name);
+    return d && d->kind == ExprKind::Name ? vector_behind(d->text, depth + 1) : name;
+  }
+
   std::optional<Expr> definition(const std::string& name) const {
     const auto it = definitions_.find(name);
     if (it == definitions_.end()) return std::nullopt;
@@ -378,7 +387,16 @@ class Analyser {
         }
         std::optional<Range> own;
         std::string inner;  // why its definition has no range, under a guard
-        if (const auto st = starts_.find(e.text); st != starts_.end() && g != guards.end()) {
+        // A local assigned more than once: the value straight-line code
+        // gives it at this read (`out[k++]` after `k = tid * 4`), if any.
+        std::string path_why;
+        const auto path = assigned_once_.count(e.text) ? std::nullopt
+                                                       : straight_line_value(k_, fn_, e.text, e.first, path_why);
+        const auto path_value = path ? parse(path->first, path->last) : std::nullopt;
+        const auto st = starts_.find(e.text);
+        if (path_value) {
+          own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
+        } else if (st != starts_.end() && g != guards.end()) {
           // A growing counter under a guard: from its start up to the guard.
           if (const auto d = parse(st->second.first, st->second.second))
             if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
@@ -393,7 +411,7 @@ class Analyser {
               const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
               const auto d = parse(st->second.first, st->second.second);
               const auto start = d ? eval(*d, without(guards, e.text), ignored, depth + 1) : std::nullopt;
-              if (l && l->hi && start && start->lo.non_negative())
+              if (l && l->hi && start)  // a negative start is the caller's to refuse (`in[j + 1]`)
                 return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
             }
           // Else its start is only its lowest value.
@@ -425,12 +443,21 @@ class Analyser {
           if (why.empty()) why = m->second;
           return std::nullopt;
         }
-        if (why.empty()) why = "nothing bounds '" + e.text + "'";
+        if (why.empty()) why = path_why.empty() ? "nothing bounds '" + e.text + "'" : path_why;
         return std::nullopt;
       }
       case ExprKind::Cast:
         return e.children.empty() ? std::nullopt : eval(e.children[0], guards, why, depth);
       case ExprKind::Unary:
+        // `k++` reads k; `++k` reads k + 1 (k as straight-line code leaves it here).
+        if (e.children.size() == 1 && (e.text == "post++" || e.text == "post--"))
+          return eval(e.children[0], guards, why, depth);
+        if (e.children.size() == 1 && (e.text == "++" || e.text == "--")) {
+          const auto a = eval(e.children[0], guards, why, depth);
+          if (!a) return std::nullopt;
+          const SymbolicSize step = SymbolicSize::constant(e.text == "++" ? 1 : -1);
+          return Range{a->lo + step, a->hi ? std::optional<SymbolicSize>(*a->hi + step) : std::nullopt};
+        }
         if (e.children.size() == 1 && (e.text == "-" || e.text == "+")) {
           const auto a = eval(e.children[0], guards, why, depth);
           if (!a) return std::nullopt;
@@ -500,7 +527,7 @@ class Analyser {
         if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
           return Range{SymbolicSize(), std::nullopt};
         if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
-          if (const auto v = vectors_.find(e.children[0].text); v != vectors_.end()) {
+          if (const auto v = vectors_.find(vector_behind(e.children[0].text)); v != vectors_.end()) {
             const std::string fields = "xyzw";
             const std::size_t axis = e.field.size() == 1 ? fields.find(e.field[0]) : std::string::npos;
             if (axis != std::string::npos && static_cast<int>(axis) < v->second)
@@ -523,29 +550,8 @@ class Analyser {
         if (!a) return std::nullopt;
         const auto b = eval(e.children[1], guards, why, depth);
         if (!b) return std::nullopt;
-        const auto both = [&](auto op) -> std::optional<SymbolicSize> {
-          if (!a->hi || !b->hi) return std::nullopt;
-          return op(*a->hi, *b->hi);
-        };
-        if (e.text == "+") return Range{a->lo + b->lo, both([](auto x, auto y) { return x + y; })};
-        if (e.text == "-") {
-          if (!(b->hi && *b->hi == b->lo)) break;  // only minus a known size
-          return Range{a->lo - b->lo, a->hi ? std::optional<SymbolicSize>(*a->hi - b->lo) : std::nullopt};
-        }
-        if (e.text == "*") {
-          if (!a->lo.non_negative() || !b->lo.non_negative()) break;
-          return Range{a->lo * b->lo, both([](auto x, auto y) { return x * y; })};
-        }
-        if (e.text == "/" || e.text == "%") {
-          if (!(b->hi && *b->hi == b->lo) || !a->lo.non_negative()) break;
-          const SymbolicSize d = b->lo;
-          if (e.text == "%") return Range{SymbolicSize(), d - SymbolicSize::constant(1)};
-          if (!a->hi) return Range{SymbolicSize(), std::nullopt};
-          if (const auto q = (*a->hi + SymbolicSize::constant(1)).divided_by(d))
-            return Range{SymbolicSize(), *q - SymbolicSize::constant(1)};
-          why = "(" + a->hi->text() + " + 1) / (" + d.text() + ") is not exact";
-          return std::nullopt;
-        }
+        bool known = true;
+        if (const auto r = arithmetic(e.text, *a, *b, why, known); r || known) return r;
         break;
       }
       default:
@@ -553,6 +559,56 @@ class Analyser {
     }
     if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
     return std::nullopt;
+  }
+
+  // a OP b for + - * / %: nullopt with `known` false where the operator or
+  // its operands are beyond what gi bounds (minus or divided by a range,
+  // a product of possibly negative values); with `known` true and `why`
+  // set where it is one of them but the result has no bound gi can write.
+  static std::optional<Range> arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
+                                         bool& known) {
+    known = false;
+    const auto both = [&](auto f) -> std::optional<SymbolicSize> {
+      if (!a.hi || !b.hi) return std::nullopt;
+      return f(*a.hi, *b.hi);
+    };
+    const bool b_exact = b.hi && *b.hi == b.lo;
+    if (op == "+") return Range{a.lo + b.lo, both([](auto x, auto y) { return x + y; })};
+    if (op == "-" && b_exact)  // only minus a known size
+      return Range{a.lo - b.lo, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
+    if (op == "*" && a.lo.non_negative() && b.lo.non_negative())
+      return Range{a.lo * b.lo, both([](auto x, auto y) { return x * y; })};
+    if ((op == "/" || op == "%") && b_exact && a.lo.non_negative()) {
+      const SymbolicSize d = b.lo;
+      if (op == "%") return Range{SymbolicSize(), d - SymbolicSize::constant(1)};
+      if (!a.hi) return Range{SymbolicSize(), std::nullopt};
+      if (const auto q = (*a.hi + SymbolicSize::constant(1)).divided_by(d))
+        return Range{SymbolicSize(), *q - SymbolicSize::constant(1)};
+      known = true;
+      why = "(" + a.hi->text() + " + 1) / (" + d.text() + ") is not exact";
+    }
+    return std::nullopt;
+  }
+
+  // A local's value from straight-line code: its definition, then each
+  // update on the way to the read (`k *= 4`, `k++`) in program order.
+  std::optional<Range> along_path(const StraightLineValue& path, const Expr& definition,
+                                  const std::map<std::string, Bound>& guards, std::string& why, int depth) const {
+    auto value = eval(definition, guards, why, depth);
+    for (const StraightLineUpdate& u : path.updates) {
+      if (!value) return std::nullopt;
+      std::optional<Range> operand = Range{SymbolicSize::constant(u.amount), SymbolicSize::constant(u.amount)};
+      if (u.first <= u.last) {
+        const auto e = parse(u.first, u.last);
+        operand = e ? eval(*e, guards, why, depth) : std::nullopt;
+        if (!operand) return std::nullopt;
+      }
+      bool known = true;
+      value = arithmetic(std::string(1, u.op), *value, *operand, why, known);
+      if (!value && why.empty())
+        why = "line " + std::to_string(u.line) + " updates it by what gi cannot bound (" + u.op + "=)";
+    }
+    return value;
   }
 
   // What the ternary's test `x OP c` (c known) says of x where it holds
@@ -640,9 +696,17 @@ class Analyser {
       if (!opposite.count(op)) return;
       op = opposite.at(op);
     }
+    std::string why;
+    // `0 < x` (x > 0): x's least value, as a clamp's false side gives it.
+    if ((op == ">" || op == ">=") && name->kind == ExprKind::Name) {
+      const auto r = eval(*limit, {}, why);
+      if (r && r->hi && *r->hi == r->lo)
+        out.emplace(kLowerBound + key, Bound{op == ">" ? r->lo + SymbolicSize::constant(1) : r->lo, line, "", "", "",
+                                             false});
+      return;
+    }
     // `i == c` bounds i by c as `i <= c` does (its lower end is its definition's).
     if (op != "<" && op != "<=" && op != "==") return;
-    std::string why;
     const auto r = eval(*limit, {}, why);
     if (!r || !r->hi || !(*r->hi == r->lo)) {
       Bound u{SymbolicSize(), line, "", "", "", false};
@@ -882,7 +946,7 @@ class Analyser {
   static std::string guards_text(const std::map<std::string, Bound>& guards) {
     std::string out;
     for (const auto& [name, b] : guards) {
-      if (name.rfind(kUnreadable, 0) == 0) continue;
+      if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0) continue;
       const std::string what =
           name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0'] : name;
       out += (out.empty() ? ", " : "; ") + what + " < " + b.limit.text() + " (line " + std::to_string(b.line) + ")";

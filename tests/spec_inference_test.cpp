@@ -944,6 +944,39 @@ TEST(ParameterUse, AGrowingCounterReachesItsPerThreadLimitsLargestValue) {
       << count(loaded, "h");
 }
 
+// A record written field by field through a stepped index (NiftyReg's
+// Jacobian and second-derivative kernels): `out[k++]` after `k = tid * 4`
+// reaches tid * 4 + 3, so the buffer holds 4 * n; `index *= 2` scales.
+TEST(ParameterUse, AnIndexSteppedInStraightLineCodeReachesItsLastValue) {
+  const auto u = use_of(
+      "__global__ void jac(float* out, const float4* in, int n) {\n"
+      "  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    unsigned index = tid;\n"
+      "    index *= 2;\n"
+      "    float4 a = in[index++];\n"
+      "    float4 b = in[index];\n"
+      "    int k = tid * 4;\n"
+      "    out[k++] = a.x;\n"
+      "    out[k++] = a.y;\n"
+      "    out[k++] = b.x;\n"
+      "    out[k] = b.y;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "4 * n");
+  EXPECT_EQ(count(u, "in"), "2 * n");
+  // A step in a loop leaves the count to the user, with the reason.
+  const auto looped = use_of(
+      "__global__ void jac(float* out, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    int k = tid * 4;\n"
+      "    for (int j = 0; j < 4; ++j) out[k++] = 0.f;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(count(looped, "out").rfind("none: ", 0), 0u) << count(looped, "out");
+}
+
 // Texture references (removed in CUDA 12) that the kernel reads with
 // tex1Dfetch become texture-object parameters; gi init then drafts them as
 // texture buffers, and the port compiles and runs. References it cannot

@@ -1,0 +1,248 @@
+#include "analysis/straight_line_value.hpp"
+
+#include <set>
+#include <vector>
+
+#include "analysis/token_ranges.hpp"
+
+namespace gi::analysis {
+namespace {
+
+using grammar::Element;
+using grammar::ElementKind;
+using grammar::TokenKind;
+
+// What one occurrence of the name does to it.
+enum class Effect { Read, Define, Update, Unfollowable };
+
+struct Occurrence {
+  Effect effect = Effect::Read;
+  StraightLineUpdate update;          // Update
+  std::size_t first = 0, last = 0;    // Define: the value's tokens
+};
+
+class Walk {
+ public:
+  Walk(const grammar::ParsedKernel& k, int function, const std::string& name) : k_(k), name_(name) {
+    for (std::size_t e = 0; e < k.elements.size(); ++e)
+      if (k.elements[e].function == function && k.elements[e].kind != ElementKind::FunctionHeader &&
+          k.elements[e].kind != ElementKind::Comment)
+        elements_.push_back(e);
+  }
+
+  std::optional<StraightLineValue> run(std::size_t use, std::string& why) {
+    std::size_t at = elements_.size();
+    for (std::size_t i = 0; i < elements_.size(); ++i)
+      if (el(i).tokens.first <= use && use <= el(i).tokens.last) at = i;
+    if (at == elements_.size()) return std::nullopt;
+    if (el(at).kind == ElementKind::LoopHeader) {
+      if (assigns(el(at).tokens.first, el(at).tokens.last))
+        why = refusal("it is read in the loop header on line " + line_of(at) + ", which runs once per iteration");
+      return std::nullopt;
+    }
+    if (el(at).tokens.first < use)
+      if (const auto found = scan(el(at).tokens.first, use - 1, why)) return found;
+    if (!why.empty()) return std::nullopt;
+    for (std::size_t i = at; i-- > 0;) {
+      const Element& e = el(i);
+      switch (e.kind) {
+        case ElementKind::BlockClose: {
+          // A block before the read: the value must not depend on whether
+          // or how often it ran.
+          const std::size_t open = opening(i);
+          const std::size_t h = header_before(open);
+          const std::size_t from = h < elements_.size() ? el(h).tokens.first : el(open).tokens.first;
+          if (assigns(from, e.tokens.last)) {
+            why = refusal("it is assigned in the block from line " + line_of(open) + " to line " + line_of(i) +
+                          ", which may or may not run");
+            return std::nullopt;
+          }
+          i = h < elements_.size() ? h : open;
+          break;
+        }
+        case ElementKind::BlockOpen: {
+          // The block around the read: a loop that assigns the name carries
+          // its value over from the previous iteration.
+          const std::size_t h = header_before(i);
+          if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader &&
+              assigns(el(h).tokens.first, closing(k_.tokens, e.tokens.first))) {
+            why = refusal("the loop on line " + line_of(h) +
+                          " assigns it, so its value may come from the previous iteration");
+            return std::nullopt;
+          }
+          if (h < elements_.size()) {
+            if (assigns(el(h).tokens.first, el(h).tokens.last)) {
+              why = refusal("the header on line " + line_of(h) + " assigns it");
+              return std::nullopt;
+            }
+            i = h;
+          }
+          break;
+        }
+        case ElementKind::IfHeader:
+        case ElementKind::ElseHeader:
+        case ElementKind::LoopHeader:
+        case ElementKind::SwitchHeader: {
+          // The header of a braceless body just passed (or of the read's
+          // own): a loop repeats that body.
+          const std::size_t body_last = i + 1 < elements_.size() ? el(i + 1).tokens.last : e.tokens.last;
+          const std::size_t last = e.kind == ElementKind::LoopHeader ? body_last : e.tokens.last;
+          if (assigns(e.tokens.first, last)) {
+            why = refusal("the " + std::string(e.kind == ElementKind::LoopHeader ? "loop" : "condition") +
+                          " on line " + line_of(i) + " assigns it");
+            return std::nullopt;
+          }
+          break;
+        }
+        case ElementKind::CaseLabel:
+          why = refusal("a jump target on line " + line_of(i) + " stands between its definition and the read");
+          return std::nullopt;
+        case ElementKind::Preprocessor:
+          if (e.conditional) {
+            why = refusal("a preprocessor conditional on line " + line_of(i) + " stands between");
+            return std::nullopt;
+          }
+          break;
+        default: {
+          if (e.braceless_body) {
+            if (assigns(e.tokens.first, e.tokens.last)) {
+              why = refusal("it is assigned on line " + line_of(i) + " under a condition or loop");
+              return std::nullopt;
+            }
+            break;
+          }
+          if (const auto found = scan(e.tokens.first, e.tokens.last, why)) return found;
+          if (!why.empty()) return std::nullopt;
+          if (e.kind == ElementKind::Declaration && declares(e)) {
+            why = refusal("it is declared without a value on line " + line_of(i));
+            return std::nullopt;
+          }
+        }
+      }
+    }
+    if (!updates_.empty()) why = refusal("gi sees updates but no definition before the read");
+    return std::nullopt;
+  }
+
+ private:
+  const grammar::ParsedKernel& k_;
+  const std::string name_;
+  std::vector<std::size_t> elements_;  // the function's elements, comments left out
+  std::vector<StraightLineUpdate> updates_;  // seen so far, walking backwards
+
+  const Element& el(std::size_t i) const { return k_.elements[elements_[i]]; }
+  const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
+  std::string line_of(std::size_t i) const { return std::to_string(tok(el(i).tokens.first).line); }
+  std::string refusal(const std::string& why) const { return "the value of '" + name_ + "' at the read: " + why; }
+
+  std::size_t next(std::size_t t) const { return next_code(k_.tokens, t + 1); }
+  std::size_t prev(std::size_t t) const {
+    while (t > 0) {
+      --t;
+      if (tok(t).kind != TokenKind::Comment) return t;
+    }
+    return 0;
+  }
+
+  bool declares(const Element& e) const {
+    for (const std::string& d : e.declares)
+      if (d == name_) return true;
+    return false;
+  }
+
+  // The BlockOpen matching the BlockClose at element i.
+  std::size_t opening(std::size_t i) const {
+    int depth = 0;
+    for (std::size_t j = i + 1; j-- > 0;) {
+      if (el(j).kind == ElementKind::BlockClose) ++depth;
+      if (el(j).kind == ElementKind::BlockOpen && --depth == 0) return j;
+    }
+    return 0;
+  }
+
+  // The header element right before element i, if it is one.
+  std::size_t header_before(std::size_t i) const {
+    if (i == 0) return elements_.size();
+    const ElementKind kind = el(i - 1).kind;
+    const bool header = kind == ElementKind::IfHeader || kind == ElementKind::ElseHeader ||
+                        kind == ElementKind::LoopHeader || kind == ElementKind::SwitchHeader;
+    return header ? i - 1 : elements_.size();
+  }
+
+  // The end of the expression starting at `from`: before a `;` or `,` at
+  // its depth, or the bracket that closes around it.
+  std::size_t expression_end(std::size_t from) const {
+    std::size_t end = from;
+    int depth = 0;
+    for (std::size_t v = from; v < k_.tokens.size(); v = next(v)) {
+      if (tok(v).is("(") || tok(v).is("[") || tok(v).is("{")) ++depth;
+      if (tok(v).is(")") || tok(v).is("]") || tok(v).is("}")) --depth;
+      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
+      end = v;
+    }
+    return end;
+  }
+
+  Occurrence occurrence(std::size_t t) const {
+    Occurrence o;
+    const std::size_t p = prev(t), n = next(t);
+    if (tok(p).is(".") || tok(p).is("->") || tok(p).is("::")) return o;  // someone else's member
+    const std::string& after = n < k_.tokens.size() ? tok(n).text : std::string();
+    const bool address_taken =
+        tok(p).is("&") && (tok(prev(p)).is("(") || tok(prev(p)).is(",") || tok(prev(p)).is("="));
+    if (after == "=") {
+      o.effect = Effect::Define;
+      o.first = next(n);
+      o.last = expression_end(o.first);
+    } else if (after == "++" || tok(p).is("++") || after == "--" || tok(p).is("--")) {
+      o.effect = Effect::Update;
+      o.update.op = after == "++" || tok(p).is("++") ? '+' : '-';
+      o.update.amount = 1;
+    } else if (after == "+=" || after == "-=" || after == "*=") {
+      o.effect = Effect::Update;
+      o.update.op = after[0];
+      o.update.first = next(n);
+      o.update.last = expression_end(o.update.first);
+    } else if (after == "/=" || after == "%=" || after == "&=" || after == "|=" || after == "^=" || after == "<<=" ||
+               after == ">>=" || address_taken) {
+      o.effect = Effect::Unfollowable;
+    }
+    o.update.line = tok(t).line;
+    return o;
+  }
+
+  bool assigns(std::size_t first, std::size_t last) const {
+    for (std::size_t t = first; t <= last && t < k_.tokens.size(); ++t)
+      if (tok(t).kind == TokenKind::Identifier && tok(t).text == name_ && occurrence(t).effect != Effect::Read)
+        return true;
+    return false;
+  }
+
+  // Tokens [first, last] read backwards: the definition, with the updates
+  // seen so far; an assignment gi cannot follow refuses.
+  std::optional<StraightLineValue> scan(std::size_t first, std::size_t last, std::string& why) {
+    for (std::size_t t = last + 1; t-- > first;) {
+      if (tok(t).kind != TokenKind::Identifier || tok(t).text != name_) continue;
+      const Occurrence o = occurrence(t);
+      if (o.effect == Effect::Define) {
+        StraightLineValue v{o.first, o.last, {updates_.rbegin(), updates_.rend()}, tok(t).line};
+        return v;
+      }
+      if (o.effect == Effect::Update) updates_.push_back(o.update);
+      if (o.effect == Effect::Unfollowable) {
+        why = refusal("line " + std::to_string(tok(t).line) + " changes it in a way gi cannot follow");
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::optional<StraightLineValue> straight_line_value(const grammar::ParsedKernel& k, int function,
+                                                     const std::string& name, std::size_t use, std::string& why) {
+  return Walk(k, function, name).run(use, why);
+}
+
+}  // namespace gi::analysis

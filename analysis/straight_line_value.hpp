@@ -1,0 +1,48 @@
+#pragma once
+// The value a local holds where it is read, when straight-line code decides
+// it: the last `name = EXPR` before the read, on the path every execution
+// takes, and the updates between (`name++`, `++name`, `name += e`,
+// `name -= e`, `name *= e`).
+// This is how kernels walk an output record:
+//
+//   tempIndex = tid * 4;
+//   out[tempIndex++] = a;   // tid * 4
+//   out[tempIndex++] = b;   // tid * 4 + 1
+//
+// A flow-insensitive view sees four assignments and no value. The walk goes
+// back from the read over whole statements; it refuses, with the reason,
+// where the value depends on the path: an assignment in a branch or loop
+// body it steps over, an enclosing loop that assigns the name (the value may
+// come from the previous iteration), an assignment other than `=` or those
+// updates, a jump target, or a preprocessor conditional.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grammar/kernel_structure.hpp"
+
+namespace gi::analysis {
+
+// One update on the way from the definition to the read: `k++` is
+// {'+', 1}, `k *= 4` is {'*', the tokens of 4}.
+struct StraightLineUpdate {
+  char op = '+';                    // '+', '-' or '*'
+  std::size_t first = 1, last = 0;  // the operand's tokens; first > last: `amount`
+  long long amount = 0;
+  int line = 0;
+};
+
+struct StraightLineValue {
+  std::size_t first = 0, last = 0;          // the defining expression's tokens
+  std::vector<StraightLineUpdate> updates;  // after it, in program order
+  int line = 0;                             // the definition's line
+};
+
+// `use`: the token of the name where it is read, inside function `function`
+// (an index into k.functions). nullopt with `why` set when the path decides
+// nothing; `why` stays empty when the function never assigns the name.
+std::optional<StraightLineValue> straight_line_value(const grammar::ParsedKernel& k, int function,
+                                                     const std::string& name, std::size_t use, std::string& why);
+
+}  // namespace gi::analysis
