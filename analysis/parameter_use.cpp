@@ -10,6 +10,7 @@
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/file_symbols.hpp"
+#include "analysis/macro_expansion.hpp"
 #include "analysis/straight_line_value.hpp"
 #include "analysis/thread_index.hpp"
 #include "analysis/token_ranges.hpp"
@@ -63,7 +64,9 @@ class Analyser {
  public:
   // `helper`: a __device__ function evaluated for a call: its parameters are
   // the call's arguments (arguments_), not the kernel's scalars.
-  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, bool helper = false) : k_(k), f_(f) {
+  // `symbols`: the file's macros and constants (file_symbols), shared.
+  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, const FileSymbols& symbols, bool helper = false)
+      : k_(k), f_(f), symbols_(symbols) {
     fn_ = static_cast<int>(&f - k.functions.data());
     for (std::size_t e = 0; e < k.elements.size(); ++e)
       if (k.elements[e].function == fn_ && k.elements[e].kind != ElementKind::FunctionHeader) {
@@ -76,7 +79,6 @@ class Analyser {
       if (!p.pointer && !helper && integer_vector_size(p.base_type) > 0) vectors_[p.name] = integer_vector_size(p.base_type);
     }
     if (!helper) helpers_ = find_cas_helpers(k);
-    symbols_ = file_symbols(k);
     // An integer __constant__ scalar is a size as a scalar parameter is: the
     // spec sets it ("constants"), in the kernel and in every helper alike.
     for (const auto& [name, c] : symbols_.constant_variables) {
@@ -132,7 +134,7 @@ class Analyser {
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
   std::string work_refusal_;  // why a guard on the global index gives no bound
-  FileSymbols symbols_;
+  const FileSymbols& symbols_;
   mutable int flattened_line_ = 0;  // the first flattened 2-D global index
   std::set<std::string> values_index_;
 
@@ -487,6 +489,10 @@ class Analyser {
         return Range{*least, *most};
       }
       case ExprKind::Call: {
+        if (const auto m = symbols_.function_macros.find(e.callee()); m != symbols_.function_macros.end()) {
+          const auto expanded = expand_macro_call(e, m->first, m->second, why);
+          return expanded ? eval(*expanded, guards, why, depth + 1) : std::nullopt;
+        }
         if (const auto r = helper_value(e, guards, why, depth)) return r;
         // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
         const std::string f = e.callee();
@@ -641,7 +647,7 @@ class Analyser {
     for (const auto& f : k_.functions)
       if (f.name == name && !f.is_kernel && f.block >= 0) helper = &f;
     if (!helper || depth > 8 || helper->params.size() + 1 != call.children.size()) return std::nullopt;
-    Analyser sub(k_, *helper, true);
+    Analyser sub(k_, *helper, symbols_, true);
     for (std::size_t i = 0; i < helper->params.size(); ++i) {
       std::string ignored;
       sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
@@ -871,7 +877,7 @@ class Analyser {
       const auto m = symbols_.integer_macros.find(tok(t).text);
       if (tok(t).kind != TokenKind::Identifier || m == symbols_.integer_macros.end() || !seen.insert(m->first).second)
         continue;
-      out += "; " + m->first + " = " + std::to_string(m->second.value) + " (line " + std::to_string(m->second.line) + ")";
+      out += "; " + m->first + " = " + std::to_string(m->second.value) + " (" + m->second.where() + ")";
     }
     return out;
   }
@@ -1120,7 +1126,7 @@ class Analyser {
       u.read = u.written = true;
       return;
     }
-    Analyser sub(k_, *call.helper, true);
+    Analyser sub(k_, *call.helper, symbols_, true);
     sub.helper_depth_ = helper_depth_ + 1;
     const std::size_t at = element_of(t);
     const auto guards = at < elements_.size() ? guards_at(at) : std::map<std::string, Bound>{};
@@ -1290,8 +1296,11 @@ int integer_vector_size(const std::string& type) {
 
 std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
 
-ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel) {
-  return Analyser(k, kernel).run();
+ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel,
+                                   const IncludedHeaders& headers) {
+  // The macros in force where the kernel starts: a later #define is not its.
+  const FileSymbols symbols = file_symbols(k, headers, k.tokens[kernel.name_token].line);
+  return Analyser(k, kernel, symbols).run();
 }
 
 }  // namespace gi::analysis

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/file_symbols.hpp"
+
 #include "analysis/symbolic_size.hpp"
 #include "grammar/kernel_structure.hpp"
 
@@ -75,7 +77,10 @@ struct ParameterUse {
   WorkItem work;
 };
 
-ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel);
+// `headers`: the local headers' macros, where the caller read them
+// (analysis/file_symbols.hpp).
+ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel,
+                                   const IncludedHeaders& headers = {});
 
 // Components of an integer vector type (int2..int4, uint2..uint4), 0 for
 // any other: a by-value parameter or __constant__ of one is sizes, one per

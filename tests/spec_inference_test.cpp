@@ -301,6 +301,37 @@ TEST(ParameterUse, AGridStrideLoopIsBoundedByItsCondition) {
   EXPECT_FALSE(pointer(other, "b").count) << count(other, "b");
 }
 
+// A function-like macro in an index is its expansion; one defined in a
+// local header counts as the file's own once the caller has read it.
+TEST(ParameterUse, AFunctionLikeMacroIsItsExpansionAndHeadersGiveMacros) {
+  const std::string kernel =
+      "#include \"layout.h\"\n"
+      "__global__ void k(float* out, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) out[IDX2C(tid, COLUMN, n)] = 1.0f;\n"
+      "}\n";
+  const grammar::ParsedKernel k = grammar::parse_kernel(kernel, "k.cu");
+  analysis::IncludedHeaders headers;
+  headers.lines = analysis::directive_lines(
+      "#pragma once\n#define IDX2C(i, j, ld) \\\n  (((j) * (ld)) + (i))\n#define COLUMN 2\n", "layout.h");
+  headers.complete = true;
+  const auto u = analysis::analyse_parameter_use(k, k.functions[0], headers);
+  EXPECT_EQ(count(u, "out"), "3 * n");
+  EXPECT_NE(pointer(u, "out").count_evidence.find("COLUMN = 2 (layout.h line 4)"), std::string::npos)
+      << pointer(u, "out").count_evidence;
+  // Without the header: nothing says what IDX2C is.
+  EXPECT_EQ(count(use_of(kernel), "out").rfind("none: ", 0), 0u);
+  // A macro that pastes tokens is refused by name.
+  const auto pasted = use_of(
+      "#define AT(p, i) p##_base + (i)\n"
+      "__global__ void k(float* out, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) out[AT(x, tid)] = 1.0f;\n"
+      "}\n");
+  EXPECT_NE(count(pasted, "out").find("'AT' (the macro at line 1) pastes or quotes tokens"), std::string::npos)
+      << count(pasted, "out");
+}
+
 TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
   const auto u = use_of(
       "#define TILE 16\n"
@@ -316,8 +347,9 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
       << pointer(u, "in").count_evidence;
   EXPECT_NE(pointer(u, "in").count_evidence.find("HALO = 2 (line 2)"), std::string::npos)
       << pointer(u, "in").count_evidence;
-  // Defined twice (which one holds depends on the build) or not in the file: refused.
-  const auto twice = use_of(
+  // Chosen by a conditional: the branch a build without -D options takes;
+  // with a local header gi has not read, WIDE may be defined there: refused.
+  const std::string tiles =
       "#ifdef WIDE\n"
       "#define TILE 32\n"
       "#else\n"
@@ -326,10 +358,26 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
       "__global__ void k(float* out, int tiles) {\n"
       "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (t < tiles) out[t * TILE] = 1.0f;\n"
-      "}\n");
-  EXPECT_NE(count(twice, "out").find("'TILE' has 2 definitions (lines 2, 4): which holds depends on the build"),
+      "}\n";
+  const auto chosen = use_of(tiles);
+  EXPECT_EQ(count(chosen, "out"), "16 * tiles - 15");
+  EXPECT_NE(pointer(chosen, "out").count_evidence.find("TILE = 16 (line 4, in a build without -D options)"),
             std::string::npos)
-      << count(twice, "out");
+      << pointer(chosen, "out").count_evidence;
+  const auto undecided = use_of("#include \"config.h\"\n" + tiles);
+  EXPECT_NE(count(undecided, "out").find("'TILE' is defined under a condition gi cannot decide (line 3)"),
+            std::string::npos)
+      << count(undecided, "out");
+  // A later #define is not the kernel's.
+  const auto later = use_of(
+      "#define TILE 16\n"
+      "__global__ void k(float* out, int tiles) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t < tiles) out[t * TILE] = 1.0f;\n"
+      "}\n"
+      "#undef TILE\n"
+      "#define TILE 64\n");
+  EXPECT_EQ(count(later, "out"), "16 * tiles - 15");
   // Defined by a constant expression of numbers and such macros: its value.
   const auto constant = use_of(
       "#define WARP 32\n"

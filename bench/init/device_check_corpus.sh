@@ -60,25 +60,46 @@ sizes_for() {
     reg_multiplyValue_kernel_float*|reg_addValue_kernel_float*) echo "--size c_VoxelNumber=4194304 --size c_Weight=0.5" ;;
     reg_multiplyArrays_kernel_float*|reg_addArrays_kernel_float*|reg_fillMaskArray_kernel|reg_spline_logSquaredValues_kernel)
       echo "--size c_VoxelNumber=4194304" ;;
+    # NiftyReg 1's B-spline regularisation kernels (opened by the straight-line
+    # index values of 11-28): a control-point grid (32^3, or 128^2 in 2-D) over
+    # an image four times as fine, an identity affine (its rows).
+    reg_spline_getApproxBendingEnergy2D_kernel) echo "--size c_ControlPointNumber=16384" ;;
+    reg_spline_getApproxBendingEnergy3D_kernel) echo "--size c_ControlPointNumber=32768" ;;
+    reg_spline_getApproxSecondDerivatives2D|reg_spline_getApproxBendingEnergyGradient2D_kernel) echo "$cp2" ;;
+    reg_spline_getApproxSecondDerivatives3D|reg_spline_getApproxBendingEnergyGradient3D_kernel) echo "$cp3" ;;
+    reg_spline_getApproxJacobianValues2D_kernel) echo "$cp2 $affine2" ;;
+    reg_spline_getApproxJacobianValues3D_kernel) echo "$cp3 $affine3" ;;
+    reg_spline_computeJacGradient2D_kernel)
+      echo "$cp2 $affine2 --size c_ReferenceImageDim=512,512,1 --size c_ControlPointVoxelSpacing=4,4,1 --size c_Weight3=1,1,1" ;;
+    reg_spline_computeJacGradient3D_kernel) echo "$cp3 $affine3 $ref3 --size c_Weight3=1,1,1" ;;
+    reg_spline_approxCorrectFolding3D_kernel) echo "$cp3 $affine3 --size c_ControlPointSpacing=4,4,4" ;;
+    reg_spline_correctFolding3D_kernel) echo "$cp3 $affine3 $ref3 --size c_ControlPointSpacing=4,4,4" ;;
   esac
 }
+cp2="--size c_ControlPointImageDim=128,128,1 --size c_ControlPointNumber=16384"
+cp3="--size c_ControlPointImageDim=32,32,32 --size c_ControlPointNumber=32768"
+ref3="--size c_ReferenceImageDim=128,128,128 --size c_ControlPointVoxelSpacing=4,4,4"
+affine2="--size c_AffineMatrix0=1,0,0 --size c_AffineMatrix1=0,1,0"
+affine3="$affine2 --size c_AffineMatrix2=0,0,1"
 while read -r file entry; do
   dir=runs/init-check/corpus/$entry
   # The scalars, as the survey learns them: a draft without sizes first.
   "$GI" init "$file" --entry "$entry" --out "$dir" --force > /dev/null 2>&1
-  sizes=$(sizes_for "$entry")
-  [ -n "$sizes" ] || sizes=$(python3 -c "
-import json
+  # sizes_for's, and the default for each scalar it leaves out.
+  given=$(sizes_for "$entry")
+  sizes="$given $(GIVEN="$given" python3 -c "
+import json, os, re
 spec = json.load(open('$dir/spec.json'))
 scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
-import re
+given = set(re.findall(r'--size (\w+)=', os.environ['GIVEN']))
 for p in scalars:
+    if p['name'] in given: continue
     t = p.get('type', '')
     m = re.fullmatch(r'(u?int|float)([234])', t)
     v = ','.join(['0.5' if m.group(1) == 'float' else '64'] * int(m.group(2))) if m else \
         {'float': '0.5', 'double': '0.5', 'bool': 'true'}.get(t, '2048')
     print('--size', p['name'] + '=' + v)
-")
+")"
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \
     > "$OUT/corpus-$entry.log" 2>&1

@@ -85,8 +85,10 @@ CAUSES = [
     ("an index over gridDim", r"gridDim"),
     ("an index from loaded data", r"computed from loaded data"),
     ("a counter incremented inside an index", r"\+\+' is not arithmetic|--' is not arithmetic"),
+    ("a local whose value depends on the path", r"the value of '.*' at the read"),
     ("a macro or name the analysis cannot read",
-     r"nothing bounds '[A-Z_0-9]+'|'[A-Z_0-9]+\(.*' is not arithmetic|definitions \(lines|which gi does not evaluate"),
+     r"nothing bounds '[A-Z_0-9]+'|'[A-Z_0-9]+\(.*' is not arithmetic|definitions \(lines|which gi does not evaluate|"
+     r"under a condition gi cannot decide|\(the macro at"),
     ("a local that may be negative", r"may be negative"),
     ("pointer arithmetic other than T* q = p + e", r"is used as a pointer"),
     ("a pointer never indexed", r"never indexes"),

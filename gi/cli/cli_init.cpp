@@ -12,6 +12,7 @@
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
+#include "gi/seed/included_headers.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/seed_compiles.hpp"
 #include "gi/seed/texture_port.hpp"
@@ -90,7 +91,9 @@ void add_init(CLI::App& app) {
     // The family is the seed folder's parent: learn the entry first for the default folder.
     const std::string first_family = a->out.empty() ? "user" : fs::absolute(a->out).lexically_normal().parent_path().filename().string();
     const InitSizes sizes = parse_init_sizes(a->sizes, a->likes);
-    SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes);
+    const analysis::IncludedHeaders headers =
+        read_included_headers(source, kernel.string(), a->include_dirs, a->pre_includes);
+    SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes, headers);
     const fs::path dir = a->out.empty() ? fs::path("user") / s.entry : fs::path(a->out);
     if (!a->force && (fs::exists(dir / "spec.json") || fs::exists(dir / "kernel.cu")))
       throw std::runtime_error(dir.string() + " already holds a seed (--force replaces it)");

@@ -164,7 +164,8 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
 }
 
 SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name,
-                           const std::optional<std::string>& entry, const std::string& family, const InitSizes& given) {
+                           const std::optional<std::string>& entry, const std::string& family, const InitSizes& given,
+                           const analysis::IncludedHeaders& headers) {
   const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
   std::vector<const grammar::Function*> kernels;
   for (const auto& f : g.parsed().functions)
@@ -222,7 +223,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   s.entry = kernel->name;
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
-  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel);
+  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
   const auto use_of = [&](const std::string& name) -> const analysis::PointerUse* {
     for (const auto& u : use.pointers)
       if (u.name == name) return &u;

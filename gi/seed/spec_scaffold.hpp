@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/file_symbols.hpp"
+
 namespace gi {
 
 struct SpecScaffold {
@@ -47,9 +49,10 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
 
 // Throws std::runtime_error naming the file: no kernel, an unknown --entry,
 // several kernels and no --entry (the message lists them), a --size or
-// --like naming no parameter.
+// --like naming no parameter. `headers`: the macros of the local headers the
+// file includes (gi/seed/included_headers.hpp).
 SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name,
                            const std::optional<std::string>& entry, const std::string& family,
-                           const InitSizes& given = {});
+                           const InitSizes& given = {}, const analysis::IncludedHeaders& headers = {});
 
 }  // namespace gi

@@ -1,0 +1,86 @@
+#include "gi/seed/included_headers.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace gi {
+namespace fs = std::filesystem;
+
+namespace {
+
+class HeaderReader {
+ public:
+  HeaderReader(const std::vector<std::string>& include_dirs) {
+    for (const std::string& d : include_dirs) dirs_.emplace_back(d);
+  }
+
+  // The local includes of `text` (a file in `folder`), in order, each read
+  // with its own includes before the next.
+  void follow(const std::string& text, const fs::path& folder, int depth) {
+    static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, include)) read(m[1].str(), folder, depth);
+    }
+  }
+
+  void read(const std::string& name, const fs::path& folder, int depth) {
+    std::vector<fs::path> candidates = {folder / name};
+    for (const fs::path& d : dirs_) candidates.push_back(d / name);
+    for (const fs::path& c : candidates) {
+      std::error_code ec;
+      if (!fs::is_regular_file(c, ec)) continue;
+      const fs::path canonical = fs::weakly_canonical(c, ec);
+      if (!seen_.insert(canonical.string()).second) return;  // read once, as #pragma once or a guard would
+      std::ifstream f(c, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      // Its own includes first: they are in force where its lines follow.
+      if (depth < 8) follow(text.str(), c.parent_path(), depth + 1);
+      for (analysis::DirectiveLine& d : analysis::directive_lines(text.str(), c.filename().string()))
+        out_.lines.push_back(std::move(d));
+      return;
+    }
+    if (!toolkit_or_standard(name)) missing_ = true;
+  }
+
+  // `#include "math.h"`, `#include "cuda.h"`: the C library's or the
+  // toolkit's header written with quotes; its macros are no build knob.
+  static bool toolkit_or_standard(const std::string& name) {
+    static const std::set<std::string> known = {
+        "assert.h", "ctype.h",  "errno.h",        "float.h",           "limits.h",           "math.h",
+        "stdint.h", "stdio.h",  "stdlib.h",       "string.h",          "time.h",             "stdbool.h",
+        "cuda.h",   "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h", "math_constants.h",
+        "cuda_fp16.h", "vector_types.h", "device_functions.h", "sm_20_atomic_functions.h", "cuda_texture_types.h"};
+    return known.count(name) > 0;
+  }
+
+  analysis::IncludedHeaders result() {
+    out_.complete = !missing_;
+    return std::move(out_);
+  }
+
+ private:
+  std::vector<fs::path> dirs_;
+  std::set<std::string> seen_;
+  bool missing_ = false;
+  analysis::IncludedHeaders out_;
+};
+
+}  // namespace
+
+analysis::IncludedHeaders read_included_headers(const std::string& source, const std::string& file_name,
+                                                const std::vector<std::string>& include_dirs,
+                                                const std::vector<std::string>& pre_includes) {
+  HeaderReader reader(include_dirs);
+  const fs::path folder = fs::path(file_name).parent_path();
+  for (const std::string& p : pre_includes) reader.read(p, "", 0);  // as given, or in an include folder
+  reader.follow(source, folder, 0);
+  return reader.result();
+}
+
+}  // namespace gi
