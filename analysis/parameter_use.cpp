@@ -1224,21 +1224,27 @@ class Analyser {
       }
       if (tok(n).is("[")) {
         const std::size_t close = matching(n);
-        const std::size_t after = next(close);
+        // `p[i].x += v`: what happens to the element is after its members.
+        std::size_t after = next(close);
+        bool member = false;
+        while (after <= body_last_ && (tok(after).is(".") || tok(after).is("->") || tok(after).is("["))) {
+          after = tok(after).is("[") ? next(matching(after)) : next(next(after));
+          member = true;
+        }
         const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
         const bool step = (after <= body_last_ && (tok(after).is("++") || tok(after).is("--"))) || tok(p).is("++") ||
                           tok(p).is("--");
         // &p[i] as an atomic's address: atomicAdd(&p[i], v)
         if (tok(p).is("&") && tok(prev(p)).is("(") && !atomic_kind(tok(prev(prev(p))).text).empty()) {
           set_atomic(u, atomic_kind(tok(prev(prev(p))).text), prev(prev(p)));
-        } else if (assigned && tok(after).is("=")) {
+        } else if (assigned && tok(after).is("=") && !member) {
           u.written = true;
-        } else if (assigned || step) {
+        } else if (assigned || step) {  // a member stored keeps the element's others: inout
           u.read = u.written = true;
         } else {
           u.read = true;
         }
-        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("="));
+        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("=") && !member);
         continue;
       }
       // atomicOp(p, v) or atomicOp(p + i, v), a CAS helper's pointer argument.

@@ -1025,6 +1025,27 @@ TEST(ParameterUse, AnIndexSteppedInStraightLineCodeReachesItsLastValue) {
   EXPECT_EQ(count(looped, "out").rfind("none: ", 0), 0u) << count(looped, "out");
 }
 
+// A store to a member of an element (`g[tid].x += ...`, NiftyReg's
+// gradient kernels) writes the buffer; the element's other members keep
+// their values, so it is read and written (inout), as an update is.
+TEST(ParameterUse, AStoreToAnElementsMemberWritesTheBuffer) {
+  const auto u = use_of(
+      "__global__ void k(float4* gradient, float2* pair, const float4* in, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    gradient[tid].x += 0.5f * in[tid].x;\n"
+      "    pair[tid].y = in[tid].w;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_TRUE(pointer(u, "gradient").read);
+  EXPECT_TRUE(pointer(u, "gradient").written);
+  EXPECT_TRUE(pointer(u, "pair").read);
+  EXPECT_TRUE(pointer(u, "pair").written);
+  EXPECT_TRUE(pointer(u, "in").read);
+  EXPECT_FALSE(pointer(u, "in").written);
+  EXPECT_EQ(count(u, "gradient"), "n");
+}
+
 // Texture references (removed in CUDA 12) that the kernel reads with
 // tex1Dfetch become texture-object parameters; gi init then drafts them as
 // texture buffers, and the port compiles and runs. References it cannot
