@@ -590,6 +590,11 @@ class Analyser {
       if (!a.hi) return Range{SymbolicSize(), std::nullopt};
       if (const auto q = (*a.hi + SymbolicSize::constant(1)).divided_by(d))
         return Range{SymbolicSize(), *q - SymbolicSize::constant(1)};
+      // Not exact: a / d <= ceil_div(hi + 1, d) - 1 for a divisor of one
+      // positive term (a size, a product of sizes, a whole number).
+      if (d.is_monomial() && d.non_negative() && !(d == SymbolicSize()))
+        return Range{SymbolicSize(), SymbolicSize::ceil_div(*a.hi + SymbolicSize::constant(1), d) -
+                                         SymbolicSize::constant(1)};
       known = true;
       why = "(" + a.hi->text() + " + 1) / (" + d.text() + ") is not exact";
     }

@@ -1,9 +1,42 @@
 #include "analysis/symbolic_size.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <mutex>
 #include <set>
 
 namespace gi::analysis {
+namespace {
+
+// The quotients behind each "ceil_div(a, d)" name made so far.
+struct Quotients {
+  std::mutex mutex;
+  std::map<std::string, std::pair<SymbolicSize, SymbolicSize>> by_name;
+};
+
+Quotients& quotients() {
+  static Quotients q;
+  return q;
+}
+
+std::optional<std::pair<SymbolicSize, SymbolicSize>> quotient(const std::string& name) {
+  if (name.rfind("ceil_div(", 0) != 0) return std::nullopt;
+  Quotients& q = quotients();
+  const std::lock_guard<std::mutex> lock(q.mutex);
+  const auto it = q.by_name.find(name);
+  if (it == q.by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+SymbolicSize SymbolicSize::ceil_div(const SymbolicSize& a, const SymbolicSize& d) {
+  const std::string n = "ceil_div(" + a.text() + ", " + d.text() + ")";
+  Quotients& q = quotients();
+  const std::lock_guard<std::mutex> lock(q.mutex);
+  q.by_name.emplace(n, std::make_pair(a, d));
+  return name(n);
+}
 
 SymbolicSize SymbolicSize::constant(long long c) {
   SymbolicSize s;
@@ -96,7 +129,16 @@ std::string SymbolicSize::text() const {
 
 std::vector<std::string> SymbolicSize::names() const {
   std::set<std::string> all;
-  for (const auto& [names, c] : terms_) all.insert(names.begin(), names.end());
+  for (const auto& [names, c] : terms_)
+    for (const std::string& n : names) {
+      const auto q = quotient(n);
+      if (!q) {
+        all.insert(n);
+        continue;
+      }
+      for (const std::string& inner : q->first.names()) all.insert(inner);
+      for (const std::string& inner : q->second.names()) all.insert(inner);
+    }
   return {all.begin(), all.end()};
 }
 
@@ -105,6 +147,12 @@ std::optional<double> SymbolicSize::evaluate(const std::map<std::string, double>
   for (const auto& [names, c] : terms_) {
     double term = static_cast<double>(c);
     for (const std::string& n : names) {
+      if (const auto q = quotient(n)) {
+        const auto a = q->first.evaluate(values), d = q->second.evaluate(values);
+        if (!a || !d || *d == 0) return std::nullopt;
+        term *= std::ceil(*a / *d);
+        continue;
+      }
       const auto it = values.find(n);
       if (it == values.end()) return std::nullopt;
       term *= it->second;

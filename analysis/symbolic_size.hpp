@@ -1,9 +1,12 @@
 #pragma once
 // Sizes as polynomials over a kernel's integer parameters (nx * ny * nz,
 // 4 * n + 1): what `gi init` infers an index's range and a buffer's element
-// count as. Only + - * by whole numbers and exact division by a product of
-// names: enough for the index arithmetic kernels write (row * cols + c,
-// index / (nx * ny)), and anything else is refused by the caller.
+// count as. Only + - * by whole numbers, exact division by a product of
+// names, and the rounded-up quotient `ceil_div(a, d)` as a name of its own
+// (a coarse grid's extent: voxel z of nz at z / spacing reaches
+// ceil_div(nz, spacing) - 1): enough for the index arithmetic kernels write
+// (row * cols + c, index / (nx * ny)), and anything else is refused by the
+// caller.
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +19,9 @@ class SymbolicSize {
   SymbolicSize() = default;
   static SymbolicSize constant(long long c);
   static SymbolicSize name(const std::string& n);
+  // ceil(a / d), a >= 1 and d >= 1: a name "ceil_div(a, d)" that names()
+  // and evaluate() see through, and that, as every name, is at least 1.
+  static SymbolicSize ceil_div(const SymbolicSize& a, const SymbolicSize& d);
 
   SymbolicSize operator+(const SymbolicSize& o) const;
   SymbolicSize operator-(const SymbolicSize& o) const;
@@ -35,6 +41,7 @@ class SymbolicSize {
   bool is_monomial() const { return terms_.size() == 1; }
   // "nx * ny * nz", "4 * n + 8", "0".
   std::string text() const;
+  // The names it is over (those inside a ceil_div, not the ceil_div).
   std::vector<std::string> names() const;
   // The value with every name given; nullopt when one is missing.
   std::optional<double> evaluate(const std::map<std::string, double>& values) const;

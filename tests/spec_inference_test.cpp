@@ -102,6 +102,35 @@ TEST(SymbolicSize, ArithmeticDivisionAndText) {
   EXPECT_FALSE(volume.evaluate({{"nx", 2}}));
 }
 
+// The rounded-up quotient is a name of its own that names() and evaluate()
+// see through: ceil_div(nz, spacing) is over nz and spacing.
+TEST(SymbolicSize, ARoundedUpQuotientIsANameOverItsParts) {
+  const auto nz = SymbolicSize::name("nz"), spacing = SymbolicSize::name("spacing"), gx = SymbolicSize::name("gx");
+  const auto nodes = SymbolicSize::ceil_div(nz, spacing);
+  EXPECT_EQ((nodes * gx).text(), "ceil_div(nz, spacing) * gx");
+  EXPECT_EQ((nodes * gx).names(), (std::vector<std::string>{"gx", "nz", "spacing"}));
+  EXPECT_EQ(*(nodes * gx).evaluate({{"nz", 11}, {"spacing", 5}, {"gx", 2}}), 6);  // ceil(11 / 5) = 3
+  EXPECT_FALSE(nodes.evaluate({{"nz", 11}}));
+  EXPECT_TRUE((nodes - SymbolicSize::constant(1)).non_negative_for_sizes());
+}
+
+// Coordinates divided by a spacing that need not divide the extent (a
+// coarse grid): z / spacing reaches ceil_div(nz, spacing) - 1, so the grid's
+// count is in rounded-up quotients, as the hand-written spec of
+// tests/data/user/grid_scatter says it.
+TEST(ParameterUse, ADivisionThatIsNotExactReachesTheRoundedUpQuotient) {
+  const auto u = use_of(
+      "__global__ void k(const float* image, int nx, int ny, int nz, int spacing, float* grid) {\n"
+      "  const int index = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (index < nx * ny * nz) {\n"
+      "    const int x = index % nx;\n"
+      "    const int z = index / (nx * ny);\n"
+      "    atomicAdd(&grid[(z / spacing) * 4 + x / 3], image[index]);\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(count(u, "grid"), "ceil_div(nx, 3) + 4 * ceil_div(nz, spacing) - 4");
+}
+
 TEST(ParameterUse, AOneDimensionalGuardGivesCountsGridAndRoles) {
   const auto u = use_of(
       "__global__ void k(const float* a, float* b, float* c, float* total, int n) {\n"

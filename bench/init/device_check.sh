@@ -28,4 +28,7 @@ check $u/row_sum/kernel.cu row_sum rows=4096 cols=1024
 check $u/row_max/kernel.cu row_max rows=4096 cols=1024
 check $u/slice_sums/kernel.cu slice_sums nx=128 ny=128 nz=128
 check $u/histogram256/kernel.cu histogram256 n=4194304
+# A coarse grid's nodes (gx, gy as its hand-written spec sets them: ceil_div(nx, spacing)).
+check $u/grid_scatter/kernel.cu grid_scatter nx=160 ny=160 nz=160 spacing=5 gx=32 gy=32
+check $u/scale_rows/kernel.cu scale_rows rows=2048 cols=2048
 check examples/box_filter/box_filter_rows.cu box_filter_rows width=4096 height=2048 radius=4
