@@ -41,7 +41,7 @@ class Walk {
       return std::nullopt;
     }
     if (el(at).tokens.first < use)
-      if (const auto found = scan(el(at).tokens.first, use - 1, why)) return found;
+      if (const auto found = scan(el(at).tokens.first, use - 1, why, use)) return found;
     if (!why.empty()) return std::nullopt;
     for (std::size_t i = at; i-- > 0;) {
       const Element& e = el(i);
@@ -220,10 +220,18 @@ class Walk {
 
   // Tokens [first, last] read backwards: the definition, with the updates
   // seen so far; an assignment gi cannot follow refuses.
-  std::optional<StraightLineValue> scan(std::size_t first, std::size_t last, std::string& why) {
+  // `use`: the read, when these are the tokens before it in its own
+  // statement: an assignment whose value holds the read (`k = k * 2`) has not
+  // happened yet when the read runs.
+  std::optional<StraightLineValue> scan(std::size_t first, std::size_t last, std::string& why,
+                                        std::size_t use = 0) {
     for (std::size_t t = last + 1; t-- > first;) {
       if (tok(t).kind != TokenKind::Identifier || tok(t).text != name_) continue;
       const Occurrence o = occurrence(t);
+      const auto holds_use = [&](std::size_t a, std::size_t b) { return use > 0 && a <= use && use <= b; };
+      if ((o.effect == Effect::Define && holds_use(o.first, o.last)) ||
+          (o.effect == Effect::Update && holds_use(o.update.first, o.update.last)))
+        continue;
       if (o.effect == Effect::Define) {
         StraightLineValue v{o.first, o.last, {updates_.rbegin(), updates_.rend()}, tok(t).line};
         return v;

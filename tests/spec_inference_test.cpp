@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/parameter_use.hpp"
+#include "analysis/unset_components.hpp"
 #include "analysis/symbolic_size.hpp"
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/workload/expression.hpp"
@@ -1073,6 +1074,38 @@ TEST(ParameterUse, AStoreToAnElementsMemberWritesTheBuffer) {
   EXPECT_TRUE(pointer(u, "in").read);
   EXPECT_FALSE(pointer(u, "in").written);
   EXPECT_EQ(count(u, "gradient"), "n");
+}
+
+// A vector local declared without a value, set member by member and stored
+// whole: the members it never sets are undefined in the output, so the
+// draft checks only the others (NiftyReg's realGradient.w).
+TEST(SpecInference, ComponentsAKernelNeverSetsAreLeftOutOfTheCheck) {
+  const std::string kernel =
+      "__global__ void convert(float4* gradient, float4* copy, const float4* in, int n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < n) {\n"
+      "    float4 real;\n"
+      "    real.x = 2.f * in[tid].x;\n"
+      "    real.y = in[tid].y; /* .z and .w never set */\n"
+      "    gradient[tid] = real;\n"
+      "    float4 whole;\n"
+      "    whole = in[tid];\n"
+      "    whole.x = 1.f;\n"
+      "    copy[tid] = whole;\n"
+      "  }\n"
+      "}\n";
+  const grammar::ParsedKernel k = grammar::parse_kernel(kernel, "k.cu");
+  const auto unset = analysis::unset_components(k, k.functions[0]);
+  ASSERT_EQ(unset.size(), 1u);
+  ASSERT_TRUE(unset.count("gradient"));
+  EXPECT_EQ(unset.at("gradient").set, (std::vector<int>{0, 1}));
+  EXPECT_NE(unset.at("gradient").evidence.find("line 4: 'real' is a float4 declared without a value; the kernel "
+                                               "sets .x .y and line 7 stores it whole into 'gradient'"),
+            std::string::npos)
+      << unset.at("gradient").evidence;
+  const SpecScaffold s = scaffold_spec(kernel, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {}));
+  EXPECT_EQ(s.spec["parameters"][0]["checked_components"], nlohmann::ordered_json::array({0, 1}));
+  EXPECT_FALSE(s.spec["parameters"][1].contains("checked_components"));
 }
 
 // Texture references (removed in CUDA 12) that the kernel reads with

@@ -116,6 +116,18 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   EXPECT_EQ(parameter.why, "");
 }
 
+// The read inside the assignment's own value sees the value before it.
+TEST(StraightLineValue, AReadInItsOwnAssignmentSeesTheValueBefore) {
+  const Read r = read_at(
+      "__global__ void f(float* out, int n) {\n"
+      "  int k = n;\n"
+      "  k = out[k] > 0.f ? 1 : 2;\n"
+      "}\n",
+      "k", 0);
+  ASSERT_TRUE(r.value) << r.why;
+  EXPECT_EQ(r.definition, "n");
+}
+
 TEST(StraightLineValue, AReadInALoopHeaderIsRefused) {
   const grammar::ParsedKernel k = grammar::parse_kernel(
       "__global__ void f(float* out, int n) {\n  for (int i = 0; i < n; ++i) out[i] = 0.f;\n}\n", "k.cu");

@@ -9,6 +9,7 @@
 
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/parameter_use.hpp"
+#include "analysis/unset_components.hpp"
 #include "analysis/warp_per_item_sites.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/launch_plan.hpp"
@@ -224,6 +225,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
   const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
+  const auto unset = analysis::unset_components(g.parsed(), *kernel);
   const auto use_of = [&](const std::string& name) -> const analysis::PointerUse* {
     for (const auto& u : use.pointers)
       if (u.name == name) return &u;
@@ -334,6 +336,14 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       min_bytes_known = false;
     }
     if (p.texture_object()) j["texture"] = true;
+    if (const auto partial = unset.find(p.name);
+        partial != unset.end() && (role == "out" || role == "inout") && !partial->second.set.empty()) {
+      j["checked_components"] = partial->second.set;
+      std::string fields;
+      for (int c : partial->second.set) fields += std::string(fields.empty() ? "" : ", ") + "xyzw"[c];
+      s.inferred.push_back("checked_components of '" + p.name + "': " + fields +
+                           " (the others are undefined where the kernel stores them: " + partial->second.evidence + ")");
+    }
     if (role != "out") {
       json d;
       if (given.like.count(p.name)) d = given.like.at(p.name);
