@@ -36,9 +36,16 @@ class Walk {
       if (el(i).tokens.first <= use && use <= el(i).tokens.last) at = i;
     if (at == elements_.size()) return std::nullopt;
     if (el(at).kind == ElementKind::LoopHeader) {
-      if (assigns(el(at).tokens.first, el(at).tokens.last))
-        why = refusal("it is read in the loop header on line " + line_of(at) + ", which runs once per iteration");
-      return std::nullopt;
+      // Read in a loop's header, which runs again after each pass: the
+      // value is the one before the loop only where the loop never assigns it.
+      std::size_t loop_last = el(at).tokens.last;
+      if (at + 1 < elements_.size())
+        loop_last = el(at + 1).kind == ElementKind::BlockOpen ? closing(k_.tokens, el(at + 1).tokens.first)
+                                                              : el(at + 1).tokens.last;
+      if (assigns(el(at).tokens.first, loop_last)) {
+        why = refusal("it is read in the loop header on line " + line_of(at) + ", and the loop assigns it");
+        return std::nullopt;
+      }
     }
     if (el(at).tokens.first < use)
       if (const auto found = scan(el(at).tokens.first, use - 1, why, use)) return found;

@@ -128,7 +128,7 @@ TEST(StraightLineValue, AReadInItsOwnAssignmentSeesTheValueBefore) {
   EXPECT_EQ(r.definition, "n");
 }
 
-TEST(StraightLineValue, AReadInALoopHeaderIsRefused) {
+TEST(StraightLineValue, AReadInALoopHeaderIsRefusedWhereTheLoopAssignsIt) {
   const grammar::ParsedKernel k = grammar::parse_kernel(
       "__global__ void f(float* out, int n) {\n  for (int i = 0; i < n; ++i) out[i] = 0.f;\n}\n", "k.cu");
   std::size_t use = 0;
@@ -136,7 +136,18 @@ TEST(StraightLineValue, AReadInALoopHeaderIsRefused) {
     if (k.tokens[t].text == "i" && k.tokens[t + 1].is("<")) use = t;
   std::string why;
   EXPECT_FALSE(analysis::straight_line_value(k, 0, "i", use, why));
-  EXPECT_NE(why.find("loop header on line 2"), std::string::npos) << why;
+  EXPECT_NE(why.find("loop header on line 2, and the loop assigns it"), std::string::npos) << why;
+  // A limit the loop never assigns is read as straight-line code leaves it.
+  const grammar::ParsedKernel limit = grammar::parse_kernel(
+      "__global__ void f(float* out, int n) {\n  int m = n;\n  m += 2;\n"
+      "  for (int i = 0; i < m; ++i) out[i] = 0.f;\n}\n",
+      "k.cu");
+  for (std::size_t t = 0; t < limit.tokens.size(); ++t)
+    if (limit.tokens[t].text == "m" && limit.tokens[t - 1].is("<")) use = t;
+  why.clear();
+  const auto m = analysis::straight_line_value(limit, 0, "m", use, why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(m->updates.size(), 1u);
 }
 
 }  // namespace
