@@ -22,6 +22,7 @@
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
+#include "gi/seed/coverage_checks.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/spec_scaffold.hpp"
@@ -1106,6 +1107,33 @@ TEST(SpecInference, ComponentsAKernelNeverSetsAreLeftOutOfTheCheck) {
   const SpecScaffold s = scaffold_spec(kernel, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {}));
   EXPECT_EQ(s.spec["parameters"][0]["checked_components"], nlohmann::ordered_json::array({0, 1}));
   EXPECT_FALSE(s.spec["parameters"][1].contains("checked_components"));
+}
+
+// The candidate small checks `gi init --check` tries when coverage misses
+// directions: the drafted small check with every default float input of one
+// sign, or zero; an input the user described keeps its distribution.
+TEST(SpecInference, CoverageCandidatesGiveTheDefaultFloatInputsOneSign) {
+  const std::string kernel =
+      "__global__ void fold(const float* det, const float* weight, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = det[i] <= 0.f ? weight[i] : 0.f;\n"
+      "}\n";
+  const SpecScaffold s =
+      scaffold_spec(kernel, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {"weight:uniform(2,3)"}));
+  const auto candidates = one_sign_checks(s.spec);
+  ASSERT_EQ(candidates.size(), 3u);
+  const auto& inputs = candidates[0].check["variables"]["inputs"];
+  EXPECT_EQ(inputs["det"], nlohmann::ordered_json({{"uniform", {0.5, 1.5}}}));
+  EXPECT_EQ(inputs["weight"], nlohmann::ordered_json({{"uniform", {2, 3}}}));
+  EXPECT_EQ(candidates[1].check["variables"]["inputs"]["det"], nlohmann::ordered_json({{"uniform", {-1.5, -0.5}}}));
+  EXPECT_EQ(candidates[2].check["variables"]["inputs"]["det"], nlohmann::ordered_json({{"constant", 0}}));
+  // The sizes are the drafted small check's.
+  EXPECT_EQ(candidates[0].check["variables"]["n"], s.spec["workloads"]["train_checks"][0]["variables"]["n"]);
+  // Each candidate makes a spec that loads.
+  nlohmann::ordered_json trial = s.spec;
+  trial["workloads"]["train_checks"].push_back(candidates[0].check);
+  EXPECT_NO_THROW(fitness::parse_kernel_spec(nlohmann::json::parse(trial.dump()), "spec.json", kernel, "k.cu"))
+      << trial.dump(2);
 }
 
 // Texture references (removed in CUDA 12) that the kernel reads with

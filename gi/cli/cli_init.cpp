@@ -12,6 +12,7 @@
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
+#include "gi/seed/coverage_checks.hpp"
 #include "gi/seed/included_headers.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/seed_compiles.hpp"
@@ -24,28 +25,60 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `gi <args>` as a child command, echoed; whether it exited 0. Each step of
+// `--check` is this gi run as a command of its own, so its report is
+// exactly what the user would see.
+bool step(const std::string& args) {
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::cout << "$ gi " << args << std::endl;
+  return std::system(("'" + self + "' " + args).c_str()) == 0;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+struct SeedCheck {
+  bool workloads = true;  // every workload ran and passed
+  bool coverage = true;   // every branch direction taken (or exempt)
+};
+
 // `--check`: the new seed run once on each of its workloads (`gi check`,
 // then `gi coverage`) where a GPU is there, else its training checks on the
-// CPU emulator (`gi emulate --coverage`): the spec seen working before a
-// search is started. Each step is this gi run as a command of its own, so
-// its report is exactly what the user would see. Returns whether all passed.
-bool check_new_seed(const fs::path& dir, const nlohmann::json& spec) {
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  const auto step = [&](const std::string& args) {
-    std::cout << "$ gi " << args << std::endl;
-    return std::system((quoted(self) + " " + args).c_str()) == 0;
-  };
-  bool ok = true;
+// CPU emulator (`gi emulate --coverage`, one verdict for both): the spec
+// seen working before a search is started.
+SeedCheck check_new_seed(const fs::path& dir, const nlohmann::json& spec) {
+  SeedCheck c;
   if (fitness::probe_cuda().gpus.empty()) {
     std::cout << "no GPU here: the training checks on the CPU emulator instead" << std::endl;
-    return step("emulate " + quoted(dir.string()) + " --coverage");
+    c.workloads = step("emulate " + quoted(dir.string()) + " --coverage");
+    return c;
   }
   std::vector<std::string> workloads = {"train"};
   for (std::size_t i = 0; i < spec["workloads"]["train_checks"].size(); ++i) workloads.push_back("train:" + std::to_string(i + 1));
   for (std::size_t i = 0; i < spec["workloads"]["validate"].size(); ++i) workloads.push_back("validate:" + std::to_string(i));
-  for (const std::string& w : workloads) ok = step("check " + quoted(dir.string()) + " --workload " + w) && ok;
-  return step("coverage " + quoted(dir.string())) && ok;
+  for (const std::string& w : workloads) c.workloads = step("check " + quoted(dir.string()) + " --workload " + w) && c.workloads;
+  c.coverage = step("coverage " + quoted(dir.string()));
+  return c;
+}
+
+// Coverage missed directions though every workload passed: one more small
+// check at a time (gi/seed/coverage_checks.hpp), the first with which
+// coverage passes kept in spec.json; none: spec.json as it was.
+bool add_coverage_check(const fs::path& dir, const nlohmann::ordered_json& spec) {
+  const std::size_t k = spec["workloads"]["train_checks"].size() + 1;  // the new check's workload number
+  for (const CoverageCheck& c : one_sign_checks(spec)) {
+    nlohmann::ordered_json trial = spec;
+    trial["workloads"]["train_checks"].push_back(c.check);
+    fitness::write_file_atomically(dir / "spec.json", trial.dump(2) + "\n");
+    std::cout << "coverage: trying one more small check, " << c.description << std::endl;
+    if (step("check " + quoted(dir.string()) + " --workload train:" + std::to_string(k)) &&
+        step("coverage " + quoted(dir.string()))) {
+      std::cout << "inferred: workloads.train_checks[" << k - 1 << "]: " << c.description
+                << " (with it every branch direction is taken)" << std::endl;
+      return true;
+    }
+  }
+  fitness::write_file_atomically(dir / "spec.json", spec.dump(2) + "\n");
+  return false;
 }
 
 }  // namespace
@@ -76,7 +109,8 @@ void add_init(CLI::App& app) {
                   "uniform(-1,1) for floats); repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
   cmd->add_flag("--check", a->check,
-                "then run the seed once on each workload and report its branch coverage (gi check, gi coverage); "
+                "then run the seed once on each workload and report its branch coverage (gi check, gi coverage), "
+                "adding a small check of one-signed float inputs where that takes directions the others miss; "
                 "without a GPU its training checks on the CPU emulator (gi emulate --coverage)");
   cmd->callback([a] {
     const fs::path kernel(a->kernel);
@@ -148,7 +182,9 @@ void add_init(CLI::App& app) {
         }
       }
     if (a->check && left.empty()) {
-      if (!check_new_seed(dir, nlohmann::json::parse(s.spec.dump())))
+      SeedCheck c = check_new_seed(dir, nlohmann::json::parse(s.spec.dump()));
+      if (c.workloads && !c.coverage) c.coverage = add_coverage_check(dir, s.spec);
+      if (!c.workloads || !c.coverage)
         throw std::runtime_error(dir.string() + ": the seed did not pass every check (above)");
     } else if (a->check) {
       std::cout << "--check: not run while fields are left to fill\n";
