@@ -104,7 +104,7 @@ for p in scalars:
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \
     > "$OUT/corpus-$entry.log" 2>&1
   rc=$?
-  echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$entry.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$entry.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$entry.log" | head -1)" | tee -a "$OUT/init_corpus.txt"
+  echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$entry.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$entry.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$entry.log" | tail -1)" | tee -a "$OUT/init_corpus.txt"
   if [ -n "${EVOLVE:-}" ] && [ $rc -eq 0 ]; then
     timeout 200 "$GI" evolve "$dir" --population "${EVOLVE%,*}" --generations "${EVOLVE#*,}" --jobs 16 \
       --run-dir "runs/init-check/evolve/$entry" --evolved-dir runs/init-check/evolved --cache runs/init-check/cache \
