@@ -43,6 +43,9 @@ struct Bound {
   bool inclusive = false;
 };
 
+// The range of a value known exactly.
+Range exact(const SymbolicSize& s) { return Range{s, s}; }
+
 // A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
 // the smallest value, inclusive); from the false side of a ternary's test.
 const std::string kLowerBound = "#at-least-";
@@ -144,29 +147,9 @@ class Analyser {
     while (t <= body_last_ && tok(t).kind == TokenKind::Comment) ++t;
     return t;
   }
-  std::size_t prev(std::size_t t) const {
-    while (t > body_first_) {
-      --t;
-      if (tok(t).kind != TokenKind::Comment) return t;
-    }
-    return body_first_;
-  }
+  std::size_t prev(std::size_t t) const { return prev_code(k_.tokens, t, body_first_); }
   std::size_t matching(std::size_t open) const { return std::min(closing(k_.tokens, open), body_last_); }
-
-  // The last token of the expression that starts at `from`: before a ';' or
-  // ',' outside brackets, or before the bracket that closes around it (an
-  // initialiser, a call's argument).
-  std::size_t expression_end(std::size_t from) const {
-    std::size_t end = from;
-    int depth = 0;
-    for (std::size_t v = from; v <= body_last_; ++v) {
-      if (tok(v).is("(") || tok(v).is("[")) ++depth;
-      if (tok(v).is(")") || tok(v).is("]")) --depth;
-      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
-      end = v;
-    }
-    return end;
-  }
+  std::size_t expression_end(std::size_t from) const { return analysis::expression_end(k_.tokens, from, body_last_); }
 
   struct Comparison {
     std::string op;  // <, <=, >, >=, == ... with `subject` on the left
@@ -360,7 +343,6 @@ class Analyser {
       why = "the definitions go too deep";
       return std::nullopt;
     }
-    const auto exact = [](const SymbolicSize& s) { return Range{s, s}; };
     switch (e.kind) {
       case ExprKind::Literal: {
         try {
@@ -456,9 +438,9 @@ class Analyser {
           return eval(e.children[0], guards, why, depth);
         if (e.children.size() == 1 && (e.text == "++" || e.text == "--")) {
           const auto a = eval(e.children[0], guards, why, depth);
-          if (!a) return std::nullopt;
-          const SymbolicSize step = SymbolicSize::constant(e.text == "++" ? 1 : -1);
-          return Range{a->lo + step, a->hi ? std::optional<SymbolicSize>(*a->hi + step) : std::nullopt};
+          bool known = true;
+          return a ? arithmetic("+", *a, exact(SymbolicSize::constant(e.text == "++" ? 1 : -1)), why, known)
+                   : std::nullopt;
         }
         if (e.children.size() == 1 && (e.text == "-" || e.text == "+")) {
           const auto a = eval(e.children[0], guards, why, depth);
@@ -608,7 +590,7 @@ class Analyser {
     auto value = eval(definition, guards, why, depth);
     for (const StraightLineUpdate& u : path.updates) {
       if (!value) return std::nullopt;
-      std::optional<Range> operand = Range{SymbolicSize::constant(u.amount), SymbolicSize::constant(u.amount)};
+      std::optional<Range> operand = exact(SymbolicSize::constant(u.amount));
       if (u.first <= u.last) {
         const auto e = parse(u.first, u.last);
         operand = e ? eval(*e, guards, why, depth) : std::nullopt;

@@ -143,13 +143,7 @@ class Walk {
   std::string refusal(const std::string& why) const { return "the value of '" + name_ + "' at the read: " + why; }
 
   std::size_t next(std::size_t t) const { return next_code(k_.tokens, t + 1); }
-  std::size_t prev(std::size_t t) const {
-    while (t > 0) {
-      --t;
-      if (tok(t).kind != TokenKind::Comment) return t;
-    }
-    return 0;
-  }
+  std::size_t prev(std::size_t t) const { return prev_code(k_.tokens, t); }
 
   bool declares(const Element& e) const {
     for (const std::string& d : e.declares)
@@ -176,20 +170,6 @@ class Walk {
     return header ? i - 1 : elements_.size();
   }
 
-  // The end of the expression starting at `from`: before a `;` or `,` at
-  // its depth, or the bracket that closes around it.
-  std::size_t expression_end(std::size_t from) const {
-    std::size_t end = from;
-    int depth = 0;
-    for (std::size_t v = from; v < k_.tokens.size(); v = next(v)) {
-      if (tok(v).is("(") || tok(v).is("[") || tok(v).is("{")) ++depth;
-      if (tok(v).is(")") || tok(v).is("]") || tok(v).is("}")) --depth;
-      if (depth < 0 || (depth == 0 && (tok(v).is(";") || tok(v).is(",")))) break;
-      end = v;
-    }
-    return end;
-  }
-
   Occurrence occurrence(std::size_t t) const {
     Occurrence o;
     const std::size_t p = prev(t), n = next(t);
@@ -200,7 +180,7 @@ class Walk {
     if (after == "=") {
       o.effect = Effect::Define;
       o.first = next(n);
-      o.last = expression_end(o.first);
+      o.last = expression_end(k_.tokens, o.first, k_.tokens.size() - 1);
     } else if (after == "++" || tok(p).is("++") || after == "--" || tok(p).is("--")) {
       o.effect = Effect::Update;
       o.update.op = after == "++" || tok(p).is("++") ? '+' : '-';
@@ -209,7 +189,7 @@ class Walk {
       o.effect = Effect::Update;
       o.update.op = after[0];
       o.update.first = next(n);
-      o.update.last = expression_end(o.update.first);
+      o.update.last = expression_end(k_.tokens, o.update.first, k_.tokens.size() - 1);
     } else if (after == "/=" || after == "%=" || after == "&=" || after == "|=" || after == "^=" || after == "<<=" ||
                after == ">>=" || address_taken) {
       o.effect = Effect::Unfollowable;

@@ -37,13 +37,7 @@ std::map<std::string, UnsetComponents> unset_components(const grammar::ParsedKer
     if (e.kind == ElementKind::Declaration) declarations.push_back(&e);
   }
   const auto next = [&](std::size_t i) { return next_code(t, i + 1); };
-  const auto prev = [&](std::size_t i) {
-    while (i > first) {
-      --i;
-      if (t[i].kind != TokenKind::Comment) return i;
-    }
-    return first;
-  };
+  const auto prev = [&](std::size_t i) { return prev_code(t, i, first); };
   std::map<std::string, UnsetComponents> out;
   for (const grammar::Element* d : declarations) {
     // `float4 name;`, nothing else (`const` would need a value).

@@ -18,18 +18,24 @@ struct Read {
   std::string updates;     // "+1 *4 +(j)": each update, in program order
 };
 
-// The value of `name` at its `nth` (0-based) read written `marker` in the
-// file's only kernel: `marker` is the name followed by the tokens after it
-// ("k ]"), so that a test can point at one read among several.
-Read read_at(const std::string& source, const std::string& name, int nth) {
+// The value of `name` at its `nth` (0-based) read right after the tokens
+// `preceded_by` in the file's only kernel: by default a read inside
+// `out[...]`, so that a test can point at one read among several.
+Read read_at(const std::string& source, const std::string& name, int nth,
+             const std::vector<std::string>& preceded_by = {"out", "["}) {
   const grammar::ParsedKernel k = grammar::parse_kernel(source, "k.cu");
   int kernel = -1;
   for (std::size_t f = 0; f < k.functions.size(); ++f)
     if (k.functions[f].is_kernel) kernel = static_cast<int>(f);
-  // The nth occurrence of the name inside `out[...]`.
+  const auto after_marker = [&](std::size_t t) {
+    if (t < preceded_by.size()) return false;
+    for (std::size_t i = 0; i < preceded_by.size(); ++i)
+      if (k.tokens[t - preceded_by.size() + i].text != preceded_by[i]) return false;
+    return true;
+  };
   int seen = 0;
-  for (std::size_t t = 2; t < k.tokens.size(); ++t) {
-    if (k.tokens[t].text != name || !k.tokens[t - 1].is("[") || !k.tokens[t - 2].is("out")) continue;
+  for (std::size_t t = 0; t < k.tokens.size(); ++t) {
+    if (k.tokens[t].text != name || !after_marker(t)) continue;
     if (seen++ != nth) continue;
     Read r;
     r.value = analysis::straight_line_value(k, kernel, name, t, r.why);
@@ -129,25 +135,19 @@ TEST(StraightLineValue, AReadInItsOwnAssignmentSeesTheValueBefore) {
 }
 
 TEST(StraightLineValue, AReadInALoopHeaderIsRefusedWhereTheLoopAssignsIt) {
-  const grammar::ParsedKernel k = grammar::parse_kernel(
-      "__global__ void f(float* out, int n) {\n  for (int i = 0; i < n; ++i) out[i] = 0.f;\n}\n", "k.cu");
-  std::size_t use = 0;
-  for (std::size_t t = 0; t < k.tokens.size(); ++t)
-    if (k.tokens[t].text == "i" && k.tokens[t + 1].is("<")) use = t;
-  std::string why;
-  EXPECT_FALSE(analysis::straight_line_value(k, 0, "i", use, why));
-  EXPECT_NE(why.find("loop header on line 2, and the loop assigns it"), std::string::npos) << why;
+  // `i < n`: the read after the for's first `;`.
+  const Read counter =
+      read_at("__global__ void f(float* out, int n) {\n  for (int i = 0; i < n; ++i) out[i] = 0.f;\n}\n", "i", 0, {";"});
+  EXPECT_FALSE(counter.value);
+  EXPECT_NE(counter.why.find("loop header on line 2, and the loop assigns it"), std::string::npos) << counter.why;
   // A limit the loop never assigns is read as straight-line code leaves it.
-  const grammar::ParsedKernel limit = grammar::parse_kernel(
+  const Read limit = read_at(
       "__global__ void f(float* out, int n) {\n  int m = n;\n  m += 2;\n"
       "  for (int i = 0; i < m; ++i) out[i] = 0.f;\n}\n",
-      "k.cu");
-  for (std::size_t t = 0; t < limit.tokens.size(); ++t)
-    if (limit.tokens[t].text == "m" && limit.tokens[t - 1].is("<")) use = t;
-  why.clear();
-  const auto m = analysis::straight_line_value(limit, 0, "m", use, why);
-  ASSERT_TRUE(m) << why;
-  EXPECT_EQ(m->updates.size(), 1u);
+      "m", 0, {"<"});
+  ASSERT_TRUE(limit.value) << limit.why;
+  EXPECT_EQ(limit.definition, "n");
+  EXPECT_EQ(limit.updates, "+(2)");
 }
 
 }  // namespace
