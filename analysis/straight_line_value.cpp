@@ -31,6 +31,9 @@ class Walk {
   }
 
   std::optional<StraightLineValue> run(std::size_t use, std::string& why) {
+    // A name the function neither declares nor assigns (a parameter, a
+    // macro) has no value from the path, and nothing to refuse.
+    if (!local()) return std::nullopt;
     std::size_t at = elements_.size();
     for (std::size_t i = 0; i < elements_.size(); ++i)
       if (el(i).tokens.first <= use && use <= el(i).tokens.last) at = i;
@@ -144,6 +147,13 @@ class Walk {
 
   std::size_t next(std::size_t t) const { return next_code(k_.tokens, t + 1); }
   std::size_t prev(std::size_t t) const { return prev_code(k_.tokens, t); }
+
+  bool local() const {
+    for (std::size_t i = 0; i < elements_.size(); ++i)
+      if ((el(i).kind == ElementKind::Declaration && declares(el(i))) || assigns(el(i).tokens.first, el(i).tokens.last))
+        return true;
+    return false;
+  }
 
   bool declares(const Element& e) const {
     for (const std::string& d : e.declares)

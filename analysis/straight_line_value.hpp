@@ -41,7 +41,8 @@ struct StraightLineValue {
 
 // `use`: the token of the name where it is read, inside function `function`
 // (an index into k.functions). nullopt with `why` set when the path decides
-// nothing; `why` stays empty when the function never assigns the name.
+// nothing; `why` stays empty when the function neither declares nor assigns
+// the name (a parameter, a macro).
 std::optional<StraightLineValue> straight_line_value(const grammar::ParsedKernel& k, int function,
                                                      const std::string& name, std::size_t use, std::string& why);
 

@@ -116,10 +116,17 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   EXPECT_NE(why("  int k;\n  out[k] = 0.f;\n").find("declared without a value on line 2"), std::string::npos);
   EXPECT_NE(why("  int k = n;\n  switch (n) {\n  case 1:\n    out[k] = 0.f;\n  }\n").find("jump target on line 4"),
             std::string::npos);
-  // Never assigned (a parameter): no value from the path, and no refusal.
+  // Never assigned (a parameter, a macro): no value from the path, and no
+  // refusal, also where a jump target or a conditional stands before the read.
   const Read parameter = read_at("__global__ void f(float* out, int n) {\n  out[n] = 0.f;\n}\n", "n", 0);
   EXPECT_FALSE(parameter.value);
   EXPECT_EQ(parameter.why, "");
+  const Read macro = read_at(
+      "__global__ void f(float* out, int n) {\n#ifdef WIDE\n  n = 2 * n;\n#endif\n"
+      "  switch (n) {\n  case 1:\n    out[TILE] = 0.f;\n  }\n}\n",
+      "TILE", 0);
+  EXPECT_FALSE(macro.value);
+  EXPECT_EQ(macro.why, "");
 }
 
 // The read inside the assignment's own value sees the value before it.
