@@ -85,13 +85,10 @@ class Reader {
     return std::regex_search(text, m, word) ? m[1].str() : "";
   }
 
-  static std::string where(const DirectiveLine& d) {
-    return (d.file.empty() ? "" : d.file + " ") + "line " + std::to_string(d.line);
-  }
 
   void undecide(const std::string& name, const DirectiveLine& d) {
     out_.defined.erase(name);
-    out_.undecided.emplace(name, "'" + name + "' is defined under a condition gi cannot decide (" + where(d) +
+    out_.undecided.emplace(name, "'" + name + "' is defined under a condition gi cannot decide (" + directive_place(d.file, d.line) +
                                      "): which holds depends on the build");
   }
 
@@ -162,6 +159,10 @@ class Reader {
 };
 
 }  // namespace
+
+std::string directive_place(const std::string& file, int line) {
+  return (file.empty() ? "" : file + " ") + "line " + std::to_string(line);
+}
 
 DefaultBuild default_build(const std::vector<DirectiveLine>& lines, bool headers_complete) {
   Reader r(headers_complete);

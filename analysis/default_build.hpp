@@ -27,6 +27,9 @@ struct DirectiveLine {
   std::string file;  // "" for the kernel's own file, else the header's name
 };
 
+// Where a directive stands, for messages: "line 4", "layout.h line 4".
+std::string directive_place(const std::string& file, int line);
+
 struct MacroDefinition {
   std::vector<std::string> params;  // a function-like macro's parameters
   bool function_like = false;
@@ -34,6 +37,7 @@ struct MacroDefinition {
   int line = 0;
   std::string file;                 // as DirectiveLine::file
   bool conditional = false;         // chosen by an #if/#ifdef the default build decides
+  std::string where() const { return directive_place(file, line); }
 };
 
 struct DefaultBuild {

@@ -12,7 +12,7 @@ namespace gi::analysis {
 using grammar::TokenKind;
 
 std::string MacroValue::where() const {
-  return (file.empty() ? "" : file + " ") + "line " + std::to_string(line) +
+  return directive_place(file, line) +
          (conditional ? ", in a build without -D options" : "");
 }
 
@@ -33,7 +33,7 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k, const IncludedHeaders& 
   for (const auto& [name, def] : build.defined) {
     if (def.function_like) {
       out.function_macros[name] =
-          FunctionMacro{def.params, def.body, (def.file.empty() ? "" : def.file + " ") + "line " + std::to_string(def.line)};
+          FunctionMacro{def.params, def.body, def.where()};
       continue;
     }
     std::smatch m;
@@ -61,8 +61,7 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k, const IncludedHeaders& 
   }
   for (const auto& [name, def] : build.defined)
     if (!def.function_like && !out.integer_macros.count(name) && !def.body.empty())
-      out.macro_refusals[name] = "'" + name + "' is the macro '#define " + name + " " + def.body + "' (" +
-                                 (def.file.empty() ? "" : def.file + " ") + "line " + std::to_string(def.line) +
+      out.macro_refusals[name] = "'" + name + "' is the macro '#define " + name + " " + def.body + "' (" + def.where() +
                                  "), which gi does not evaluate";
   for (const auto& [name, why] : build.undecided) out.macro_refusals[name] = why;
   return out;
