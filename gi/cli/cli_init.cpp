@@ -25,16 +25,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
 // `gi <args>` as a child command, echoed; whether it exited 0. Each step of
 // `--check` is this gi run as a command of its own, so its report is
 // exactly what the user would see.
 bool step(const std::string& args) {
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::cout << "$ gi " << args << std::endl;
-  return std::system(("'" + self + "' " + args).c_str()) == 0;
+  return std::system((quoted(fs::read_symlink("/proc/self/exe").string()) + " " + args).c_str()) == 0;
 }
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 struct SeedCheck {
   bool workloads = true;  // every workload ran and passed

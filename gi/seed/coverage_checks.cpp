@@ -1,5 +1,7 @@
 #include "gi/seed/coverage_checks.hpp"
 
+#include "gi/seed/spec_scaffold.hpp"
+
 namespace gi {
 
 std::vector<CoverageCheck> one_sign_checks(const nlohmann::ordered_json& spec) {
@@ -9,10 +11,9 @@ std::vector<CoverageCheck> one_sign_checks(const nlohmann::ordered_json& spec) {
   if (!checks || !checks->is_array() || checks->empty()) return {};
   const json& base = (*checks)[0];
   if (!base.contains("variables") || !base["variables"].contains("inputs")) return {};
-  const json drafted = {{"uniform", json::array({-1, 1})}};  // spec_scaffold's default for a float input
   std::vector<std::string> floats;
   for (const auto& [name, d] : base["variables"]["inputs"].items())
-    if (d == drafted) floats.push_back(name);
+    if (d == default_float_distribution()) floats.push_back(name);
   if (floats.empty()) return {};
   const std::vector<std::pair<std::string, json>> signs = {
       {"every float input in uniform(0.5, 1.5)", {{"uniform", json::array({0.5, 1.5})}}},

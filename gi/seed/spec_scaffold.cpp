@@ -70,6 +70,15 @@ json value_of(const std::string& name, const std::string& type) {
   return json(names);
 }
 
+}  // namespace
+
+const json& default_float_distribution() {
+  static const json d = {{"uniform", json::array({-1, 1})}};
+  return d;
+}
+
+namespace {
+
 // Held-out data varies the values as well as the sizes.
 const json& varied_distribution(int workload) {
   static const json d[] = {{{"uniform", json::array({-1, 1})}}, {{"normal", json::array({0, 1})}},
@@ -348,7 +357,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       json d;
       if (given.like.count(p.name)) d = given.like.at(p.name);
       else if (!start.is_null()) d = start;
-      else if (is_float_type(type)) d = {{"uniform", json::array({-1, 1})}};
+      else if (is_float_type(type)) d = default_float_distribution();
       else if (u && u->values_index)
         d = {{"uniform", json::array({0, fill("largest value of '" + p.name +
                                                "' (its values index another buffer: its element count minus 1)")})}};

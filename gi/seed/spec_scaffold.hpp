@@ -43,6 +43,10 @@ struct InitSizes {
   std::map<std::string, nlohmann::ordered_json> like;  // --like NAME:DIST: an input's distribution
 };
 
+// The distribution gi init draws a float input from where the user gives
+// none (--like) and the kernel needs no other start: uniform(-1, 1).
+const nlohmann::ordered_json& default_float_distribution();
+
 // Parses `--size NAME=VALUE` and `--like 'NAME:uniform(-1,1)'` (also
 // normal(m,s), constant(v)); throws std::runtime_error naming the text.
 InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes);
