@@ -11,6 +11,7 @@
 #include "analysis/expression.hpp"
 #include "analysis/file_symbols.hpp"
 #include "analysis/macro_expansion.hpp"
+#include "analysis/linear_form.hpp"
 #include "analysis/straight_line_value.hpp"
 #include "analysis/thread_index.hpp"
 #include "analysis/token_ranges.hpp"
@@ -134,6 +135,8 @@ class Analyser {
   int helper_depth_ = 0;                 // helpers followed into to get here
   // A local that only grows after its declaration: its initial value's tokens.
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
+  std::map<std::string, int> assigned_count_;  // assignments (=, op=, ++, --) per name in the body
+  std::set<std::string> loop_counters_;        // names a for's init assigns
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
   std::string work_refusal_;  // why a guard on the global index gives no bound
@@ -217,6 +220,7 @@ class Analyser {
       const std::size_t n = next(t);
       const bool assigns = n <= body_last_ && (kAssignments.count(tok(n).text) || tok(n).is("++") || tok(n).is("--"));
       const std::size_t p = prev(t);
+      if (tok(p).is(".") || tok(p).is("->")) continue;  // `g[i].x = v` assigns a member, not a local x
       if (assigns || tok(p).is("++") || tok(p).is("--")) ++assigned[tok(t).text];
       // x++, ++x, x += <whole number>, x += blockDim.x * gridDim.x (a
       // grid-stride loop's step): the value only grows.
@@ -227,6 +231,7 @@ class Analyser {
                          (tok(n).is("+=") && adds_grid_stride(next(n)));
       if (grows) ++increments[tok(t).text];
     }
+    assigned_count_ = assigned;
     for (std::size_t e : elements_) {
       const grammar::Element& el = k_.elements[e];
       if (el.kind != ElementKind::Declaration && !(el.kind == ElementKind::LoopHeader && el.is_for)) continue;
@@ -238,6 +243,7 @@ class Analyser {
         const std::size_t end = std::min(expression_end(start), el.tokens.last);
         // Loop counters are assigned again by their increment: their
         // definition is the init (the lower end), their range the guard's.
+        if (el.kind == ElementKind::LoopHeader) loop_counters_.insert(name);
         if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
         if (assigned[name] <= 1 && el.kind != ElementKind::LoopHeader) assigned_once_.insert(name);
         // A counter that only grows (a while loop's): its start is its lower end.
@@ -400,8 +406,9 @@ class Analyser {
             }
           // Else its start is only its lowest value.
           if (why.empty())
-            why = u != guards.end() ? u->second.unreadable
-                                    : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
+            why = u != guards.end()      ? u->second.unreadable
+                  : !path_why.empty() && !loop_counters_.count(e.text) ? path_why
+                                      : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
           return std::nullopt;
         } else if (const auto d = definition(e.text)) {
           own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
@@ -587,6 +594,8 @@ class Analyser {
   // update on the way to the read (`k *= 4`, `k++`) in program order.
   std::optional<Range> along_path(const StraightLineValue& path, const Expr& definition,
                                   const std::map<std::string, Bound>& guards, std::string& why, int depth) const {
+    for (const StraightLineUpdate& u : path.updates)
+      if (u.counter) return along_loop_path(path, definition, guards, why, depth);
     auto value = eval(definition, guards, why, depth);
     for (const StraightLineUpdate& u : path.updates) {
       if (!value) return std::nullopt;
@@ -602,6 +611,114 @@ class Analyser {
         why = "line " + std::to_string(u.line) + " updates it by what gi cannot bound (" + u.op + "=)";
     }
     return value;
+  }
+
+  // A value that a loop around the read steps in lockstep with its counter
+  // v from s: the definition, each step, and d * (v - s) for the passes
+  // before this one, summed as one linear form (analysis/linear_form.hpp)
+  // so that a name in both the definition and s cancels: `jacIndex = base +
+  // x - 1` stepped by `for (pixelX = x - 1; ...)` is base + pixelX, and
+  // pixelX's guards bound it. A name that stands in two of these parts must
+  // hold one value throughout (assigned at most once), or the parts would
+  // mean different values by one name.
+  std::optional<Range> along_loop_path(const StraightLineValue& path, const Expr& definition,
+                                       const std::map<std::string, Bound>& guards, std::string& why,
+                                       int depth) const {
+    LinearForm sum = linear_form(k_.tokens, definition);
+    std::map<std::string, int> parts_naming;  // name -> how many parts name it
+    const auto note = [&](const Expr& e) {
+      std::set<std::string> mine;
+      for (const std::string& n : names_in(e)) mine.insert(n);
+      for (const std::string& n : mine) ++parts_naming[n];
+    };
+    note(definition);
+    std::vector<Range> products;  // steps by a size: d * (v - s) as ranges
+    for (const StraightLineUpdate& u : path.updates) {
+      const std::string where = "line " + std::to_string(u.line);
+      if (u.op == '*') {
+        why = where + " multiplies it (*=), and a loop steps it";
+        return std::nullopt;
+      }
+      const long long sign = u.op == '-' ? -1 : 1;
+      std::optional<Expr> operand;
+      if (u.first <= u.last && !(operand = parse(u.first, u.last))) {
+        why = where + ": gi cannot read its step";
+        return std::nullopt;
+      }
+      // The step as a whole number, where it is one.
+      long long amount = u.amount;
+      bool whole = true;
+      if (operand) {
+        const LinearForm f = linear_form(k_.tokens, *operand);
+        whole = f.terms.empty();
+        amount = f.constant;
+        note(*operand);
+      }
+      if (!u.counter) {
+        if (operand) sum.add(linear_form(k_.tokens, *operand), sign);
+        else sum.constant += sign * u.amount;
+        continue;
+      }
+      const auto v = parse(u.counter, u.counter), start = parse(u.start_first, u.start_last);
+      if (!v || !start) {
+        why = where + ": gi cannot read the loop's counter";
+        return std::nullopt;
+      }
+      note(*start);
+      LinearForm passes = linear_form(k_.tokens, *v);
+      passes.add(linear_form(k_.tokens, *start), -1);
+      if (whole) {
+        sum.add(passes, sign * amount);
+        continue;
+      }
+      // A step by a size (`offset += cols`): both factors at least 0.
+      const auto d = eval(*operand, guards, why, depth);
+      const auto n = d ? eval_linear(passes, guards, why, depth) : std::nullopt;
+      if (!d || !n) return std::nullopt;
+      bool known = true;
+      const auto product = sign > 0 && d->lo.non_negative() && n->lo.non_negative()
+                               ? arithmetic("*", *d, *n, why, known)
+                               : std::nullopt;
+      if (!product) {
+        if (why.empty()) why = where + " steps it by '" + expression_text(k_.tokens, *operand) + "', which may be negative";
+        return std::nullopt;
+      }
+      products.push_back(*product);
+    }
+    for (const auto& [name, parts] : parts_naming)
+      if (parts > 1 && assigned_count_.count(name) && assigned_count_.at(name) > 1) {
+        why = "'" + name + "' is assigned more than once, and both the value and its loop's start name it";
+        return std::nullopt;
+      }
+    auto value = eval_linear(sum, guards, why, depth);
+    for (const Range& p : products) {
+      if (!value) break;
+      bool known = true;
+      value = arithmetic("+", *value, p, why, known);
+    }
+    return value;
+  }
+
+  // A linear form's range: each term's range times its coefficient, summed.
+  std::optional<Range> eval_linear(const LinearForm& f, const std::map<std::string, Bound>& guards, std::string& why,
+                                   int depth) const {
+    Range total = exact(SymbolicSize::constant(f.constant));
+    for (const auto& [text, term] : f.terms) {
+      const auto r = eval(term.atom, guards, why, depth + 1);
+      if (!r) return std::nullopt;
+      const SymbolicSize c = SymbolicSize::constant(term.coefficient);
+      Range scaled{r->lo * c, r->hi ? std::optional<SymbolicSize>(*r->hi * c) : std::nullopt};
+      if (term.coefficient < 0) {
+        if (!r->hi) {
+          if (why.empty()) why = "'" + text + "' has no upper end, and it is subtracted";
+          return std::nullopt;
+        }
+        scaled = Range{*r->hi * c, r->lo * c};
+      }
+      total = Range{total.lo + scaled.lo,
+                    total.hi && scaled.hi ? std::optional<SymbolicSize>(*total.hi + *scaled.hi) : std::nullopt};
+    }
+    return total;
   }
 
   // What the ternary's test `x OP c` (c known) says of x where it holds

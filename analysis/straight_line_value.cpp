@@ -76,8 +76,15 @@ class Walk {
           const std::size_t h = header_before(i);
           if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader &&
               assigns(el(h).tokens.first, closing(k_.tokens, e.tokens.first))) {
-            why = refusal("the loop on line " + line_of(h) +
-                          " assigns it, so its value may come from the previous iteration");
+            std::string step_why;
+            if (const auto step = lockstep(h, i, step_why)) {
+              updates_.push_back(*step);
+              i = h;
+              break;
+            }
+            why = refusal("the loop on line " + line_of(h) + " assigns it" +
+                          (step_why.empty() ? "" : " (" + step_why + ")") +
+                          ", so its value may come from the previous iteration");
             return std::nullopt;
           }
           if (h < elements_.size()) {
@@ -97,6 +104,15 @@ class Walk {
           // own): a loop repeats that body.
           const std::size_t body_last = i + 1 < elements_.size() ? el(i + 1).tokens.last : e.tokens.last;
           const std::size_t last = e.kind == ElementKind::LoopHeader ? body_last : e.tokens.last;
+          // The read in the loop's own braceless body (`for (...) out[k++] = v;`).
+          const bool around_read = e.kind == ElementKind::LoopHeader && i + 1 == at;
+          if (around_read && assigns(e.tokens.first, last)) {
+            std::string step_why;
+            if (const auto step = lockstep(i, i + 1, step_why)) {
+              updates_.push_back(*step);
+              break;
+            }
+          }
           if (assigns(e.tokens.first, last)) {
             why = refusal("the " + std::string(e.kind == ElementKind::LoopHeader ? "loop" : "condition") +
                           " on line " + line_of(i) + " assigns it");
@@ -208,11 +224,97 @@ class Walk {
     return o;
   }
 
-  bool assigns(std::size_t first, std::size_t last) const {
+  bool assigns(std::size_t first, std::size_t last) const { return assigns(name_, first, last); }
+
+  bool assigns(const std::string& name, std::size_t first, std::size_t last) const {
     for (std::size_t t = first; t <= last && t < k_.tokens.size(); ++t)
-      if (tok(t).kind == TokenKind::Identifier && tok(t).text == name_ && occurrence(t).effect != Effect::Read)
+      if (tok(t).kind == TokenKind::Identifier && tok(t).text == name && occurrence(t).effect != Effect::Read)
         return true;
     return false;
+  }
+
+  // The loop with header h and body opening at element `open` steps the
+  // name once per pass in lockstep with its counter: a `for (v = s; ...;
+  // ++v)` (or v++, v += 1) whose body assigns neither v nor any name of s,
+  // holds no `continue` or `goto`, and assigns the name in one statement of
+  // its own level only, by `k++`, `k--`, `k += e` or `k -= e`. Then the passes
+  // before this one added (v - s) steps.
+  // `body`: the element that opens the body's block, or the braceless body.
+  std::optional<StraightLineUpdate> lockstep(std::size_t h, std::size_t body, std::string& why) const {
+    const Element& header = el(h);
+    if (!header.is_for) return std::nullopt;
+    const std::size_t paren = next(header.tokens.first);
+    if (!tok(paren).is("(")) return std::nullopt;
+    const auto clauses = split(k_.tokens, next(paren), prev(closing(k_.tokens, paren)), ";");
+    if (clauses.size() != 3) return std::nullopt;
+    // The counter: the increment's only name.
+    const auto [inc_first, inc_last] = clauses[2];
+    std::size_t counter = 0;
+    std::size_t names = 0;
+    for (std::size_t t = inc_first; t <= inc_last; ++t)
+      if (tok(t).kind == TokenKind::Identifier) counter = t, ++names;
+    if (names != 1) return std::nullopt;
+    const std::string v = tok(counter).text;
+    const auto texts = [&](std::size_t a, std::size_t b) {
+      std::string out;
+      for (std::size_t t = a; t <= b; t = next(t)) out += tok(t).text;
+      return out;
+    };
+    const std::string inc = texts(inc_first, inc_last);
+    if (inc != "++" + v && inc != v + "++" && inc != v + "+=1") {
+      why = "its counter '" + v + "' steps other than by 1";
+      return std::nullopt;
+    }
+    // The start: `int v = s` or `v = s`.
+    const auto [init_first, init_last] = clauses[0];
+    std::size_t eq = init_last + 1;
+    for (std::size_t t = init_first; t <= init_last; ++t)
+      if (tok(t).is("=") && t > init_first && tok(prev(t)).text == v) eq = t;
+    if (eq > init_last) return std::nullopt;
+    const bool braced = el(body).kind == ElementKind::BlockOpen;
+    const std::size_t body_first = el(body).tokens.first;
+    const std::size_t body_last = braced ? closing(k_.tokens, body_first) : el(body).tokens.last;
+    if (assigns(v, body_first, body_last)) {
+      why = "its counter '" + v + "' is assigned in the body";
+      return std::nullopt;
+    }
+    for (std::size_t t = next(eq); t <= init_last; t = next(t))
+      if (tok(t).kind == TokenKind::Identifier && (tok(t).text == name_ || assigns(tok(t).text, body_first, body_last))) {
+        why = "its counter's start names '" + tok(t).text + "', which the body assigns";
+        return std::nullopt;
+      }
+    if (assigns(header.tokens.first, header.tokens.last)) return std::nullopt;
+    // One step, at the body's own level.
+    std::optional<StraightLineUpdate> step;
+    int depth = 0;
+    for (std::size_t i = braced ? body + 1 : body; i < elements_.size() && el(i).tokens.first <= body_last; ++i) {
+      const Element& e = el(i);
+      if (braced && e.tokens.first == body_last) break;  // the body's closing brace
+      if (e.kind == ElementKind::BlockOpen) ++depth;
+      if (e.kind == ElementKind::BlockClose) --depth;
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last && t <= body_last; ++t) {
+        if (tok(t).is("continue") || tok(t).is("goto")) {
+          why = "a '" + tok(t).text + "' on line " + std::to_string(tok(t).line) + " may skip its step";
+          return std::nullopt;
+        }
+        if (tok(t).kind != TokenKind::Identifier || tok(t).text != name_) continue;
+        const Occurrence o = occurrence(t);
+        if (o.effect == Effect::Read) continue;
+        const bool own_level = depth == 0 && (!e.braceless_body || i == body) && e.kind != ElementKind::LoopHeader &&
+                               e.kind != ElementKind::IfHeader && e.kind != ElementKind::SwitchHeader;
+        if (step || o.effect != Effect::Update || o.update.op == '*' || !own_level) {
+          why = "it is assigned on line " + std::to_string(tok(t).line) +
+                (step ? " a second time in a pass" : !own_level ? " under a condition or inner loop" : " other than by a step");
+          return std::nullopt;
+        }
+        step = o.update;
+      }
+    }
+    if (!step) return std::nullopt;
+    step->counter = counter;
+    step->start_first = next(eq);
+    step->start_last = init_last;
+    return step;
   }
 
   // Tokens [first, last] read backwards: the definition, with the updates

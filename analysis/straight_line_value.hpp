@@ -2,7 +2,8 @@
 // The value a local holds where it is read, when straight-line code decides
 // it: the last `name = EXPR` before the read, on the path every execution
 // takes, and the updates between (`name++`, `++name`, `name += e`,
-// `name -= e`, `name *= e`).
+// `name -= e`, `name *= e`), counting a loop's passes before the read where
+// each pass steps the name once in lockstep with the loop's counter.
 // This is how kernels walk an output record:
 //
 //   tempIndex = tid * 4;
@@ -12,8 +13,9 @@
 // A flow-insensitive view sees four assignments and no value. The walk goes
 // back from the read over whole statements; it refuses, with the reason,
 // where the value depends on the path: an assignment in a branch or loop
-// body it steps over, an enclosing loop that assigns the name (the value may
-// come from the previous iteration), an assignment other than `=` or those
+// body it steps over, an enclosing loop that assigns the name other than by
+// one lockstep step per pass (the value may come from the previous
+// iteration), an assignment other than `=` or those
 // updates, a jump target, or a preprocessor conditional.
 #include <cstddef>
 #include <optional>
@@ -26,11 +28,18 @@ namespace gi::analysis {
 
 // One update on the way from the definition to the read: `k++` is
 // {'+', 1}, `k *= 4` is {'*', the tokens of 4}.
+// A loop around the read whose every pass steps the name once, by the same
+// amount, in lockstep with the loop's counter (`for (v = s; ...; ++v) {
+// ... k += d; }`), is one update for the passes before this one: it adds
+// d * (v - s), `counter` being the token of v in the loop's increment and
+// [start_first, start_last] the tokens of s.
 struct StraightLineUpdate {
   char op = '+';                    // '+', '-' or '*'
   std::size_t first = 1, last = 0;  // the operand's tokens; first > last: `amount`
   long long amount = 0;
   int line = 0;
+  std::size_t counter = 0;  // 0: an ordinary update
+  std::size_t start_first = 1, start_last = 0;
 };
 
 struct StraightLineValue {

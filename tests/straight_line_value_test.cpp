@@ -15,7 +15,7 @@ struct Read {
   std::optional<analysis::StraightLineValue> value;
   std::string why;
   std::string definition;  // the defining expression's text
-  std::string updates;     // "+1 *4 +(j)": each update, in program order
+  std::string updates;     // "+1 *4 +(j) +1*(j - 0)": each update, in program order
 };
 
 // The value of `name` at its `nth` (0-based) read right after the tokens
@@ -48,6 +48,10 @@ Read read_at(const std::string& source, const std::string& name, int nth,
         if (u.first > u.last) r.updates += std::to_string(u.amount);
         else if (const auto e = analysis::parse_expression(k.tokens, u.first, u.last))
           r.updates += "(" + analysis::expression_text(k.tokens, *e) + ")";
+        // A loop's passes: "*(j - s)" after the step.
+        if (u.counter)
+          if (const auto s = analysis::parse_expression(k.tokens, u.start_first, u.start_last))
+            r.updates += "*(" + k.tokens[u.counter].text + " - " + analysis::expression_text(k.tokens, *s) + ")";
       }
     return r;
   }
@@ -106,10 +110,23 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
             std::string::npos);
   EXPECT_NE(why("  int k = n;\n  if (b) {\n    k = 2;\n  }\n  out[k] = 0.f;\n").find("block from line 3 to line 5"),
             std::string::npos);
-  EXPECT_NE(why("  int k = 0;\n  for (int j = 0; j < n; ++j) {\n    out[k] = 0.f;\n    k++;\n  }\n")
-                .find("the loop on line 3 assigns it"),
+  // A loop that steps it other than once per pass in lockstep with its counter.
+  const std::string loop = "  int k = 0;\n  for (int j = 0; j < n; ++j) {\n";
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    if (b) k++;\n  }\n").find("line 5 under a condition or inner loop"),
             std::string::npos);
-  EXPECT_NE(why("  int k = 0;\n  for (int j = 0; j < n; ++j) out[k++] = 0.f;\n").find("the loop on line 3"),
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    k++;\n    k += 2;\n  }\n").find("line 6 a second time in a pass"),
+            std::string::npos);
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    k *= 2;\n  }\n").find("line 5 other than by a step"),
+            std::string::npos);
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    if (b) continue;\n    k++;\n  }\n").find("'continue' on line 5"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = 0;\n  for (int j = 0; j < n; j += 2) {\n    out[k] = 0.f;\n    k++;\n  }\n")
+                .find("the loop on line 3 assigns it (its counter 'j' steps other than by 1)"),
+            std::string::npos);
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    k++;\n    j++;\n  }\n").find("counter 'j' is assigned in the body"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = 0, s = n;\n  for (int j = s; j < n; ++j) {\n    out[k] = 0.f;\n    k++;\n    s--;\n  }\n")
+                .find("start names 's', which the body assigns"),
             std::string::npos);
   EXPECT_NE(why("  int k = n;\n  k /= 2;\n  out[k] = 0.f;\n").find("line 3 changes it in a way gi cannot follow"),
             std::string::npos);
@@ -127,6 +144,46 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
       "TILE", 0);
   EXPECT_FALSE(macro.value);
   EXPECT_EQ(macro.why, "");
+}
+
+// A loop that steps the name once per pass, at its body's own level, in
+// lockstep with its counter (NiftyReg's `jacIndex++` beside `pixelX`, a row
+// offset stepped by the row length): the passes before this one add
+// step * (counter - start), before the step or after it.
+TEST(StraightLineValue, ALoopThatStepsItOncePerPassIsFollowedInLockstepWithItsCounter) {
+  const char* source =
+      "__global__ void f(float* out, int n, int cols) {\n"
+      "  for (int y = 0; y < n; ++y) {\n"
+      "    int k = y * cols + 3;\n"
+      "    for (int x = y - 1; x < y + 2; x++) {\n"
+      "      out[k] = 1.f;\n"
+      "      k += 2;\n"
+      "      out[k] = 2.f;\n"
+      "    }\n"
+      "  }\n"
+      "  int r = 0;\n"
+      "  for (int i = 0; i < n; i += 1) {\n"
+      "    out[r + 1] = 0.f;\n"
+      "    r -= cols;\n"
+      "  }\n"
+      "  int w = 5;\n"
+      "  for (int j = 0; j < 4; ++j) out[w++] = 0.f;\n"
+      "}\n";
+  const Read before = read_at(source, "k", 0);
+  ASSERT_TRUE(before.value) << before.why;
+  EXPECT_EQ(before.definition, "y * cols + 3");
+  EXPECT_EQ(before.updates, "+(2)*(x - y - 1)");
+  const Read after = read_at(source, "k", 1);
+  ASSERT_TRUE(after.value) << after.why;
+  EXPECT_EQ(after.updates, "+(2)*(x - y - 1) +(2)");
+  const Read down = read_at(source, "r", 0);
+  ASSERT_TRUE(down.value) << down.why;
+  EXPECT_EQ(down.updates, "-(cols)*(i - 0)");
+  // A braceless body: `w++` in the read's own statement steps after it.
+  const Read braceless = read_at(source, "w", 0);
+  ASSERT_TRUE(braceless.value) << braceless.why;
+  EXPECT_EQ(braceless.definition, "5");
+  EXPECT_EQ(braceless.updates, "+1*(j - 0)");
 }
 
 // The read inside the assignment's own value sees the value before it.
