@@ -70,7 +70,7 @@ class Analyser {
   // the call's arguments (arguments_), not the kernel's scalars.
   // `symbols`: the file's macros and constants (file_symbols), shared.
   Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, const FileSymbols& symbols, bool helper = false)
-      : k_(k), f_(f), symbols_(symbols) {
+      : k_(k), f_(f), helper_(helper), symbols_(symbols) {
     fn_ = static_cast<int>(&f - k.functions.data());
     for (std::size_t e = 0; e < k.elements.size(); ++e)
       if (k.elements[e].function == fn_ && k.elements[e].kind != ElementKind::FunctionHeader) {
@@ -94,6 +94,7 @@ class Analyser {
 
   ParameterUse run() {
     ParameterUse out;
+    find_guarded_axes();
     for (const grammar::Param& p : f_.params) {
       if (!p.pointer && !p.texture_object()) continue;
       out.pointers.push_back(pointer_use(p.name));
@@ -109,6 +110,15 @@ class Analyser {
                                work_[a]->limit.text();
         out.work.guard_branch[a] = work_[a]->branch;
         out.work.guard_past_bound[a] = work_[a]->past_bound;
+      }
+    for (int a = 0; a < 3; ++a)
+      if (!work_[a] && exact_line_[a] > 0) {
+        out.work.exact[a] = true;
+        out.work.bound[a] = SymbolicSize::name(exact_launch_variable(a));
+        out.work.variable[a] = std::string("global index ") + "xyz"[a];
+        out.work.evidence[a] = "line " + std::to_string(exact_line_[a]) + ": the global index " + "xyz"[a] +
+                               ", which indexes buffers, and no guard bounds it anywhere: the kernel is written "
+                               "for a launch of exactly " + exact_launch_variable(a) + " threads";
       }
     if (!work_[0]) out.work.refusal = work_refusal_;
     out.work.flattened_rows_line = flattened_line_;
@@ -137,6 +147,10 @@ class Analyser {
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
   std::map<std::string, int> assigned_count_;  // assignments (=, op=, ++, --) per name in the body
   std::set<std::string> loop_counters_;        // names a for's init assigns
+  const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
+  bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
+  bool unreadable_guard_ = false;              // a guard on x names a size gi cannot use
+  mutable int exact_line_[3] = {0, 0, 0};      // first unguarded use of an exact launch's global index
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
   std::string work_refusal_;  // why a guard on the global index gives no bound
@@ -538,6 +552,11 @@ class Analyser {
         if (const int axis = global_index_axis(e); axis >= 0) {
           const auto g = guards.find(kGlobalIndex + std::to_string(axis));
           if (g != guards.end()) return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
+          // No guard anywhere on this axis: the launch has exactly as many threads.
+          if (!helper_ && !guarded_[axis] && (axis > 0 || !unreadable_guard_)) {
+            if (exact_line_[axis] == 0) exact_line_[axis] = tok(e.first).line;
+            return Range{SymbolicSize(), SymbolicSize::name(exact_launch_variable(axis)) - SymbolicSize::constant(1)};
+          }
           return Range{SymbolicSize(), std::nullopt};
         }
         if (e.children.size() != 2) break;
@@ -840,6 +859,36 @@ class Analyser {
     out.emplace(key, b);
   }
 
+  // A read inside an if's or a while's condition, right of `&&` (or `||`,
+  // or in a ternary's branch): what the left operand says holds there, as
+  // `if (x < nx && mask[x] >= 0)` reads mask only where x < nx.
+  void short_circuit_guards(std::size_t at, std::size_t token, std::map<std::string, Bound>& guards) const {
+    const grammar::Element& el = k_.elements[elements_[at]];
+    std::optional<Expr> c;
+    if (el.kind == ElementKind::IfHeader) c = condition_of(el);
+    else if (el.kind == ElementKind::LoopHeader && tok(el.tokens.first).is("while") && tok(el.tokens.last).is(")"))
+      c = parse(next(next(el.tokens.first)), prev(el.tokens.last));
+    if (!c) return;
+    const int line = tok(el.tokens.first).line;
+    const auto holds = [&](const Expr& e) { return e.first <= token && token <= e.last; };
+    for (const Expr* e = &*c; e != nullptr;) {
+      const Expr* inner = nullptr;
+      if (e->kind == ExprKind::Binary && (e->text == "&&" || e->text == "||") && e->children.size() == 2 &&
+          holds(e->children[1])) {
+        bounds_from(e->children[0], e->text == "||", line, guards);
+        inner = &e->children[1];
+      } else if (e->kind == ExprKind::Ternary && e->children.size() == 3 && !holds(e->children[0])) {
+        const bool then = holds(e->children[1]);
+        bounds_from(e->children[0], !then, line, guards);
+        inner = &e->children[then ? 1 : 2];
+      } else {
+        for (const Expr& child : e->children)
+          if (holds(child)) inner = &child;
+      }
+      e = inner;
+    }
+  }
+
   // "if@L:C": the branch site of an `if` header (its keyword's position).
   std::string if_site(const grammar::Element& h) const {
     const grammar::Token& t = tok(h.tokens.first);
@@ -936,6 +985,24 @@ class Analyser {
     return elements_.size();
   }
 
+  // Which axes a guard bounds somewhere in the kernel (and whether x's is
+  // one gi cannot read), before any access is bounded: an axis no guard
+  // bounds is an exact launch's. The work item itself is still the first
+  // guard an access meets, as before, so the state is put back.
+  void find_guarded_axes() {
+    const auto work = work_[0], work_y = work_[1], work_z = work_[2];
+    const std::string refusal = work_refusal_;
+    const std::string variables[3] = {work_variable_[0], work_variable_[1], work_variable_[2]};
+    const int flattened = flattened_line_;
+    for (std::size_t i = 0; i < elements_.size(); ++i) note_work_item(guards_at(i));
+    for (int a = 0; a < 3; ++a) guarded_[a] = work_[a].has_value();
+    unreadable_guard_ = !work_refusal_.empty();
+    work_[0] = work, work_[1] = work_y, work_[2] = work_z;
+    work_refusal_ = refusal;
+    for (int a = 0; a < 3; ++a) work_variable_[a] = variables[a];
+    flattened_line_ = flattened;
+  }
+
   // Records the guard on a global index variable as the work item's bound.
   void note_work_item(const std::map<std::string, Bound>& guards) {
     for (const auto& [key, bound] : guards) {
@@ -994,7 +1061,8 @@ class Analyser {
     if (u.first_line == 0) u.first_line = line;
     const std::size_t at = element_of(token);
     if (at >= elements_.size()) return;
-    const auto guards = guards_at(at);
+    auto guards = guards_at(at);
+    short_circuit_guards(at, token, guards);
     note_work_item(guards);
     std::optional<Range> r;
     std::string why, text = "0";
@@ -1403,6 +1471,8 @@ int integer_vector_size(const std::string& type) {
   const auto it = sizes.find(type);
   return it == sizes.end() ? 0 : it->second;
 }
+
+std::string exact_launch_variable(int axis) { return std::string("threads_") + "xyz"[axis]; }
 
 std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
 

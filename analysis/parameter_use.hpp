@@ -15,7 +15,9 @@
 //    `p += e;`); whole-number macros are their value (analysis/file_symbols.hpp).
 //  - The work item: the guard's bound on the global thread index per axis
 //    (analysis/thread_index.hpp: blockIdx.x * blockDim.x + threadIdx.x, or
-//    its blocks flattened from a 2-D grid), which gives the grid.
+//    its blocks flattened from a 2-D grid), which gives the grid; on an axis
+//    the kernel never guards, the launch's exact thread count
+//    (WorkItem::exact).
 //  - An integer vector passed by value or held in a __constant__ (`int3 dim`,
 //    `c_ImageSize`) is one size per component: `dim.x` is the size `dim_x`.
 // Where the source does not say (an index computed from loaded data or a
@@ -70,6 +72,13 @@ struct WorkItem {
   // ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x), 0 for
   // none: it is the global index x on a grid of one row only.
   int flattened_rows_line = 0;
+  // An axis with no guard anywhere whose global index the kernel still uses
+  // (`out[i] = ...` with i = blockIdx.x * blockDim.x + threadIdx.x and no
+  // `if (i < n)`): the kernel is written for a launch of exactly as many
+  // threads as work items, the host's count. bound[a] is then the variable
+  // exact_launch_variable(a), which the spec sets; on x it must be a
+  // multiple of every block size, so the grid has no partial block.
+  bool exact[3] = {false, false, false};
 };
 
 struct ParameterUse {
@@ -86,6 +95,9 @@ ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar
 // any other: a by-value parameter or __constant__ of one is sizes, one per
 // component, named by vector_component_name ("dim", 'x' -> "dim_x").
 int integer_vector_size(const std::string& type);
+// The workload variable that counts an exact launch's threads on an axis:
+// "threads_x", "threads_y", "threads_z".
+std::string exact_launch_variable(int axis);
 std::string vector_component_name(const std::string& vector, char field);
 
 }  // namespace gi::analysis

@@ -82,7 +82,7 @@ RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& e
   auto axis_problem = [&](int a) -> std::string {
     const std::string A(1, names[a]);
     if (!reads_thread_axis[a]) return "the kernel reads no threadIdx." + A;
-    if (!work.bound[a]) {
+    if (!work.bound[a] || work.exact[a]) {  // an exact launch's count bounds no guard
       if (!work.refusal.empty() && a == 0) return "no guard bounds the global index " + A + ": " + work.refusal;
       return "no guard bounds the global index " + A + " (blockIdx." + A + " * blockDim." + A + " + threadIdx." + A +
              " < a size): the swapped grid rounds it up past the items";

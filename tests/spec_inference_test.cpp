@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -608,17 +609,52 @@ TEST(ParameterUse, APointerTheKernelNeverNamesNeedsOneElement) {
 }
 
 // Written for a launch of exactly as many threads as elements: no guard
-// says the size, and gi says so rather than assume the launch.
-TEST(ParameterUse, AnUnguardedThreadIndexIsRefusedAsAFixedLaunch) {
+// anywhere on the axis, so the host launches exactly the work's threads.
+// The spec's variable threads_x (threads_y, threads_z) is that count, and a
+// buffer indexed by the thread's number holds as many elements.
+TEST(ParameterUse, AnAxisNoGuardBoundsIsAnExactLaunchOfItsThreadCount) {
   const auto u = use_of(
-      "__global__ void k(float* v, int n) {\n"
+      "__global__ void k(float* v, const float* w, int n) {\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  v[i] = 2.0f * v[i];\n"
+      "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  v[i] = 2.0f * v[i] + w[y * n + i];\n"
       "}\n");
-  EXPECT_FALSE(pointer(u, "v").count);
-  EXPECT_NE(count(u, "v").find("written for a launch of exactly as many threads as elements"), std::string::npos)
-      << count(u, "v");
-  EXPECT_FALSE(u.work.bound[0]);
+  EXPECT_EQ(count(u, "v"), "threads_x");
+  EXPECT_EQ(count(u, "w"), "n * threads_y - n + threads_x");
+  ASSERT_TRUE(u.work.bound[0] && u.work.bound[1]);
+  EXPECT_TRUE(u.work.exact[0]);
+  EXPECT_TRUE(u.work.exact[1]);
+  EXPECT_FALSE(u.work.exact[2]);
+  EXPECT_EQ(u.work.bound[0]->text(), "threads_x");
+  EXPECT_NE(u.work.evidence[0].find("line 2: the global index x, which indexes buffers, and no guard bounds it anywhere"),
+            std::string::npos)
+      << u.work.evidence[0];
+  // A guard somewhere on the axis: a read outside it is no exact launch's.
+  const auto guarded = use_of(
+      "__global__ void k(float* v, const float* w, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  float a = w[i];\n"
+      "  if (i < n) v[i] = a;\n"
+      "}\n");
+  EXPECT_EQ(count(guarded, "v"), "n");
+  EXPECT_NE(count(guarded, "w").find("written for a launch of exactly as many threads as elements"), std::string::npos)
+      << count(guarded, "w");
+  EXPECT_FALSE(guarded.work.exact[0]);
+}
+
+// A read right of `&&` in a condition runs only where the left side holds:
+// `if (x < n && mask[x] >= 0)` reads mask below n (NiftyReg's affine kernel).
+TEST(ParameterUse, AReadRightOfAndInAConditionIsGuardedByItsLeftSide) {
+  const auto u = use_of(
+      "__global__ void k(float* v, const int* mask, const int* skip, int n) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (x < n && mask[x] >= 0) v[x] = 1.f;\n"
+      "  if (x >= n || skip[x] != 0) return;\n"
+      "  v[x] += 2.f;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "mask"), "n");
+  EXPECT_EQ(count(u, "skip"), "n");
+  EXPECT_EQ(count(u, "v"), "n");
 }
 
 // Two extents over a scalar offset: where an access runs, its guard on
@@ -649,6 +685,58 @@ TEST(ParameterUse, ACompareAndSwapHelperIsTheAtomicItImplements) {
   EXPECT_EQ(pointer(u, "result").atomic, "max");
   EXPECT_EQ(count(u, "result"), "1");
   EXPECT_EQ(count(u, "values"), "n");
+}
+
+// An exact launch's thread count on x stays a multiple of every block size
+// on every drafted workload; the other sizes vary as before.
+TEST(InitWorkloads, ASizeWithAMultipleStaysAMultipleOnEveryWorkload) {
+  const SizeSet given = {{"threads_x", 262144}, {"n", 5000}};
+  const SizeMultiples multiples = {{"threads_x", 1024}};
+  const SizeSet small = small_check_sizes(given, {"n", "threads_x"}, {}, multiples);
+  EXPECT_EQ(small.at("threads_x"), 1024);
+  EXPECT_EQ(small.at("n"), 37);
+  const auto values = [](const SizeSet& s) { return s.at("threads_x") + s.at("n"); };
+  const auto held = held_out_sizes(given, {"n", "threads_x"}, values, 16e6, {}, multiples);
+  std::set<double> counts;
+  for (const auto& s : held) {
+    EXPECT_EQ(std::fmod(s.at("threads_x"), 1024), 0) << s.at("threads_x");
+    EXPECT_GE(s.at("threads_x"), 1024);
+    counts.insert(s.at("threads_x"));
+  }
+  EXPECT_GT(counts.size(), 3u) << "the count still varies";
+}
+
+// A kernel with no guard drafts an exact launch: threads_x a multiple of
+// 1024 everywhere, and a given count that is not is an error that says why.
+TEST(SpecScaffold, AKernelWithNoGuardDraftsAnExactLaunch) {
+  const std::string source =
+      "__global__ void k(float* v, const float* w, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  v[i] = w[i + n];\n"
+      "}\n";
+  const SpecScaffold s =
+      scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3", "threads_x=1048576"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(s.spec.dump())).empty()) << s.spec.dump(2);
+  EXPECT_EQ(s.spec["launch"]["grid"], nlohmann::ordered_json::parse(R"j(["ceil_div(threads_x, B)", 1, 1])j"));
+  EXPECT_EQ(s.spec["parameters"][1]["count"], "n + threads_x");
+  std::vector<nlohmann::ordered_json> workloads = {s.spec["workloads"]["train"], s.spec["workloads"]["train_checks"][0]};
+  for (const auto& w : s.spec["workloads"]["validate"]) workloads.push_back(w);
+  for (const auto& w : workloads)
+    EXPECT_EQ(std::fmod(w["variables"]["threads_x"].get<double>(), 1024), 0) << w.dump();
+  EXPECT_EQ(s.spec["workloads"]["train_checks"][0]["variables"]["threads_x"], 1024);
+  try {
+    scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3", "threads_x=1000"}, {}));
+    ADD_FAILURE() << "a count no block size divides was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("give a multiple of 1024"), std::string::npos) << e.what();
+  }
+  // Without the count: the note says what it is.
+  const SpecScaffold unsized = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3"}, {}));
+  bool noted = false;
+  for (const std::string& n : unsized.notes)
+    noted = noted || n.find("--size threads_x=VALUE (the threads your host launches on x, a multiple of 1024)") !=
+                         std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(InitWorkloads, SmallChecksAreOddAndHeldOutOnesVaryShapeAndReachTheValues) {

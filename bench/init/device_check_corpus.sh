@@ -3,14 +3,14 @@
 # (bench/init/survey.py) drafts with no FILL, as a user would run it: the
 # sizes a user of each would give (sizes_for; a kernel not listed: every
 # integer scalar 2048, every float 0.5, every bool true, 64 or 0.5 per
-# component of a vector such as int3), and an input distribution where the
+# component of a vector such as int3, an exact launch's threads_x 1 M), and an input distribution where the
 # kernel's arithmetic needs one (--like). The
 # corpus files are fetched copies in .corpus/ (tests/data/corpus/README.md):
 # carry .corpus with .carry. Summary in $OUT/init_corpus.txt, each kernel's
-# whole output in $OUT/corpus-<entry>.log. With EVOLVE=POP,GENS each kernel
+# whole output in $OUT/corpus-<file stem>-<entry>.log. With EVOLVE=POP,GENS each kernel
 # whose check passed is then evolved with every family (`gi evolve`, the seed
 # its own reference; issue 28's corpus kernels with a spec), log in
-# $OUT/evolve-<entry>.log and the result lines in $OUT/init_corpus.txt.
+# $OUT/evolve-<file stem>-<entry>.log and the result lines in $OUT/init_corpus.txt.
 # ENTRIES='a b' keeps only those kernels.
 #   [EVOLVE=20,4] [ENTRIES='...'] bash bench/init/device_check_corpus.sh [SURVEY.json]
 set -uo pipefail
@@ -56,6 +56,9 @@ sizes_for() {
     Fan2) echo "--size Size=2048 --size j1=1 --size t=5" ;;
     invert_mapping) echo "--size npoints=65536 --size nfeatures=32" ;;
     normalize_weights_kernel) echo "--size Nparticles=1048576" ;;
+    # Rodinia's CFD solver: one thread per element of nelr, launched exactly (no guard).
+    cuda_compute_step_factor|cuda_time_step|cuda_compute_flux_contributions)
+      echo "--size nelr=1048576 --size threads_x=1048576" ;;
     # NiftyReg's tools kernels: sized by __constant__ scalars the host sets.
     reg_multiplyValue_kernel_float*|reg_addValue_kernel_float*) echo "--size c_VoxelNumber=4194304 --size c_Weight=0.5" ;;
     reg_multiplyArrays_kernel_float*|reg_addArrays_kernel_float*|reg_fillMaskArray_kernel|reg_spline_logSquaredValues_kernel)
@@ -74,6 +77,11 @@ sizes_for() {
     reg_spline_computeJacGradient3D_kernel) echo "$cp3 $affine3 $ref3 --size c_Weight3=1,1,1" ;;
     reg_spline_approxCorrectFolding3D_kernel) echo "$cp3 $affine3 --size c_ControlPointSpacing=4,4,4" ;;
     reg_spline_correctFolding3D_kernel) echo "$cp3 $affine3 $ref3 --size c_ControlPointSpacing=4,4,4" ;;
+    # Opened by lockstep counters (11-28): the approximate Jacobian gradients.
+    reg_spline_computeApproxJacGradient2D_kernel) echo "$cp2 $affine2 --size c_Weight3=1,1,1" ;;
+    reg_spline_computeApproxJacGradient3D_kernel) echo "$cp3 $affine3 --size c_Weight3=1,1,1" ;;
+    # NiftyReg 2's affine field (a read right of && in its guard): a 256^2 x 64 image.
+    affineKernel) echo "--size dims=256,256,64 --size composition=false" ;;
   esac
 }
 cp2="--size c_ControlPointImageDim=128,128,1 --size c_ControlPointNumber=16384"
@@ -82,7 +90,9 @@ ref3="--size c_ReferenceImageDim=128,128,128 --size c_ControlPointVoxelSpacing=4
 affine2="--size c_AffineMatrix0=1,0,0 --size c_AffineMatrix1=0,1,0"
 affine3="$affine2 --size c_AffineMatrix2=0,0,1"
 while read -r file entry; do
-  dir=runs/init-check/corpus/$entry
+  # One entry name may stand in several files (Rodinia's four CFD solvers).
+  key=$(basename "$file" .cu)-$entry
+  dir=runs/init-check/corpus/$key
   # The scalars, as the survey learns them: a draft without sizes first.
   "$GI" init "$file" --entry "$entry" --out "$dir" --force > /dev/null 2>&1
   # sizes_for's, and the default for each scalar it leaves out.
@@ -92,6 +102,10 @@ import json, os, re
 spec = json.load(open('$dir/spec.json'))
 scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
 given = set(re.findall(r'--size (\w+)=', os.environ['GIVEN']))
+# An exact launch's thread count (a kernel with no guard): 1 M threads.
+for name in spec['workloads']['train']['variables']:
+    if name.startswith('threads_') and name not in given:
+        print('--size', name + '=1048576')
 for p in scalars:
     if p['name'] in given: continue
     t = p.get('type', '')
@@ -102,14 +116,14 @@ for p in scalars:
 ")"
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \
-    > "$OUT/corpus-$entry.log" 2>&1
+    > "$OUT/corpus-$key.log" 2>&1
   rc=$?
-  echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$entry.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$entry.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$entry.log" | tail -1)" | tee -a "$OUT/init_corpus.txt"
+  echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$key.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$key.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$key.log" | tail -1)" | tee -a "$OUT/init_corpus.txt"
   if [ -n "${EVOLVE:-}" ] && [ $rc -eq 0 ]; then
     timeout 200 "$GI" evolve "$dir" --population "${EVOLVE%,*}" --generations "${EVOLVE#*,}" --jobs 16 \
-      --run-dir "runs/init-check/evolve/$entry" --evolved-dir runs/init-check/evolved --cache runs/init-check/cache \
-      > "$OUT/evolve-$entry.log" 2>&1
-    echo "  evolve exit $?: $(grep -E 'seed +block|evolved +block|speed-up|patch:' "$OUT/evolve-$entry.log" | tail -4 | tr -s ' ' | tr '\n' ';')" |
+      --run-dir "runs/init-check/evolve/$key" --evolved-dir runs/init-check/evolved --cache runs/init-check/cache \
+      > "$OUT/evolve-$key.log" 2>&1
+    echo "  evolve exit $?: $(grep -E 'seed +block|evolved +block|speed-up|patch:' "$OUT/evolve-$key.log" | tail -4 | tr -s ' ' | tr '\n' ';')" |
       tee -a "$OUT/init_corpus.txt"
   fi
 done < /tmp/corpus_kernels.txt

@@ -56,6 +56,14 @@ def draft(gi, path, entry, tmp):
     scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type"))]
     for p in scalars:
         sizes += ["--size", p["name"] + "=" + survey_value(p.get("type", ""))]
+    # Workload variables that are neither (an exact launch's thread count,
+    # threads_x, for a kernel with no guard): 1024, a multiple of every block size.
+    named = {p["name"] for p in scalars}
+    for name, v in spec["workloads"]["train"]["variables"].items():
+        if name != "inputs" and name not in named and "FILL" in str(v) and not re.search(r"_[xyzw]$", name):
+            sizes += ["--size", name + "=1024"]
+        elif name.startswith("threads_") and name not in named:
+            sizes += ["--size", name + "=1024"]
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     m = re.search(r"below 1 \(([^)]*)\)", out) if code != 0 else None
     if m:

@@ -16,22 +16,29 @@ SizeSet usable_or_given(SizeSet drafted, const SizeSet& given, const std::vector
   return given;
 }
 
+// v as the nearest multiple of `name`'s number, at least that number.
+double kept_multiple(const std::string& name, double v, const SizeMultiples& multiples) {
+  const auto m = multiples.find(name);
+  if (m == multiples.end()) return v;
+  return std::max(m->second, std::round(v / m->second) * m->second);
+}
+
 }  // namespace
 
-SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names, const UsableSizes& usable) {
+SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names, const UsableSizes& usable,
+                          const SizeMultiples& multiples) {
   SizeSet out = given;
   static const double primes[] = {37, 29, 13, 11, 7, 5};
-  if (size_names.size() == 1) {
-    out[size_names[0]] = 1003;
-    return usable_or_given(out, given, size_names, usable);
+  for (std::size_t i = 0; i < size_names.size(); ++i) {
+    const double odd = size_names.size() == 1 ? 1003 : primes[std::min<std::size_t>(i, 5)];
+    out[size_names[i]] = multiples.count(size_names[i]) ? multiples.at(size_names[i]) : odd;
   }
-  for (std::size_t i = 0; i < size_names.size(); ++i) out[size_names[i]] = primes[std::min<std::size_t>(i, 5)];
   return usable_or_given(out, given, size_names, usable);
 }
 
 std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
                                     const std::function<double(const SizeSet&)>& values, double required,
-                                    const UsableSizes& usable) {
+                                    const UsableSizes& usable, const SizeMultiples& multiples) {
   // Factors per workload; variable i of workload w takes factors[(w + i) % 5],
   // so two-dimensional sizes change their aspect as well as their area.
   static const double factors[] = {1.0, 0.75, 1.3, 0.55, 1.6};
@@ -43,7 +50,7 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
         // Odd sizes (no multiple of any block size) on the first workload,
         // a power-of-two-friendly one on the second: both edges reached.
         if (w == 0 && std::fmod(v, 2.0) == 0) v += 1;
-        out[w][size_names[i]] = v;
+        out[w][size_names[i]] = kept_multiple(size_names[i], v, multiples);
       }
     for (SizeSet& s : out) s = usable_or_given(s, given, size_names, usable);
   };

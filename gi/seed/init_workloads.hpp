@@ -14,15 +14,21 @@ namespace gi {
 using SizeSet = std::map<std::string, double>;
 
 // Small odd sizes for the named size variables (1003 for one, else primes
-// 37, 29, 13, ... in name order); other variables keep their values.
+// 37, 29, 13, ... in name order; a size with a multiple takes the multiple
+// itself); other variables keep their values.
 // `usable`: whether a size set gives every grid extent and buffer count at
 // least 1 (a kernel such as `i < Size - t - 1` needs t below Size): a drafted
 // set that is not keeps, one variable after another from the last, the
 // given values, and is the given set when that does not help either.
 using UsableSizes = std::function<bool(const SizeSet&)>;
 
+// `multiples`: sizes that must stay a multiple of a number (an exact
+// launch's thread count on x, a multiple of every block size): each drafted
+// value is rounded to the nearest one, at least the number itself.
+using SizeMultiples = std::map<std::string, double>;
+
 SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
-                          const UsableSizes& usable = {});
+                          const UsableSizes& usable = {}, const SizeMultiples& multiples = {});
 
 // Five held-out size sets: the size variables scaled (a different factor per
 // variable and workload, the first odd), then all scaled up together until
@@ -30,6 +36,6 @@ SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& 
 // `required` over the five.
 std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
                                     const std::function<double(const SizeSet&)>& values, double required,
-                                    const UsableSizes& usable = {});
+                                    const UsableSizes& usable = {}, const SizeMultiples& multiples = {});
 
 }  // namespace gi

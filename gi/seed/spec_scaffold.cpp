@@ -23,6 +23,11 @@ namespace gi {
 
 namespace {
 
+// The block sizes a drafted spec tunes (tunables.block_sizes): an exact
+// launch's thread count on x is a multiple of the largest, so of each.
+const std::vector<int> kBlockSizes = {64, 128, 256, 512, 1024};
+const double kLargestBlock = 1024;
+
 using json = nlohmann::ordered_json;
 
 std::string fill(const std::string& what) { return std::string(fitness::kFillMarker) + ": " + what; }
@@ -211,6 +216,21 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (!p.pointer && !p.texture_object()) add_scalar(p.name, spec_type(p.base_type));
   for (const grammar::ConstantVariable& c : constants)
     if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) add_scalar(c.name, spec_type(c.type));
+  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
+  // An exact launch's thread counts (no guard on an axis) are workload
+  // variables too; on x a multiple of every block size, so no block is partial.
+  SizeMultiples multiples;
+  for (int a = 0; a < 3; ++a)
+    if (use.work.exact[a]) {
+      add_scalar(analysis::exact_launch_variable(a), "int");
+      if (a == 0) multiples[analysis::exact_launch_variable(a)] = kLargestBlock;
+    }
+  for (const auto& [name, m] : multiples)
+    if (const auto v = given.sizes.find(name); v != given.sizes.end() && (v->second < m || std::fmod(v->second, m) != 0))
+      throw std::runtime_error("--size " + name + "=" + number(v->second).dump() + ": '" + kernel->name +
+                               "' has no guard on its global index x, so it runs exactly " + name +
+                               " threads, and every block size gi tries must divide that: give a multiple of " +
+                               number(m).dump());
   for (const auto& [name, v] : given.sizes)
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
       if (const auto t = vector_types.find(name); t != vector_types.end())
@@ -233,7 +253,6 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   s.entry = kernel->name;
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
-  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
   const auto unset = analysis::unset_components(g.parsed(), *kernel);
   const auto use_of = [&](const std::string& name) -> const analysis::PointerUse* {
     for (const auto& u : use.pointers)
@@ -399,6 +418,15 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       if (use.work.bound[a]) {
         for (const std::string& n : use.work.bound[a]->names()) size_vars.insert(n);
         work_item += (work_item.empty() ? "one " : " and ") + use.work.variable[a] + " < " + use.work.bound[a]->text();
+        if (use.work.exact[a]) {
+          s.inferred.push_back(std::string("grid ") + "xyz"[a] + ": " + grid[a].get<std::string>() + " (" +
+                               use.work.evidence[a] +
+                               (a == 0 ? ", a multiple of " + number(kLargestBlock).dump() +
+                                             " on every workload, so every block size divides it"
+                                       : std::string(", one block of one thread per row")) +
+                               ")");
+          continue;
+        }
         s.inferred.push_back(std::string("grid ") + "xyz"[a] + ": " + grid[a].get<std::string>() + " (" +
                              use.work.evidence[a] + ", the global thread index" +
                              (a == 0 && use.work.flattened_rows_line > 0
@@ -553,7 +581,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     return set;
   };
   std::vector<SizeSet> held_out =
-      sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues), usable)
+      sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues), usable, multiples)
             : std::vector<SizeSet>(5, base);
   for (std::size_t i = 1; i < held_out.size(); i += 2) held_out[i] = flipped(held_out[i]);
   json validate = json::array();
@@ -563,10 +591,19 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                                 "on a held-out workload (never seen by the search; vary the sizes; the "
                                                 "five together need 16 M output or input values)",
                                                 i)}});
-  const SizeSet small = flipped(sized ? small_check_sizes(base, known_sizes, usable) : base);
+  const SizeSet small = flipped(sized ? small_check_sizes(base, known_sizes, usable, multiples) : base);
   bool has_bool = false;
   for (const std::string& b : bools) has_bool = has_bool || base.count(b);
-  json purpose = sized ? json(std::string("sizes that are no multiple of any block size: the last block's guard") +
+  std::string exact_sizes;  // "threads_x a multiple of 1024": sizes an exact launch keeps whole
+  for (const auto& [name, m] : multiples)
+    if (std::find(known_sizes.begin(), known_sizes.end(), name) != known_sizes.end())
+      exact_sizes += (exact_sizes.empty() ? "" : ", ") + name + " a multiple of " + number(m).dump();
+  const bool only_exact = !exact_sizes.empty() && multiples.size() == known_sizes.size();
+  json purpose = sized ? json((only_exact ? "small sizes (" + exact_sizes + ": the kernel has no guard)"
+                               : !exact_sizes.empty()
+                                   ? "sizes that are no multiple of any block size, but " + exact_sizes +
+                                         " (the kernel has no guard on x): the guards' edges"
+                                   : std::string("sizes that are no multiple of any block size: the last block's guard")) +
                               (has_bool ? "; every bool the other way from the timed workload" : ""))
                        : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
                                    "multiple of the block"));
@@ -581,7 +618,11 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       return total;
     }())) + " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
   for (const std::string& m : missing)
-    s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE");
+    s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE" +
+                      (multiples.count(m) ? " (the threads your host launches on x, a multiple of " +
+                                                number(multiples.at(m)).dump() + ")"
+                       : m.rfind("threads_", 0) == 0 ? " (the threads your host launches on " + m.substr(8) + ")"
+                                                     : ""));
 
   s.spec = {
       {"entry", s.entry},
@@ -594,7 +635,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       {"tolerance", tolerance},
       {"tolerance_note", note},
       {"min_bytes", min_bytes},
-      {"tunables", {{"block_sizes", json::array({64, 128, 256, 512, 1024})},
+      {"tunables", {{"block_sizes", kBlockSizes},
                     {"default_block_size", 256},
                     {"options", json::array({json::array(), json::array({"--use_fast_math"})})}}},
       {"workloads",
