@@ -114,11 +114,11 @@ class Analyser {
     for (int a = 0; a < 3; ++a)
       if (!work_[a] && exact_line_[a] > 0) {
         out.work.exact[a] = true;
-        out.work.bound[a] = SymbolicSize::name(exact_launch_variable(a));
+        out.work.bound[a] = SymbolicSize::name(exact_names_[a]);
         out.work.variable[a] = std::string("global index ") + "xyz"[a];
         out.work.evidence[a] = "line " + std::to_string(exact_line_[a]) + ": the global index " + "xyz"[a] +
                                ", which indexes buffers, and no guard bounds it anywhere: the kernel is written "
-                               "for a launch of exactly " + exact_launch_variable(a) + " threads";
+                               "for a launch of exactly " + exact_names_[a] + " threads";
       }
     if (!work_[0]) out.work.refusal = work_refusal_;
     out.work.flattened_rows_line = flattened_line_;
@@ -151,6 +151,13 @@ class Analyser {
   bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
   bool unreadable_guard_ = false;              // a guard on x names a size gi cannot use
   mutable int exact_line_[3] = {0, 0, 0};      // first unguarded use of an exact launch's global index
+
+ public:
+  // An exact launch's thread count per axis: exact_launch_variable(a), or
+  // the size the user says the host launches (`--size threads_x=nelr`).
+  std::string exact_names_[3] = {exact_launch_variable(0), exact_launch_variable(1), exact_launch_variable(2)};
+
+ private:
   std::optional<Bound> work_[3];
   std::string work_variable_[3];
   std::string work_refusal_;  // why a guard on the global index gives no bound
@@ -555,7 +562,7 @@ class Analyser {
           // No guard anywhere on this axis: the launch has exactly as many threads.
           if (!helper_ && !guarded_[axis] && (axis > 0 || !unreadable_guard_)) {
             if (exact_line_[axis] == 0) exact_line_[axis] = tok(e.first).line;
-            return Range{SymbolicSize(), SymbolicSize::name(exact_launch_variable(axis)) - SymbolicSize::constant(1)};
+            return Range{SymbolicSize(), SymbolicSize::name(exact_names_[axis]) - SymbolicSize::constant(1)};
           }
           return Range{SymbolicSize(), std::nullopt};
         }
@@ -1477,10 +1484,12 @@ std::string exact_launch_variable(int axis) { return std::string("threads_") + "
 std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
 
 ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel,
-                                   const IncludedHeaders& headers) {
+                                   const IncludedHeaders& headers, const std::map<int, std::string>& exact_names) {
   // The macros in force where the kernel starts: a later #define is not its.
   const FileSymbols symbols = file_symbols(k, headers, k.tokens[kernel.name_token].line);
-  return Analyser(k, kernel, symbols).run();
+  Analyser a(k, kernel, symbols);
+  for (const auto& [axis, name] : exact_names) a.exact_names_[axis] = name;
+  return a.run();
 }
 
 }  // namespace gi::analysis

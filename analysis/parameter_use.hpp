@@ -23,6 +23,7 @@
 // Where the source does not say (an index computed from loaded data or a
 // texture, a bound no guard names, a float or array __constant__ bound), the
 // count is left empty with the reason.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,9 +88,12 @@ struct ParameterUse {
 };
 
 // `headers`: the local headers' macros, where the caller read them
-// (analysis/file_symbols.hpp).
+// (analysis/file_symbols.hpp). `exact_names`: per axis, the size that counts
+// an exact launch's threads where the user names one (the host launches
+// nelr threads), instead of exact_launch_variable(axis).
 ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel,
-                                   const IncludedHeaders& headers = {});
+                                   const IncludedHeaders& headers = {},
+                                   const std::map<int, std::string>& exact_names = {});
 
 // Components of an integer vector type (int2..int4, uint2..uint4), 0 for
 // any other: a by-value parameter or __constant__ of one is sizes, one per

@@ -730,6 +730,21 @@ TEST(SpecScaffold, AKernelWithNoGuardDraftsAnExactLaunch) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("give a multiple of 1024"), std::string::npos) << e.what();
   }
+  // The host launches one thread per element of n: the count is n itself,
+  // kept a multiple of 1024, and no threads_x is left.
+  const SpecScaffold named =
+      scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=4096", "threads_x=n"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(named.spec.dump())).empty()) << named.spec.dump(2);
+  EXPECT_EQ(named.spec["launch"]["grid"][0], "ceil_div(n, B)");
+  EXPECT_EQ(named.spec["parameters"][1]["count"], "2 * n");
+  EXPECT_FALSE(named.spec["workloads"]["train"]["variables"].contains("threads_x"));
+  for (const auto& w : named.spec["workloads"]["validate"])
+    EXPECT_EQ(std::fmod(w["variables"]["n"].get<double>(), 1024), 0) << w.dump();
+  EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=4000", "threads_x=n"}, {})),
+               std::runtime_error);
+  EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=4096", "threads_y=n"}, {})),
+               std::runtime_error);
+  EXPECT_THROW(parse_init_sizes({"n=size"}, {}), std::runtime_error) << "only a thread count names another size";
   // Without the count: the note says what it is.
   const SpecScaffold unsized = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3"}, {}));
   bool noted = false;

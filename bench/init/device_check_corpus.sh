@@ -56,9 +56,10 @@ sizes_for() {
     Fan2) echo "--size Size=2048 --size j1=1 --size t=5" ;;
     invert_mapping) echo "--size npoints=65536 --size nfeatures=32" ;;
     normalize_weights_kernel) echo "--size Nparticles=1048576" ;;
-    # Rodinia's CFD solver: one thread per element of nelr, launched exactly (no guard).
+    # Rodinia's CFD solver: one thread per element of nelr, launched exactly (no guard):
+    # its host launches nelr threads, which threads_x=nelr says.
     cuda_compute_step_factor|cuda_time_step|cuda_compute_flux_contributions)
-      echo "--size nelr=1048576 --size threads_x=1048576" ;;
+      echo "--size nelr=1048576 --size threads_x=nelr" ;;
     # NiftyReg's tools kernels: sized by __constant__ scalars the host sets.
     reg_multiplyValue_kernel_float*|reg_addValue_kernel_float*) echo "--size c_VoxelNumber=4194304 --size c_Weight=0.5" ;;
     reg_multiplyArrays_kernel_float*|reg_addArrays_kernel_float*|reg_fillMaskArray_kernel|reg_spline_logSquaredValues_kernel)

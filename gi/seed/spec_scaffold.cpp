@@ -155,6 +155,16 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
       }
       continue;
     }
+    // An exact launch's thread count named as another size: threads_x=nelr.
+    if (std::regex_match(s.substr(eq + 1), std::regex("[A-Za-z_]\\w*")) && s.substr(eq + 1) != "true" &&
+        s.substr(eq + 1) != "false") {
+      if (s.rfind("threads_", 0) != 0)
+        throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) +
+                                 "' is no number (only an exact launch's threads_x, threads_y or threads_z may name "
+                                 "another size)");
+      out.same_as[s.substr(0, eq)] = s.substr(eq + 1);
+      continue;
+    }
     // A bool parameter's value: true or false (or 1 or 0).
     if (s.substr(eq + 1) == "true" || s.substr(eq + 1) == "false") {
       out.sizes[s.substr(0, eq)] = s.substr(eq + 1) == "true" ? 1 : 0;
@@ -216,14 +226,33 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (!p.pointer && !p.texture_object()) add_scalar(p.name, spec_type(p.base_type));
   for (const grammar::ConstantVariable& c : constants)
     if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) add_scalar(c.name, spec_type(c.type));
-  const analysis::ParameterUse use = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
   // An exact launch's thread counts (no guard on an axis) are workload
-  // variables too; on x a multiple of every block size, so no block is partial.
+  // variables too, or the size the user names (--size threads_x=nelr); on x
+  // a multiple of every block size, so no block is partial.
+  std::string exact_note;  // the note for an exact launch's count, once the scaffold exists
+  const analysis::ParameterUse unnamed = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
+  std::map<int, std::string> exact_names;
+  for (const auto& [name, size] : given.same_as) {
+    int axis = -1;
+    for (int a = 0; a < 3; ++a)
+      if (unnamed.work.exact[a] && name == analysis::exact_launch_variable(a)) axis = a;
+    if (axis < 0)
+      throw std::runtime_error("--size " + name + "=" + size + ": '" + kernel->name + "' has no exact launch on " +
+                               name.substr(8) + " (it has a guard there, or uses no global index " + name.substr(8) + ")");
+    if (std::find(scalar_names.begin(), scalar_names.end(), size) == scalar_names.end() || bools.count(size) ||
+        vector_types.count(size))
+      throw std::runtime_error("--size " + name + "=" + size + ": '" + kernel->name +
+                               "' has no integer scalar parameter or __constant__ '" + size + "'");
+    exact_names[axis] = size;
+  }
+  const analysis::ParameterUse use =
+      exact_names.empty() ? unnamed : analysis::analyse_parameter_use(g.parsed(), *kernel, headers, exact_names);
   SizeMultiples multiples;
   for (int a = 0; a < 3; ++a)
     if (use.work.exact[a]) {
-      add_scalar(analysis::exact_launch_variable(a), "int");
-      if (a == 0) multiples[analysis::exact_launch_variable(a)] = kLargestBlock;
+      const std::string count = use.work.bound[a]->text();
+      if (!exact_names.count(a)) add_scalar(count, "int");
+      if (a == 0) multiples[count] = kLargestBlock;
     }
   for (const auto& [name, m] : multiples)
     if (const auto v = given.sizes.find(name); v != given.sizes.end() && (v->second < m || std::fmod(v->second, m) != 0))
@@ -231,6 +260,10 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                "' has no guard on its global index x, so it runs exactly " + name +
                                " threads, and every block size gi tries must divide that: give a multiple of " +
                                number(m).dump());
+  if (use.work.exact[0] && !exact_names.count(0))
+    exact_note = "'" + kernel->name + "' has no guard on its global index x: it runs exactly threads_x threads. "
+                    "Where your host launches as many threads as a size of the kernel's (one per element of n), say "
+                    "so with --size threads_x=n: the buffers then hold what your host allocates";
   for (const auto& [name, v] : given.sizes)
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
       if (const auto t = vector_types.find(name); t != vector_types.end())
@@ -251,6 +284,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
 
   SpecScaffold s;
   s.entry = kernel->name;
+  if (!exact_note.empty()) s.notes.push_back(exact_note);
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
   const auto unset = analysis::unset_components(g.parsed(), *kernel);

@@ -40,6 +40,9 @@ struct SpecScaffold {
 
 struct InitSizes {
   std::map<std::string, double> sizes;  // --size NAME=VALUE: a scalar parameter's value on the timed workload
+  // --size threads_x=nelr: an exact launch's thread count (a kernel with no
+  // guard) is the size nelr on every workload, as the user's host launches it.
+  std::map<std::string, std::string> same_as;
   std::map<std::string, nlohmann::ordered_json> like;  // --like NAME:DIST: an input's distribution
 };
 
