@@ -540,6 +540,10 @@ class Analyser {
         return out;
       }
       case ExprKind::Member:
+        // blockIdx.y alone: a row of blocks per item, the global index y.
+        if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);
+            axis > 0)
+          return global_index_range(axis, e, guards);
         if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
           return Range{SymbolicSize(), std::nullopt};
         if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
@@ -556,16 +560,7 @@ class Analyser {
           }
         break;
       case ExprKind::Binary: {
-        if (const int axis = global_index_axis(e); axis >= 0) {
-          const auto g = guards.find(kGlobalIndex + std::to_string(axis));
-          if (g != guards.end()) return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
-          // No guard anywhere on this axis: the launch has exactly as many threads.
-          if (!helper_ && !guarded_[axis] && (axis > 0 || !unreadable_guard_)) {
-            if (exact_line_[axis] == 0) exact_line_[axis] = tok(e.first).line;
-            return Range{SymbolicSize(), SymbolicSize::name(exact_names_[axis]) - SymbolicSize::constant(1)};
-          }
-          return Range{SymbolicSize(), std::nullopt};
-        }
+        if (const int axis = global_index_axis(e); axis >= 0) return global_index_range(axis, e, guards);
         if (e.children.size() != 2) break;
         const auto a = eval(e.children[0], guards, why, depth);
         if (!a) return std::nullopt;
@@ -580,6 +575,18 @@ class Analyser {
     }
     if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
     return std::nullopt;
+  }
+
+  // The global index on an axis: below its guard's bound; with no guard on
+  // the axis anywhere, below the exact launch's thread count.
+  std::optional<Range> global_index_range(int axis, const Expr& e, const std::map<std::string, Bound>& guards) const {
+    const auto g = guards.find(kGlobalIndex + std::to_string(axis));
+    if (g != guards.end()) return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
+    if (!helper_ && !guarded_[axis] && (axis > 0 || !unreadable_guard_)) {
+      if (exact_line_[axis] == 0) exact_line_[axis] = tok(e.first).line;
+      return Range{SymbolicSize(), SymbolicSize::name(exact_names_[axis]) - SymbolicSize::constant(1)};
+    }
+    return Range{SymbolicSize(), std::nullopt};
   }
 
   // a OP b for + - * / %: nullopt with `known` false where the operator or

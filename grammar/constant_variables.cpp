@@ -20,6 +20,15 @@ std::vector<ConstantVariable> constant_variables(const ParsedKernel& k) {
     c.name = k.tokens[words.back()].text;
     c.line = k.tokens[words.back()].line;
     c.array = u < k.tokens.size() && k.tokens[u].is("[");
+    // Each `[...]` after the name, as written.
+    for (std::size_t b = u; b < k.tokens.size() && k.tokens[b].is("[");) {
+      std::string dim;
+      std::size_t e = b + 1;
+      for (; e < k.tokens.size() && !k.tokens[e].is("]"); ++e)
+        if (k.tokens[e].kind != TokenKind::Comment) dim += (dim.empty() ? "" : " ") + k.tokens[e].text;
+      c.length += (c.length.empty() ? "" : " * ") + (dim.find(' ') == std::string::npos ? dim : "(" + dim + ")");
+      b = e + 1;
+    }
     for (std::size_t w = 0; w + 1 < words.size(); ++w) {
       const std::string& word = k.tokens[words[w]].text;
       if (word == "const" || word == "__device__" || word == "static" || word == "volatile" || word == "extern")

@@ -687,6 +687,75 @@ TEST(ParameterUse, ACompareAndSwapHelperIsTheAtomicItImplements) {
   EXPECT_EQ(count(u, "values"), "n");
 }
 
+// An array __constant__ (a filter's taps): its length from the declaration,
+// macros of the default build being their values; its elements drawn like an
+// input's on every workload (--like sets them), and copied to the symbol
+// before each launch, in the emulator too, which checks the size as the GPU
+// runner does. An unbuilt row launch (blockIdx.y alone, no guard) is exact on
+// y, and --size threads_y=h names its rows.
+TEST(SpecScaffold, AnArrayConstantIsDrawnLikeAnInputAndSetBeforeTheLaunch) {
+  const std::string source =
+      "#define RADIUS 4\n"
+      "#define TAPS (2 * RADIUS + 1)\n"
+      "__constant__ float c_taps[TAPS];\n"
+      "__global__ void conv_rows(float* out, const float* in, int w, int h) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int y = blockIdx.y;\n"
+      "  if (x < w) {\n"
+      "    float s = 0.f;\n"
+      "    for (int k = -RADIUS; k <= RADIUS; ++k) s += c_taps[k + RADIUS] * in[y * w + min(max(x + k, 0), w - 1)];\n"
+      "    out[y * w + x] = s;\n"
+      "  }\n"
+      "}\n";
+  const InitRun run("taps", source, "--size w=1000 --size h=40 --size threads_y=h --like 'c_taps:uniform(0,1)' --check");
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.output;
+  EXPECT_NE(run.result.output.find("(0 fields to fill)"), std::string::npos) << run.result.output;
+  EXPECT_NE(run.result.output.find("constant 'c_taps': 9 float (line 3: [TAPS])"), std::string::npos)
+      << run.result.output;
+  run.expect_emulated_check_passed();
+  const json spec = json::parse(read(run.dir / "spec.json"));
+  EXPECT_EQ(spec["constants"], json::parse(R"([{"name": "c_taps", "type": "float", "count": 9}])"));
+  EXPECT_EQ(spec["launch"]["grid"], json::parse(R"j(["ceil_div(w, B)", "h", 1])j"));
+  EXPECT_EQ(spec["workloads"]["train"]["variables"]["inputs"]["c_taps"], json::parse(R"({"uniform": [0, 1]})"));
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", source, "taps.cu", {.registry = false});
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, fitness::generate_workload(k, k.train, 1), 128);
+  ASSERT_EQ(plan.constants.size(), 1u);
+  ASSERT_EQ(plan.constants[0].bytes.size(), 36u);
+  float taps[9];
+  std::memcpy(taps, plan.constants[0].bytes.data(), 36);
+  for (float t : taps) EXPECT_TRUE(t >= 0.f && t <= 1.f) << t;
+  EXPECT_NE(taps[0], taps[1]) << "drawn, not one value";
+
+  // A count and a value, or neither; a scalar spec'd as an array, and back.
+  const auto error = [&](json j) {
+    try {
+      fitness::parse_kernel_spec(j, "spec.json", source, "taps.cu", {.registry = false});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  json both = spec;
+  both["constants"][0]["value"] = 1;
+  EXPECT_NE(error(both).find("constants[0]: give a scalar constant its \"value\", an array constant its \"count\""),
+            std::string::npos)
+      << error(both);
+  json scalar = spec;
+  scalar["constants"][0].erase("count");
+  scalar["constants"][0]["value"] = 1;
+  EXPECT_NE(error(scalar).find("'c_taps' is a __constant__ array (taps.cu line 3): give it a \"count\""),
+            std::string::npos)
+      << error(scalar);
+  // The wrong length: the emulator refuses the launch, naming both sizes.
+  json wrong = spec;
+  wrong["constants"][0]["count"] = 8;
+  std::ofstream(run.dir / "spec.json") << wrong.dump(1);
+  const test::CommandOutput emulated = test::run_gi("emulate \"" + run.dir.string() + "\"");
+  EXPECT_NE(emulated.output.find("the __constant__ variable 'c_taps' is 36 bytes, the plan gives 32"),
+            std::string::npos)
+      << emulated.output;
+}
+
 // An exact launch's thread count on x stays a multiple of every block size
 // on every drafted workload; the other sizes vary as before.
 TEST(InitWorkloads, ASizeWithAMultipleStaysAMultipleOnEveryWorkload) {

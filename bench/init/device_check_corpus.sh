@@ -101,7 +101,7 @@ while read -r file entry; do
   sizes="$given $(GIVEN="$given" python3 -c "
 import json, os, re
 spec = json.load(open('$dir/spec.json'))
-scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + spec.get('constants', [])
+scalars = [p for p in spec['parameters'] if p.get('role') == 'scalar'] + [c for c in spec.get('constants', []) if 'count' not in c]
 given = set(re.findall(r'--size (\w+)=', os.environ['GIVEN']))
 # An exact launch's thread count (a kernel with no guard): 1 M threads.
 for name in spec['workloads']['train']['variables']:

@@ -53,7 +53,7 @@ def draft(gi, path, entry, tmp):
     sizes = []
     scalars = [p for p in spec["parameters"] if p.get("role") == "scalar"]
     # __constant__ scalars the kernel reads are workload variables too.
-    scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type"))]
+    scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type")) and "count" not in c]
     for p in scalars:
         sizes += ["--size", p["name"] + "=" + survey_value(p.get("type", ""))]
     # Workload variables that are neither (an exact launch's thread count,

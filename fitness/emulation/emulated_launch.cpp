@@ -132,6 +132,10 @@ LaunchOutcome run_emulated_launch(const EmulatedModule& module, const LaunchPlan
     if (!address)
       return failure(RunStatus::LaunchError, "the plan sets the __constant__ variable '" + c.name +
                                                  "', which is no global of the emulated module");
+    // As the GPU runner checks: an array's bytes must fill the variable exactly.
+    if (const std::size_t size = module.symbol_size(c.name); size != 0 && size != c.bytes.size())
+      return failure(RunStatus::LaunchError, "the __constant__ variable '" + c.name + "' is " + std::to_string(size) +
+                                                 " bytes, the plan gives " + std::to_string(c.bytes.size()));
     constants.push_back({address, &c});
   }
   // Arguments as cuLaunchKernel takes them: a pointer to each one's bytes.

@@ -1,6 +1,7 @@
 #include "fitness/emulation/emulated_module.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -98,6 +99,14 @@ EmulatedModule::~EmulatedModule() {
 }
 
 void* EmulatedModule::symbol(const std::string& name) const { return dlsym(handle_, name.c_str()); }
+
+std::size_t EmulatedModule::symbol_size(const std::string& name) const {
+  void* address = symbol(name);
+  Dl_info info;
+  void* entry = nullptr;
+  if (address == nullptr || dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return 0;
+  return static_cast<const ElfW(Sym)*>(entry)->st_size;
+}
 
 const std::vector<std::string>& emulator_flags() {
   // -ffp-contract=off: float arithmetic as written (the GPU may fuse

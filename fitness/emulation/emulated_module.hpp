@@ -55,6 +55,8 @@ class EmulatedModule {
   std::size_t parameter_size(std::size_t i) const { return param_size_(i); }
   // Address of a global of the module (extern "C"), nullptr when absent.
   void* symbol(const std::string& name) const;
+  // The bytes of the global `name` (its ELF symbol's size), 0 when unknown.
+  std::size_t symbol_size(const std::string& name) const;
   const std::string& key() const { return key_; }
 
  private:

@@ -251,7 +251,7 @@ class SpecReader {
       const std::string path = index("constants", i);
       const json& c = constants[i];
       expect_object(c, path);
-      only_keys(c, path, {"name", "type", "value"});
+      only_keys(c, path, {"name", "type", "value", "count"});
       ParamSpec ps;
       ps.json_path = path;
       ps.role = ParamRole::Scalar;
@@ -263,7 +263,15 @@ class SpecReader {
       if (!type) fail(child(path, "type"), "a constant must be int, unsigned, float, double, bool or a vector of "
                                            "them (" + std::string(kTypeNames) + "), found '" + ps.type_name + "'");
       ps.type = *type;
-      read_scalar_value(required(c, path, "value"), child(path, "value"), ps);
+      if (c.contains("count") == c.contains("value"))
+        fail(path, "give a scalar constant its \"value\", an array constant its \"count\" (one of the two)");
+      if (c.contains("count")) {
+        if (ps.type == ElementType::Bool) fail(child(path, "type"), "an array of bool: gi generates none");
+        ps.constant_array = true;
+        ps.count = expression_field(c["count"], child(path, "count"));
+      } else {
+        read_scalar_value(c["value"], child(path, "value"), ps);
+      }
       k.constants.push_back(std::move(ps));
     }
   }
@@ -281,9 +289,10 @@ class SpecReader {
         fail(child(c.json_path, "name"), "'" + c.name + "' is no __constant__ variable of " + kernel_name +
                                              " (there: " + (there.empty() ? std::string("none") : join(there)) + ")");
       }
-      if (d->array)
-        fail(child(c.json_path, "name"), "'" + c.name + "' is a __constant__ array (" + kernel_name + " line " +
-                                             std::to_string(d->line) + "): a spec sets scalars only");
+      if (d->array != c.constant_array)
+        fail(child(c.json_path, d->array ? "value" : "count"),
+             "'" + c.name + "' is a __constant__ " + (d->array ? "array" : "scalar") + " (" + kernel_name + " line " +
+                 std::to_string(d->line) + "): give it " + (d->array ? "a \"count\" (its elements)" : "a \"value\""));
       if (!type_matches(c.type_name, d->type))
         fail(child(c.json_path, "type"), "'" + c.type_name + "' does not match the type '" + d->type + "' of '" +
                                              c.name + "' (" + kernel_name + " line " + std::to_string(d->line) + ")");
@@ -657,6 +666,12 @@ std::string display(const fs::path& p) {
 const ParamSpec* KernelSpec::find_parameter(std::string_view name) const {
   for (const ParamSpec& p : parameters)
     if (p.name == name) return &p;
+  return nullptr;
+}
+
+const ParamSpec* KernelSpec::find_constant_array(std::string_view name) const {
+  for (const ParamSpec& c : constants)
+    if (c.constant_array && c.name == name) return &c;
   return nullptr;
 }
 

@@ -29,7 +29,9 @@
 //   ],
 //   "constants": [                         // optional: __constant__ variables of kernel.cu the launch
 //     {"name": "c_VoxelNumber",            //   sets, as a host does with cudaMemcpyToSymbol; each a
-//      "type": "int", "value": expr}],     //   scalar (int, unsigned, float, double) declared there
+//      "type": "int", "value": expr},      //   scalar (int, unsigned, float, double) declared there,
+//     {"name": "c_Kernel", "type": "float", //  or an array of that many elements ("count" instead of
+//      "count": expr}],                    //   "value"), drawn from the workloads' inputs.c_Kernel
 //   types: int, unsigned, float, double (scalars and buffers), bool (scalars), float2, float4, int4 (buffers);
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
 //   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
@@ -97,6 +99,10 @@ struct ParamSpec {
   double accumulation_bound = 0;
   // In buffers: read through a cudaTextureObject_t parameter ("texture": true).
   bool texture = false;
+  // Constants only: an array __constant__ of `count` elements (no "value"),
+  // drawn like an input buffer from the workload's inputs distribution of
+  // its name, and copied to the symbol before each launch.
+  bool constant_array = false;
   std::string json_path;  // "parameters[3]", for messages
 
   bool is_buffer() const { return role != ParamRole::Scalar; }
@@ -125,8 +131,9 @@ struct KernelSpec {
   std::string display_path;   // spec.json as named in messages
   std::string entry, family, work_item;
   std::vector<ParamSpec> parameters;
-  // "constants": __constant__ scalars of kernel.cu set before each launch
-  // (role Scalar, a value, json_path "constants[N]").
+  // "constants": __constant__ variables of kernel.cu set before each launch
+  // (role Scalar, a value or, for an array, constant_array and a count;
+  // json_path "constants[N]").
   std::vector<ParamSpec> constants;
   std::array<Expression, 3> block, grid;
   Expression shared_bytes;
@@ -152,6 +159,8 @@ struct KernelSpec {
 
   std::filesystem::path kernel_path() const { return dir / "kernel.cu"; }
   const ParamSpec* find_parameter(std::string_view name) const;
+  // An array __constant__ of the spec (constant_array), or null.
+  const ParamSpec* find_constant_array(std::string_view name) const;
   // "train", "train:N" (train_checks[N-1]) or "validate:N"; throws naming
   // the spec and the accepted forms.
   const WorkloadSpec& workload(std::string_view which) const;

@@ -96,8 +96,8 @@ class Reader {
     if (!workload_.variables.contains("inputs")) return;
     for (const auto& [name, value] : workload_.variables["inputs"].items()) {
       const ParamSpec* p = spec_.find_parameter(name);
-      if (p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut))
-        fail(".inputs." + name, "'" + name + "' is no in/inout parameter of the kernel");
+      if ((p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut)) && !spec_.find_constant_array(name))
+        fail(".inputs." + name, "'" + name + "' is no in/inout parameter or __constant__ array of the kernel");
     }
   }
 
@@ -147,8 +147,14 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
   reader.no_unknown_inputs();
   Workload w;
   w.variables = reader.numbers();
-  for (const ParamSpec& p : spec.parameters) {
-    if (p.role != ParamRole::In && p.role != ParamRole::InOut) continue;
+  // The input buffers and the __constant__ arrays, each from its distribution.
+  std::vector<const ParamSpec*> drawn;
+  for (const ParamSpec& p : spec.parameters)
+    if (p.role == ParamRole::In || p.role == ParamRole::InOut) drawn.push_back(&p);
+  for (const ParamSpec& c : spec.constants)
+    if (c.constant_array) drawn.push_back(&c);
+  for (const ParamSpec* drawn_one : drawn) {
+    const ParamSpec& p = *drawn_one;
     const Distribution d = reader.distribution(p, w.variables);
     double count_value;
     try {

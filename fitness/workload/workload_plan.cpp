@@ -120,9 +120,25 @@ std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, 
 void check_inputs(const KernelSpec& spec, const Workload& workload, const std::string& generator_note) {
   for (const auto& [name, bytes] : workload.inputs) {
     const ParamSpec* p = spec.find_parameter(name);
-    if (p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut))
-      fail(spec, "parameters", generator_note + " gave an input '" + name + "' that is no in/inout parameter");
+    if ((p == nullptr || (p->role != ParamRole::In && p->role != ParamRole::InOut)) && !spec.find_constant_array(name))
+      fail(spec, "parameters",
+           generator_note + " gave an input '" + name + "' that is no in/inout parameter or __constant__ array");
   }
+}
+
+// A constant's bytes: a scalar's value, or an array's elements as the
+// generator drew them (count elements of its type).
+ScalarArg constant_bytes(const KernelSpec& spec, const ParamSpec& c, const Workload& workload) {
+  if (!c.constant_array) return ScalarArg{c.name, scalar_bytes(spec, c, workload.variables)};
+  const auto it = workload.inputs.find(c.name);
+  if (it == workload.inputs.end())
+    fail(spec, c.json_path, "the generator gave no values for the __constant__ array '" + c.name +
+                                "' (the random generator draws them from inputs." + c.name + ")");
+  const std::size_t expected = element_count(spec, c, workload.variables) * element_bytes(c.type);
+  if (it->second.size() != expected)
+    fail(spec, c.json_path, "the generator gave " + std::to_string(it->second.size()) + " bytes for '" + c.name +
+                                "', expected " + std::to_string(expected));
+  return ScalarArg{c.name, it->second};
 }
 
 LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& workload, unsigned block_size) {
@@ -155,7 +171,7 @@ LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& work
     plan.params.emplace_back(true, plan.buffers.size());
     plan.buffers.push_back(std::move(b));
   }
-  for (const ParamSpec& c : spec.constants) plan.constants.push_back(ScalarArg{c.name, scalar_bytes(spec, c, workload.variables)});
+  for (const ParamSpec& c : spec.constants) plan.constants.push_back(constant_bytes(spec, c, workload));
   set_launch_geometry(plan, spec, workload.variables, block_size);
   plan.min_bytes_moved = min_bytes(spec, workload);
   return plan;
@@ -233,7 +249,10 @@ LaunchPlan launch_plan_shape(const KernelSpec& spec, const Variables& variables,
     plan.params.emplace_back(true, plan.buffers.size());
     plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}, p.texture});
   }
-  for (const ParamSpec& c : spec.constants) plan.constants.push_back(ScalarArg{c.name, scalar_bytes(spec, c, variables)});
+  for (const ParamSpec& c : spec.constants)  // an array's shape: its bytes, zero
+    plan.constants.push_back(c.constant_array ? ScalarArg{c.name, std::vector<std::byte>(element_count(spec, c, variables) *
+                                                                                        element_bytes(c.type))}
+                                              : ScalarArg{c.name, scalar_bytes(spec, c, variables)});
   set_launch_geometry(plan, spec, variables, block_size, effect);
   return plan;
 }

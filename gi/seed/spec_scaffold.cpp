@@ -129,6 +129,36 @@ std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKerne
   return out;
 }
 
+// An array __constant__ the kernel reads (`__constant__ float c_Kernel[KERNEL_LENGTH];`):
+// its element count from the declaration, macros of the default build
+// being their values, and its elements drawn like an input's.
+json array_constant(const grammar::ParsedKernel& k, const analysis::IncludedHeaders& headers, std::size_t name_token,
+                    const grammar::ConstantVariable& c, const InitSizes& given, SpecScaffold& s) {
+  const std::string type = spec_type(c.type);
+  json j = {{"name", c.name}, {"type", type}, {"count", 0}};
+  const std::string where = "line " + std::to_string(c.line);
+  if (type.empty() || type == "bool") {
+    j["type"] = fill("an element type gi generates instead of '" + c.type + "' (" + where + ")");
+    s.notes.push_back("the kernel reads the __constant__ " + c.type + " array '" + c.name + "' (" + where +
+                      "), whose elements gi cannot generate");
+  }
+  fitness::Variables macros;
+  for (const auto& [name, m] : analysis::file_symbols(k, headers, k.tokens[name_token].line).integer_macros)
+    macros[name] = static_cast<double>(m.value);
+  try {
+    const double n = fitness::Expression::parse(c.length).evaluate(macros);
+    if (n < 1 || n != std::floor(n)) throw std::runtime_error("not a count");
+    j["count"] = number(n);
+    s.inferred.push_back("constant '" + c.name + "': " + number(n).dump() + " " + type + " (" + where + ": [" +
+                         c.length + "]), drawn like an input" + (given.like.count(c.name) ? " (--like)" : "") +
+                         " and set before each launch");
+  } catch (const std::exception&) {
+    j["count"] = fill("elements of the __constant__ array '" + c.name + "' (" + where + ": [" + c.length +
+                      "], which gi cannot evaluate)");
+  }
+  return j;
+}
+
 }  // namespace
 
 InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes) {
@@ -279,8 +309,11 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       throw std::runtime_error("--size " + name + "=" + number(v).dump() + ": '" + name +
                                "' is a bool: give true or false");
   for (const auto& [name, d] : given.like)
-    if (!param_names.count(name))
-      throw std::runtime_error("--like " + name + ": '" + kernel->name + "' has no parameter '" + name + "'");
+    if (!param_names.count(name) &&
+        std::none_of(constants.begin(), constants.end(),
+                     [&](const grammar::ConstantVariable& c) { return c.array && c.name == name; }))
+      throw std::runtime_error("--like " + name + ": '" + kernel->name + "' has no parameter or __constant__ array '" +
+                               name + "'");
 
   SpecScaffold s;
   s.entry = kernel->name;
@@ -424,13 +457,25 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   json constants_json = json::array();
   for (const grammar::ConstantVariable& c : constants) {
     if (param_names.count(c.name)) continue;  // a parameter of that name hides it
-    const std::string type = c.array ? "" : spec_type(c.type);
+    if (c.array) {
+      constants_json.push_back(array_constant(g.parsed(), headers, kernel->name_token, c, given, s));
+      const json& j = constants_json.back();
+      if (j["count"].is_number() && !spec_type(c.type).empty() && spec_type(c.type) != "bool") {
+        const bool is_float = is_float_type(j["type"].get<std::string>());
+        train_inputs[c.name] = given.like.count(c.name) ? given.like.at(c.name)
+                               : is_float               ? default_float_distribution()
+                                                        : json{{"uniform", json::array({-100, 100})}};
+        varies[c.name] = !given.like.count(c.name) && is_float;
+      }
+      continue;
+    }
+    const std::string type = spec_type(c.type);
     json j = {{"name", c.name}, {"type", type}, {"value", value_of(c.name, type)}};
     if (type.empty()) {
-      j["type"] = fill("a scalar type instead of '" + c.type + (c.array ? " []" : "") + "' (line " +
-                       std::to_string(c.line) + "): a spec sets only int, unsigned, float, double and bool constants");
-      s.notes.push_back("the kernel reads the __constant__ " + c.type + (c.array ? " array" : "") + " '" + c.name +
-                        "' (line " + std::to_string(c.line) + "), which a spec cannot set");
+      j["type"] = fill("a scalar type instead of '" + c.type + "' (line " + std::to_string(c.line) +
+                       "): a spec sets only int, unsigned, float, double and bool constants");
+      s.notes.push_back("the kernel reads the __constant__ " + c.type + " '" + c.name + "' (line " +
+                        std::to_string(c.line) + "), which a spec cannot set");
     } else {
       s.inferred.push_back("constant '" + c.name + "': " + type + " (line " + std::to_string(c.line) +
                            "), set before each launch to the workload's '" + c.name + "'");
