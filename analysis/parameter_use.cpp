@@ -124,6 +124,14 @@ class Analyser {
     out.work.flattened_rows_line = flattened_line_;
     // Buffers whose loaded values index another: integer inputs gi must not fill at random.
     for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
+    // The __constant__ arrays, indexed as buffers are: the element their
+    // indices reach, which must lie within the declared length. Last, so that
+    // the work item stays the parameters' guard's.
+    for (const auto& [name, c] : symbols_.constant_variables)
+      if (c.array && !scalars_.count(name)) {
+        PointerUse u = pointer_use(name);
+        if (!u.unused) out.constant_arrays.push_back(std::move(u));
+      }
     return out;
   }
 
@@ -957,7 +965,18 @@ class Analyser {
           bounds_from(*c, false, tok(el.tokens.first).line, out);
       }
     };
-    if (k_.elements[elements_[at]].braceless_body) add_header(prev_element(at));
+    // A braceless body's header, and that header's own where it is the
+    // braceless body of another (`for (i ...) for (j ...) if (...) s;`).
+    // (The grammar marks only the last statement of such a chain a braceless
+    // body; a header before it awaits one.)
+    for (std::size_t b = at; b < elements_.size();) {
+      const std::size_t h = prev_element(b);
+      const bool body = k_.elements[elements_[b]].braceless_body ||
+                        (h < elements_.size() && k_.elements[elements_[h]].awaits_braceless_body);
+      if (!body || h >= elements_.size()) break;
+      add_header(h);
+      b = h;
+    }
     int depth = 0;
     for (std::size_t i = at; i-- > 0;) {
       const grammar::Element& el = k_.elements[elements_[i]];

@@ -85,6 +85,9 @@ struct WorkItem {
 struct ParameterUse {
   std::vector<PointerUse> pointers;  // in parameter order
   WorkItem work;
+  // The file's array __constant__s the kernel body indexes, as pointers: the
+  // count their indices need, which the declared length must hold.
+  std::vector<PointerUse> constant_arrays;
 };
 
 // `headers`: the local headers' macros, where the caller read them

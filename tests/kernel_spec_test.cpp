@@ -269,7 +269,8 @@ TEST_F(MalformedSpec, AccumulationBoundOnlyOnAFloatOutputAndPositive) {
   }
 }
 
-// "constants": scalar __constant__ variables of kernel.cu, of their declared type.
+// "constants": __constant__ variables of kernel.cu, of their declared type;
+// an array one has a count instead of a value.
 TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
   kernel = "__device__ __constant__ int c_Count;\n__constant__ float c_Table[4];\n__constant__ int3 c_Dim;\n" + kernel;
   spec["constants"] = json::array({{{"name", "c_Count"}, {"type", "int"}, {"value", "activeVoxelNumber"}}});
@@ -288,7 +289,19 @@ TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
   bad = spec;
   bad["constants"][0]["name"] = "c_Table";
   bad["constants"][0]["type"] = "float";
-  expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'c_Table' is a __constant__ array");
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].value: 'c_Table' is a __constant__ array (kernel.cu line 2): "
+                    "give it a \"count\"");
+  // An array constant: a count, its elements drawn from the workloads' inputs.
+  json table = spec;
+  table["constants"] = json::array({{{"name", "c_Table"}, {"type", "float"}, {"count", 4}}});
+  const KernelSpec with_table = parse_kernel_spec(table, "seeds/x/y/spec.json", kernel, "kernel.cu");
+  ASSERT_EQ(with_table.constants.size(), 1u);
+  EXPECT_TRUE(with_table.constants[0].constant_array);
+  EXPECT_EQ(with_table.constants[0].count.text(), "4");
+  bad = table;
+  bad["constants"][0]["name"] = "c_Count";
+  bad["constants"][0]["type"] = "int";
+  expect_error(bad, "seeds/x/y/spec.json: constants[0].count: 'c_Count' is a __constant__ scalar");
   bad = spec;
   bad["constants"][0]["type"] = "char";
   expect_error(bad, "seeds/x/y/spec.json: constants[0].type: a constant must be int, unsigned, float, double, bool or "
@@ -298,7 +311,8 @@ TEST_F(MalformedSpec, ConstantsNameScalarConstantVariablesOfTheirType) {
   expect_error(bad, "seeds/x/y/spec.json: constants[0].name: 'activeVoxelNumber' is already a parameter");
   bad = spec;
   bad["constants"][0].erase("value");
-  expect_error(bad, "seeds/x/y/spec.json: constants[0].value: missing required field");
+  expect_error(bad, "seeds/x/y/spec.json: constants[0]: give a scalar constant its \"value\", an array constant its "
+                    "\"count\" (one of the two)");
   bad = spec;
   bad["constants"] = json::object();
   expect_error(bad, "seeds/x/y/spec.json: constants: expected an array");

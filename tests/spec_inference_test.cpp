@@ -441,7 +441,8 @@ TEST(ParameterUse, AWholeNumberMacroInAnIndexIsItsValue) {
 
 // A bound the host sets through cudaMemcpyToSymbol: an int __constant__ is
 // a size like a scalar parameter (the spec's "constants" set it); one that
-// cannot be a size (a float, an array) is refused by name.
+// cannot be a size (a float, an array) is refused by name as a bound. An
+// array is still set, its elements drawn like an input's.
 TEST(ParameterUse, AnIntConstantIsASizeAndAnArrayConstantIsRefusedByName) {
   const std::string source =
       "__device__ __constant__ int c_Count;\n"
@@ -462,9 +463,7 @@ TEST(ParameterUse, AnIntConstantIsASizeAndAnArrayConstantIsRefusedByName) {
   EXPECT_EQ(s.spec["constants"][0]["name"], "c_Count");
   EXPECT_EQ(s.spec["constants"][0]["type"], "int");
   EXPECT_EQ(s.spec["constants"][0]["value"], "c_Count");
-  EXPECT_NE(s.spec["constants"][1]["type"].get<std::string>().find("FILL: a scalar type instead of 'int []'"),
-            std::string::npos)
-      << s.spec["constants"][1];
+  EXPECT_EQ(s.spec["constants"][1].dump(), R"({"name":"c_Dim","type":"int","count":3})");
   EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["c_Count"], 5000);
   EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"c_Dim=5"}, {})),
                std::runtime_error)
@@ -754,6 +753,37 @@ TEST(SpecScaffold, AnArrayConstantIsDrawnLikeAnInputAndSetBeforeTheLaunch) {
   EXPECT_NE(emulated.output.find("the __constant__ variable 'c_taps' is 36 bytes, the plan gives 32"),
             std::string::npos)
       << emulated.output;
+}
+
+// A __constant__ array's declared length holds what its indices reach: sizes
+// that read past it are refused, naming the array and the element.
+TEST(SpecScaffold, SizesThatReadPastAConstantArrayAreRefused) {
+  const std::string source =
+      "#define STREL 5\n"
+      "__constant__ float c_strel[STREL * STREL];\n"
+      "__global__ void dilate(float* out, const float* in, int n, int sm, int sn) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t < n) {\n"
+      "    float m = 0.f;\n"
+      "    for (int i = 0; i < sm; ++i)\n"
+      "      for (int j = 0; j < sn; ++j)\n"
+      "        if (c_strel[i * sn + j] != 0.f) m = fmaxf(m, in[t]);\n"
+      "    out[t] = m;\n"
+      "  }\n"
+      "}\n";
+  const SpecScaffold fits =
+      scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=100000", "sm=5", "sn=5"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(fits.spec.dump())).empty()) << fits.spec.dump(2);
+  for (const auto& w : fits.spec["workloads"]["validate"]) EXPECT_LE(w["variables"]["sm"].get<double>() *
+                                                                         w["variables"]["sn"].get<double>(), 25);
+  try {
+    scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=100000", "sm=5", "sn=6"}, {}));
+    ADD_FAILURE() << "sizes past c_strel were taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("read the __constant__ array 'c_strel' up to element 29, past its 25 elements"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // An exact launch's thread count on x stays a multiple of every block size

@@ -634,6 +634,30 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
           }
     return std::max(inputs, outputs);
   };
+  // An array __constant__ holds what its declaration says: the element its
+  // indices reach must lie within (`c_strel[el_i * strel_n + el_j]` needs
+  // strel_m * strel_n of STREL_SIZE^2). Sizes that read past it are refused.
+  struct ConstantReach {
+    std::string name;
+    double length;
+    analysis::SymbolicSize need;
+    std::string evidence;
+  };
+  std::vector<ConstantReach> reaches;
+  for (const json& c : constants_json)
+    if (c.contains("count") && c["count"].is_number())
+      for (const analysis::PointerUse& u : use.constant_arrays)
+        if (u.name == c["name"]) {
+          if (u.count) reaches.push_back({u.name, c["count"].get<double>(), *u.count, u.count_evidence});
+          else
+            s.notes.push_back("gi cannot tell how far the kernel reads the __constant__ array '" + u.name + "' (" +
+                              u.refusal + "): keep its indices below its " + c["count"].dump() + " elements");
+        }
+  const auto within_constants = [&](const SizeSet& set) {
+    for (const ConstantReach& r : reaches)
+      if (const auto v = r.need.evaluate(set); v && *v > r.length) return false;
+    return true;
+  };
   // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size).
   const auto usable = [&](const SizeSet& set) {
     for (int a = 0; a < 3; ++a)
@@ -642,9 +666,15 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     for (const grammar::Param& p : kernel->params)
       if (const auto* u = p.pointer || p.texture_object() ? use_of(p.name) : nullptr; u && u->count)
         if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
-    return true;
+    return within_constants(set);
   };
   const bool sized = missing.empty() && !known_sizes.empty();
+  if (missing.empty())
+    for (const ConstantReach& r : reaches)
+      if (const auto v = r.need.evaluate(base); v && *v > r.length)
+        throw std::runtime_error("the sizes given read the __constant__ array '" + r.name + "' up to element " +
+                                 number(*v - 1).dump() + ", past its " + number(r.length).dump() + " elements (" +
+                                 r.evidence + "): give sizes within it");
   if (sized && !usable(base))
     throw std::runtime_error("the sizes given leave a grid extent or a buffer count below 1 (" + [&] {
       std::string what;
