@@ -60,28 +60,26 @@ def draft(gi, path, entry, tmp):
     # threads_x, for a kernel with no guard): 1024, a multiple of every block size.
     named = {p["name"] for p in scalars}
     for name, v in spec["workloads"]["train"]["variables"].items():
-        if name != "inputs" and name not in named and "FILL" in str(v) and not re.search(r"_[xyzw]$", name):
-            sizes += ["--size", name + "=1024"]
-        elif name.startswith("threads_") and name not in named:
+        # (a vector's components, dim_x, come with their vector's value)
+        component = re.search(r"_[xyzw]$", name) and not name.startswith("threads_")
+        if name != "inputs" and name not in named and "FILL" in str(v) and not component:
             sizes += ["--size", name + "=1024"]
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
-    m = re.search(r"below 1 \(([^)]*)\)", out) if code != 0 else None
-    if m:
-        # 1024 for every integer leaves no work where a bound is a difference
-        # (Fan1's `x < Size - t - 1`): the subtracted names get 5 instead.
-        small = set(re.findall(r"-\s*([A-Za-z_]\w*)", m.group(1)))
-        sizes = [s if not (s.split("=")[0] in small and s.endswith("=1024")) else s.split("=")[0] + "=5"
-                 for s in sizes]
-        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
-    m = re.search(r"read the __constant__ array .* past its \d+ elements \((.*)\): give sizes", out) if code != 0 else None
-    if m:
-        # 1024 for every integer reads a __constant__ array (a structuring
-        # element, a table of cluster centres) past its declared length: the
-        # sizes its index's guards name get 5 instead.
-        small = set(re.findall(r"< ([A-Za-z_]\w*)", m.group(1)))
-        sizes = [s if not (s.split("=")[0] in small and s.endswith("=1024")) else s.split("=")[0] + "=5"
-                 for s in sizes]
-        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
+    # Where 1024 for every integer breaks what the kernel needs, the names the
+    # message points at get 5 instead, and the draft is made again:
+    #  - no work where a bound is a difference (Fan1's `x < Size - t - 1`):
+    #    the subtracted names;
+    #  - a __constant__ array (a structuring element, a table of cluster
+    #    centres) read past its declared length: the sizes its index's guards name.
+    for pattern, names in ((r"below 1 \(([^)]*)\)", r"-\s*([A-Za-z_]\w*)"),
+                           (r"read the __constant__ array .* past its \d+ elements \((.*)\): give sizes",
+                            r"< ([A-Za-z_]\w*)")):
+        m = re.search(pattern, out) if code != 0 else None
+        if m:
+            small = set(re.findall(names, m.group(1)))
+            sizes = [s if not (s.split("=")[0] in small and s.endswith("=1024")) else s.split("=")[0] + "=5"
+                     for s in sizes]
+            code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     if code != 0:
         return {"status": "error", "message": out.strip().splitlines()[-1]}
     # gi init compiles the draft with NVRTC (cutting the kernel out of a file
