@@ -140,6 +140,21 @@ TEST(OutputCheck, DescribingAPassingElementGivesNoMessage) {
   EXPECT_TRUE(describe_element_failure(out, element, 0, expected, false, Tolerance{}));
 }
 
+// A reference that is no number (the seed, its own reference, computed none
+// on these inputs) fails every value, and the message says what to change.
+TEST(OutputCheck, AReferenceThatIsNoNumberSaysTheInputsMustChange) {
+  const BufferArg out{"speed", ParamRole::Out, ElementType::F32, 2, {}};
+  const std::vector<float> got{std::nanf(""), 1.f};
+  const ExpectedOutput expected{"speed", {std::nan(""), std::nan("")}, std::nullopt, {}};
+  const auto* element = reinterpret_cast<const std::byte*>(got.data());
+  for (std::size_t e = 0; e < 2; ++e) {
+    const auto failing = describe_element_failure(out, element + 4 * e, e, expected, true, Tolerance{});
+    ASSERT_TRUE(failing);
+    EXPECT_TRUE(contains(*failing, "the reference is not finite either")) << *failing;
+    EXPECT_TRUE(contains(*failing, "give its inputs a range where it is defined (gi init --like")) << *failing;
+  }
+}
+
 TEST(OutputCheck, UncheckedComponentsAreIgnored) {
   const BufferArg out{"p", ParamRole::Out, ElementType::F32x4, 1, {}};
   const std::vector<float> got{1, 2, 3, std::nanf("")};

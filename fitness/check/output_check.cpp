@@ -150,11 +150,20 @@ std::optional<std::string> describe_element_failure(const BufferArg& buffer, con
     const double reference = expected.values[e * components + c];
     if (value_passes(is_float, value, reference, tolerance)) continue;
     const std::string at = where + (components > 1 ? " component " + std::to_string(c) : "");
+    // A reference that is no number: the seed (its own reference) computed
+    // none on these inputs, which no variant can match; the inputs say why.
+    const std::string undefined =
+        std::isfinite(reference) ? ""
+                                 : "; the reference is not finite either: the reference kernel's arithmetic gives no "
+                                   "number on these inputs (a square root or logarithm of a negative, a division by "
+                                   "zero): give its inputs a range where it is defined (gi init --like "
+                                   "NAME:uniform(LO,HI), or the workload's inputs)";
     if (is_float && !std::isfinite(value))
       return at + ": got " + number(value) + ", expected " + number(reference) +
              (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
-                  ? " (never written: still the NaN fill)"
-                  : " (not finite)");
+                  ? " (never written: still the NaN fill" + undefined + ")"
+                  : " (not finite" + undefined + ")");
+    if (!undefined.empty()) return at + ": got " + number(value) + ", expected " + number(reference) + " (" + undefined.substr(2) + ")";
     const double diff = std::abs(value - reference);
     return at + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) + " > " +
            number(tolerance.abs + tolerance.rel * std::abs(reference)) + ")";
