@@ -237,8 +237,8 @@ class Walk {
   // name once per pass in lockstep with its counter: a `for (v = s; ...;
   // ++v)` (or v++, v += 1) whose body assigns neither v nor any name of s,
   // holds no `continue` or `goto`, and assigns the name in one statement of
-  // its own level only, by `k++`, `k--`, `k += e` or `k -= e`. Then the passes
-  // before this one added (v - s) steps.
+  // its own level only, by `k++`, `k--`, `k += e` or `k -= e` with `e` the
+  // same on every pass. Then the passes before this one added (v - s) steps.
   // `body`: the element that opens the body's block, or the braceless body.
   std::optional<StraightLineUpdate> lockstep(std::size_t h, std::size_t body, std::string& why) const {
     const Element& header = el(h);
@@ -311,6 +311,14 @@ class Walk {
       }
     }
     if (!step) return std::nullopt;
+    // The same step on every pass: its operand names neither the counter nor
+    // anything the loop assigns (`k += i` sums 0 + 1 + ... + (i - 1), not i * i).
+    for (std::size_t t = step->first; t <= step->last && step->first <= step->last; t = next(t))
+      if (tok(t).kind == TokenKind::Identifier &&
+          (tok(t).text == v || assigns(tok(t).text, header.tokens.first, body_last))) {
+        why = "its step names '" + tok(t).text + "', which changes from pass to pass";
+        return std::nullopt;
+      }
     step->counter = counter;
     step->start_first = next(eq);
     step->start_last = init_last;

@@ -125,6 +125,11 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
             std::string::npos);
   EXPECT_NE(why(loop + "    out[k] = 0.f;\n    k++;\n    j++;\n  }\n").find("counter 'j' is assigned in the body"),
             std::string::npos);
+  EXPECT_NE(why(loop + "    out[k] = 0.f;\n    k += j;\n  }\n").find("its step names 'j', which changes from pass"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = 0, d = 1;\n  for (int j = 0; j < n; ++j) {\n    out[k] = 0.f;\n    k += d;\n    d *= 2;\n  }\n")
+                .find("its step names 'd', which changes from pass to pass"),
+            std::string::npos);
   EXPECT_NE(why("  int k = 0, s = n;\n  for (int j = s; j < n; ++j) {\n    out[k] = 0.f;\n    k++;\n    s--;\n  }\n")
                 .find("start names 's', which the body assigns"),
             std::string::npos);
