@@ -786,6 +786,24 @@ TEST(SpecScaffold, SizesThatReadPastAConstantArrayAreRefused) {
   }
 }
 
+// An unsigned input's values start at 0: the generator refuses a negative
+// one, and the draft's own check would fail on it.
+TEST(SpecScaffold, AnUnsignedInputIsDrawnFromZeroUp) {
+  const std::string source =
+      "__global__ void twice(unsigned* out, const unsigned* in, const uint2* pairs, const int* signs, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = in[i] * 2u + pairs[i].y + (unsigned)signs[i];\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=100000"}, {}));
+  const auto& inputs = s.spec["workloads"]["train"]["variables"]["inputs"];
+  EXPECT_EQ(inputs["in"].dump(), R"({"uniform":[0,100]})");
+  EXPECT_EQ(inputs["pairs"].dump(), R"({"uniform":[0,100]})");
+  EXPECT_EQ(inputs["signs"].dump(), R"({"uniform":[-100,100]})");
+  const fitness::KernelSpec k =
+      fitness::parse_kernel_spec(json::parse(s.spec.dump()), "spec.json", source, "k.cu", {.registry = false});
+  EXPECT_NO_THROW(fitness::generate_workload(k, k.train, 1));
+}
+
 // An exact launch's thread count on x stays a multiple of every block size
 // on every drafted workload; the other sizes vary as before.
 TEST(InitWorkloads, ASizeWithAMultipleStaysAMultipleOnEveryWorkload) {

@@ -129,6 +129,13 @@ std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKerne
   return out;
 }
 
+// An integer input's values where nothing else says: small, of both signs
+// (an unsigned type holds no negative value, which the generator refuses).
+json default_integer_distribution(const std::string& type) {
+  const bool is_unsigned = type == "unsigned" || type.rfind("uint", 0) == 0;
+  return {{"uniform", json::array({is_unsigned ? 0 : -100, 100})}};
+}
+
 // An array __constant__ the kernel reads (`__constant__ float c_Kernel[KERNEL_LENGTH];`):
 // its element count from the declaration, macros of the default build
 // being their values, and its elements drawn like an input's.
@@ -447,7 +454,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       else if (u && u->values_index)
         d = {{"uniform", json::array({0, fill("largest value of '" + p.name +
                                                "' (its values index another buffer: its element count minus 1)")})}};
-      else d = {{"uniform", json::array({-100, 100})}};
+      else d = default_integer_distribution(type);
       train_inputs[p.name] = d;
       varies[p.name] = !given.like.count(p.name) && start.is_null() && is_float_type(type);
     }
@@ -464,7 +471,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
         const bool is_float = is_float_type(j["type"].get<std::string>());
         train_inputs[c.name] = given.like.count(c.name) ? given.like.at(c.name)
                                : is_float               ? default_float_distribution()
-                                                        : json{{"uniform", json::array({-100, 100})}};
+                                                        : default_integer_distribution(j["type"].get<std::string>());
         varies[c.name] = !given.like.count(c.name) && is_float;
       }
       continue;
