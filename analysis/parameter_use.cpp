@@ -886,10 +886,7 @@ class Analyser {
   // `if (x < nx && mask[x] >= 0)` reads mask only where x < nx.
   void short_circuit_guards(std::size_t at, std::size_t token, std::map<std::string, Bound>& guards) const {
     const grammar::Element& el = k_.elements[elements_[at]];
-    std::optional<Expr> c;
-    if (el.kind == ElementKind::IfHeader) c = condition_of(el);
-    else if (el.kind == ElementKind::LoopHeader && tok(el.tokens.first).is("while") && tok(el.tokens.last).is(")"))
-      c = parse(next(next(el.tokens.first)), prev(el.tokens.last));
+    const std::optional<Expr> c = element_expression(el);
     if (!c) return;
     const int line = tok(el.tokens.first).line;
     const auto holds = [&](const Expr& e) { return e.first <= token && token <= e.last; };
@@ -909,6 +906,36 @@ class Analyser {
       }
       e = inner;
     }
+  }
+
+  // The expression an element evaluates: an if's or while's condition, an
+  // expression statement, a return's value, a declaration's first initialiser.
+  std::optional<Expr> element_expression(const grammar::Element& el) const {
+    if (el.kind == ElementKind::IfHeader) return condition_of(el);
+    if (el.kind == ElementKind::LoopHeader && tok(el.tokens.first).is("while") && tok(el.tokens.last).is(")"))
+      return parse(next(next(el.tokens.first)), prev(el.tokens.last));
+    if ((el.kind != ElementKind::Statement && el.kind != ElementKind::Declaration) || !tok(el.tokens.last).is(";"))
+      return std::nullopt;
+    std::size_t first = el.tokens.first;
+    if (tok(first).is("return")) first = next(first);
+    if (el.kind == ElementKind::Declaration) {
+      std::size_t eq = first;
+      while (eq < el.tokens.last && !tok(eq).is("=") && !tok(eq).is("(") && !tok(eq).is("[")) eq = next(eq);
+      if (!tok(eq).is("=")) return std::nullopt;
+      first = next(eq);
+      return parse(first, expression_end(first));
+    }
+    if (first >= el.tokens.last) return std::nullopt;
+    return parse(first, prev(el.tokens.last));
+  }
+
+  // Every test a `&&`, `||` or ternary in `e` makes, as if it held: whether
+  // the kernel guards an axis somewhere (a ternary `i < n ? in[i] : 0`).
+  void every_test(const Expr& e, int line, std::map<std::string, Bound>& guards) const {
+    if (e.kind == ExprKind::Binary && (e.text == "&&" || e.text == "||") && e.children.size() == 2)
+      bounds_from(e.children[0], e.text == "||", line, guards);
+    if (e.kind == ExprKind::Ternary && e.children.size() == 3) bounds_from(e.children[0], false, line, guards);
+    for (const Expr& child : e.children) every_test(child, line, guards);
   }
 
   // "if@L:C": the branch site of an `if` header (its keyword's position).
@@ -1027,7 +1054,12 @@ class Analyser {
     const std::string refusal = work_refusal_;
     const std::string variables[3] = {work_variable_[0], work_variable_[1], work_variable_[2]};
     const int flattened = flattened_line_;
-    for (std::size_t i = 0; i < elements_.size(); ++i) note_work_item(guards_at(i));
+    for (std::size_t i = 0; i < elements_.size(); ++i) {
+      auto guards = guards_at(i);
+      if (const auto e = element_expression(k_.elements[elements_[i]]))
+        every_test(*e, tok(k_.elements[elements_[i]].tokens.first).line, guards);
+      note_work_item(guards);
+    }
     for (int a = 0; a < 3; ++a) guarded_[a] = work_[a].has_value();
     unreadable_guard_ = !work_refusal_.empty();
     work_[0] = work, work_[1] = work_y, work_[2] = work_z;

@@ -641,6 +641,24 @@ TEST(ParameterUse, AnAxisNoGuardBoundsIsAnExactLaunchOfItsThreadCount) {
   EXPECT_FALSE(guarded.work.exact[0]);
 }
 
+// A guard written as a ternary (`s[t] = i < n ? in[i] : 0.f;`) bounds the
+// read in its branch and is a guard on the axis: no exact launch.
+TEST(ParameterUse, ATernaryGuardBoundsItsBranchAndIsNoExactLaunch) {
+  const auto u = use_of(
+      "__global__ void block_sum(const float* in, float* partial, int n) {\n"
+      "  extern __shared__ float s[];\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  s[t] = i < n ? in[i] : 0.f;\n"
+      "  float v = i < n ? in[i] : 0.f;\n"
+      "  if (t == 0) partial[blockIdx.x] = s[0] + v;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "in"), "n");
+  EXPECT_FALSE(u.work.exact[0]);
+  ASSERT_TRUE(u.work.bound[0]);
+  EXPECT_EQ(u.work.bound[0]->text(), "n");
+}
+
 // A read right of `&&` in a condition runs only where the left side holds:
 // `if (x < n && mask[x] >= 0)` reads mask below n (NiftyReg's affine kernel).
 TEST(ParameterUse, AReadRightOfAndInAConditionIsGuardedByItsLeftSide) {
