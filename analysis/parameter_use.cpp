@@ -132,6 +132,17 @@ class Analyser {
         PointerUse u = pointer_use(name);
         if (!u.unused) out.constant_arrays.push_back(std::move(u));
       }
+    // The dynamic shared memory (`extern __shared__ float s[];`): the element
+    // its indices reach, over the block size B (threadIdx.x < B).
+    if (const auto shared = dynamic_shared_array()) {
+      block_symbols_ = true;
+      DynamicShared d;
+      d.name = shared->first;
+      d.type = shared->second;
+      d.use = pointer_use(d.name);
+      block_symbols_ = false;
+      out.dynamic_shared = std::move(d);
+    }
     return out;
   }
 
@@ -155,7 +166,9 @@ class Analyser {
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
   std::map<std::string, int> assigned_count_;  // assignments (=, op=, ++, --) per name in the body
   std::set<std::string> loop_counters_;        // names a for's init assigns
+  std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
   const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
+  mutable bool block_symbols_ = false;         // threadIdx.x and blockDim.x over the block size B (shared memory)
   bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
   bool unreadable_guard_ = false;              // a guard on x names a size gi cannot use
   mutable int exact_line_[3] = {0, 0, 0};      // first unguarded use of an exact launch's global index
@@ -272,7 +285,14 @@ class Analyser {
         const std::size_t end = std::min(expression_end(start), el.tokens.last);
         // Loop counters are assigned again by their increment: their
         // definition is the init (the lower end), their range the guard's.
-        if (el.kind == ElementKind::LoopHeader) loop_counters_.insert(name);
+        if (el.kind == ElementKind::LoopHeader) {
+          loop_counters_.insert(name);
+          // for (...; ...; i--), i -= d, i >>= d, i /= d: it counts down from its init.
+          for (std::size_t u = end; u < el.tokens.last; ++u)
+            if (tok(u).is(name) && (tok(next(u)).is("--") || tok(prev(u)).is("--") || tok(next(u)).is("-=") ||
+                                   tok(next(u)).is(">>=") || tok(next(u)).is("/=")))
+              counts_down_.insert(name);
+        }
         if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
         if (assigned[name] <= 1 && el.kind != ElementKind::LoopHeader) assigned_once_.insert(name);
         // A counter that only grows (a while loop's): its start is its lower end.
@@ -442,6 +462,13 @@ class Analyser {
         } else if (const auto d = definition(e.text)) {
           own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
                      depth + 1);
+          // A loop's counter starts at its init: that is its largest value
+          // only where the loop counts down; else with no bound here (read
+          // after the loop, or under a condition gi cannot read) it has none.
+          if (own && g == guards.end() && loop_counters_.count(e.text) && !counts_down_.count(e.text)) {
+            if (why.empty()) why = "'" + e.text + "' is a loop's counter, and no bound of the loop holds here";
+            own.reset();
+          }
         }
         if (g != guards.end()) {
           // The guard gives the upper end; the lower end is the definition's.
@@ -548,6 +575,11 @@ class Analyser {
         return out;
       }
       case ExprKind::Member:
+        // In a block's own memory: threadIdx.x below the block size B, blockDim.x B.
+        if (block_symbols_ && !e.children.empty() && e.field == "x") {
+          if (e.children[0].is_name("threadIdx")) return Range{SymbolicSize(), SymbolicSize::name("B") - SymbolicSize::constant(1)};
+          if (e.children[0].is_name("blockDim")) return exact(SymbolicSize::name("B"));
+        }
         // blockIdx.y alone: a row of blocks per item, the global index y.
         if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);
             axis > 0)
@@ -1045,6 +1077,34 @@ class Analyser {
     return elements_.size();
   }
 
+  // The kernel's `extern __shared__ T name[];` (in its body or the file's):
+  // its name and T.
+  std::optional<std::pair<std::string, std::string>> dynamic_shared_array() const {
+    for (std::size_t t = 0; t + 4 < k_.tokens.size(); ++t) {
+      if (!tok(t).is("extern") || !tok(next(t)).is("__shared__")) continue;
+      // extern __shared__ [__align__(N)] TYPE... NAME [ ]
+      std::size_t u = next(next(t));
+      std::string type;
+      std::size_t name = 0;
+      for (; u < k_.tokens.size() && !tok(u).is("[") && !tok(u).is(";"); u = next(u)) {
+        if (tok(u).is("__align__")) {
+          u = closing(k_.tokens, next(u));
+          continue;
+        }
+        if (tok(u).kind != TokenKind::Identifier) continue;
+        if (name) type += (type.empty() ? "" : " ") + tok(name).text;
+        name = u;
+      }
+      // In this kernel's body, or at file level (every kernel's).
+      bool here = true;
+      for (std::size_t e = 0; e < k_.elements.size(); ++e)
+        if (k_.elements[e].tokens.first <= t && t <= k_.elements[e].tokens.last)
+          here = k_.elements[e].function < 0 || k_.elements[e].function == fn_;
+      if (name && tok(u).is("[") && here) return std::make_pair(tok(name).text, type);
+    }
+    return std::nullopt;
+  }
+
   // Which axes a guard bounds somewhere in the kernel (and whether x's is
   // one gi cannot read), before any access is bounded: an axis no guard
   // bounds is an exact launch's. The work item itself is still the first
@@ -1435,6 +1495,7 @@ class Analyser {
       const std::size_t p = prev(t), n = next(t);
       if (tok(p).is(".") || tok(p).is("->")) continue;
       if (offset && tok(p).is("*") && tok(n).is("=")) continue;  // the alias's own declarator
+      if (tok(n).is("[") && tok(next(n)).is("]")) continue;        // `extern __shared__ float s[];`
       // tex1Dfetch<T>(name, i): a texture object's element i, of type T.
       if (const auto fetch = texture_fetch_type(p); fetch && tok(n).is(",")) {
         u.read = true;

@@ -82,9 +82,18 @@ struct WorkItem {
   bool exact[3] = {false, false, false};
 };
 
+// The kernel's dynamic shared memory, `extern __shared__ T name[];`: its
+// accesses bounded with threadIdx.x below the block size B and blockDim.x
+// B, so that use.count (over B) times sizeof(T) is the launch's shared bytes.
+struct DynamicShared {
+  std::string name, type;
+  PointerUse use;
+};
+
 struct ParameterUse {
   std::vector<PointerUse> pointers;  // in parameter order
   WorkItem work;
+  std::optional<DynamicShared> dynamic_shared;
   // The file's array __constant__s the kernel body indexes, as pointers: the
   // count their indices need, which the declared length must hold.
   std::vector<PointerUse> constant_arrays;

@@ -659,6 +659,53 @@ TEST(ParameterUse, ATernaryGuardBoundsItsBranchAndIsNoExactLaunch) {
   EXPECT_EQ(u.work.bound[0]->text(), "n");
 }
 
+// Dynamic shared memory (`extern __shared__ float s[];`): its bytes over the
+// block size B from the indices into it, threadIdx.x being below B; without
+// them a GPU launch reads and writes past zero bytes.
+TEST(SpecScaffold, DynamicSharedMemoryGetsItsBytesOverTheBlockSize) {
+  const std::string source =
+      "__global__ void shift(const float* in, float* out, int n) {\n"
+      "  extern __shared__ float s[];\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  s[t] = i < n ? in[i] : 0.f;\n"
+      "  __syncthreads();\n"
+      "  if (i < n) out[i] = s[(t + 1) % blockDim.x];\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=100000"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(s.spec.dump())).empty()) << s.spec.dump(2);
+  EXPECT_EQ(s.spec["launch"]["shared_bytes"], "4 * B");
+  // Indices gi cannot bound leave the bytes to the user, with the reason.
+  const std::string unbounded =
+      "__global__ void gather(const float* in, float* out, const int* at, int n) {\n"
+      "  extern __shared__ float s[];\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { s[at[i]] = in[i]; out[i] = s[threadIdx.x]; }\n"
+      "}\n";
+  const SpecScaffold u = scaffold_spec(unbounded, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000"}, {}));
+  EXPECT_NE(u.spec["launch"]["shared_bytes"].get<std::string>().find("FILL: bytes of the dynamic shared memory 's'"),
+            std::string::npos)
+      << u.spec["launch"];
+}
+
+// A loop's counter read where no bound of its loop holds (after the loop)
+// has no range; the init is its largest value only where the loop counts down.
+TEST(ParameterUse, ALoopCounterOutsideItsBoundHasNoRangeUnlessItCountsDown) {
+  const auto after = use_of(
+      "__global__ void k(float* out, const float* in, int n) {\n"
+      "  int i;\n"
+      "  for (i = 0; i < n; i++) out[i] = in[i];\n"
+      "  out[i] = 0.f;\n"
+      "}\n");
+  EXPECT_EQ(count(after, "in"), "n");
+  EXPECT_FALSE(pointer(after, "out").count) << count(after, "out");
+  const auto down = use_of(
+      "__global__ void k(float* out, int n) {\n"
+      "  for (int s = n; s > 0; s >>= 1) out[s] = 1.f;\n"
+      "}\n");
+  EXPECT_EQ(count(down, "out"), "n + 1");
+}
+
 // A read right of `&&` in a condition runs only where the left side holds:
 // `if (x < n && mask[x] >= 0)` reads mask below n (NiftyReg's affine kernel).
 TEST(ParameterUse, AReadRightOfAndInAConditionIsGuardedByItsLeftSide) {

@@ -601,6 +601,25 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     s.inferred.push_back(std::string("tolerance: exact (") + (float_extremum ? "float extrema" : "integer outputs") + ")");
   }
 
+  // The launch; with dynamic shared memory, its bytes from the indices into it.
+  json launch = {{"block", json::array({"B", 1, 1})}, {"grid", grid}};
+  if (use.dynamic_shared) {
+    const analysis::DynamicShared& d = *use.dynamic_shared;
+    const auto element = fitness::element_type_from_name(spec_type(d.type));
+    if (element && d.use.count) {
+      const analysis::SymbolicSize bytes =
+          analysis::SymbolicSize::constant(static_cast<long long>(fitness::element_bytes(*element))) * *d.use.count;
+      launch["shared_bytes"] = bytes.text();
+      s.inferred.push_back("shared_bytes: " + bytes.text() + " (extern __shared__ " + d.type + " " + d.name + "[]: " +
+                           d.use.count_evidence + ", with threadIdx.x < B)");
+    } else {
+      launch["shared_bytes"] =
+          fill("bytes of the dynamic shared memory '" + d.name + "' over the block size B, e.g. 4 * B: " +
+               (element ? "gi could not bound its indices: " + d.use.refusal
+                        : "gi does not know the size of '" + d.type + "'"));
+    }
+  }
+
   // Workloads from the sizes given.
   std::vector<std::string> sizes(size_vars.begin(), size_vars.end());
   std::vector<std::string> missing;
@@ -747,7 +766,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       {"reference", "seed"},
       {"parameters", parameters},
       {"constants", constants_json},
-      {"launch", {{"block", json::array({"B", 1, 1})}, {"grid", grid}}},
+      {"launch", launch},
       {"tolerance", tolerance},
       {"tolerance_note", note},
       {"min_bytes", min_bytes},
