@@ -33,3 +33,11 @@ check $u/histogram256/kernel.cu histogram256 n=4194304
 check $u/grid_scatter/kernel.cu grid_scatter nx=160 ny=160 nz=160 spacing=5 gx=32 gy=32
 check $u/scale_rows/kernel.cu scale_rows rows=2048 cols=2048
 check examples/box_filter/box_filter_rows.cu box_filter_rows width=4096 height=2048 radius=4
+# Kernels written on 11-28 for that day's rules (bench/init/kernels/README.md).
+k=bench/init/kernels
+check $k/matmul.cu matmul M=1024 N=1024 K=512
+check $k/blur3.cu blur3 w=4096 h=2048
+check $k/saxpy_unguarded.cu saxpy_unguarded a=2 threads_x=4194304
+check $k/shift_shared.cu shift_shared n=4194304
+check $k/conv_taps.cu conv_taps w=4096 h=1024 threads_y=h
+check $k/twice_unsigned.cu twice_unsigned n=4194304
