@@ -121,6 +121,7 @@ class Analyser {
                                "for a launch of exactly " + exact_names_[a] + " threads";
       }
     if (!work_[0]) out.work.refusal = work_refusal_;
+    out.work.fixed_block_line = per_block_line_;
     out.work.flattened_rows_line = flattened_line_;
     // Buffers whose loaded values index another: integer inputs gi must not fill at random.
     for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
@@ -169,6 +170,8 @@ class Analyser {
   std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
   const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
   mutable bool block_symbols_ = false;         // threadIdx.x and blockDim.x over the block size B (shared memory)
+  std::optional<SymbolicSize> x_bound_;        // the guard's bound on the global index x, from the pre-pass
+  mutable int per_block_line_ = 0;             // first index by blockIdx.x alone (one element per block)
   bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
   bool unreadable_guard_ = false;              // a guard on x names a size gi cannot use
   mutable int exact_line_[3] = {0, 0, 0};      // first unguarded use of an exact launch's global index
@@ -579,6 +582,18 @@ class Analyser {
         if (block_symbols_ && !e.children.empty() && e.field == "x") {
           if (e.children[0].is_name("threadIdx")) return Range{SymbolicSize(), SymbolicSize::name("B") - SymbolicSize::constant(1)};
           if (e.children[0].is_name("blockDim")) return exact(SymbolicSize::name("B"));
+        }
+        // blockIdx.x alone (one element per block, a two-pass reduction's
+        // partial sums) under a guard on the global index x: below the
+        // grid's blocks, ceil_div(bound, B), with the block size fixed
+        // (WorkItem::fixed_block_line) so the buffer's length and contents
+        // do not change with tuning.
+        if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("blockIdx") && e.field == "x") {
+          if (x_bound_) {
+            if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
+            return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(kFixedBlock)) -
+                                             SymbolicSize::constant(1)};
+          }
         }
         // blockIdx.y alone: a row of blocks per item, the global index y.
         if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);
@@ -1121,6 +1136,7 @@ class Analyser {
       note_work_item(guards);
     }
     for (int a = 0; a < 3; ++a) guarded_[a] = work_[a].has_value();
+    if (work_[0]) x_bound_ = work_[0]->limit;
     unreadable_guard_ = !work_refusal_.empty();
     work_[0] = work, work_[1] = work_y, work_[2] = work_z;
     work_refusal_ = refusal;
@@ -1599,6 +1615,8 @@ int integer_vector_size(const std::string& type) {
 }
 
 std::string exact_launch_variable(int axis) { return std::string("threads_") + "xyz"[axis]; }
+
+const int kFixedBlock = 256;
 
 std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
 

@@ -80,7 +80,15 @@ struct WorkItem {
   // exact_launch_variable(a), which the spec sets; on x it must be a
   // multiple of every block size, so the grid has no partial block.
   bool exact[3] = {false, false, false};
+  // The line of a buffer index by blockIdx.x alone (one element per block:
+  // a two-pass reduction's partial results), 0 for none. Its length and
+  // contents depend on the block size, so the spec fixes it at kFixedBlock,
+  // and the index is below ceil_div(bound x, kFixedBlock).
+  int fixed_block_line = 0;
 };
+
+// The block size a spec fixes where a buffer has one element per block.
+extern const int kFixedBlock;
 
 // The kernel's dynamic shared memory, `extern __shared__ T name[];`: its
 // accesses bounded with threadIdx.x below the block size B and blockDim.x

@@ -659,6 +659,35 @@ TEST(ParameterUse, ATernaryGuardBoundsItsBranchAndIsNoExactLaunch) {
   EXPECT_EQ(u.work.bound[0]->text(), "n");
 }
 
+// One element per block (a two-pass reduction's partial sums,
+// `partial[blockIdx.x]`): the block size sets the buffer's length and what
+// each element holds, so the draft fixes it and counts ceil_div(n, 256).
+TEST(SpecScaffold, APerBlockOutputFixesTheBlockSize) {
+  const std::string source =
+      "__global__ void block_sum(const float* in, float* partial, int n) {\n"
+      "  extern __shared__ float s[];\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  s[t] = i < n ? in[i] : 0.f;\n"
+      "  __syncthreads();\n"
+      "  for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {\n"
+      "    if (t < stride) s[t] += s[t + stride];\n"
+      "    __syncthreads();\n"
+      "  }\n"
+      "  if (t == 0) partial[blockIdx.x] = s[0];\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000000"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(s.spec.dump())).empty()) << s.spec.dump(2);
+  EXPECT_EQ(s.spec["parameters"][1]["count"], "ceil_div(n, 256)");
+  EXPECT_EQ(s.spec["tunables"]["block_sizes"].dump(), "[256]");
+  EXPECT_EQ(s.spec["tunables"]["default_block_size"], 256);
+  const fitness::KernelSpec k =
+      fitness::parse_kernel_spec(json::parse(s.spec.dump()), "spec.json", source, "k.cu", {.registry = false});
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, fitness::generate_workload(k, k.train, 1), 256);
+  EXPECT_EQ(plan.buffers[1].count, 3907u);
+  EXPECT_EQ(plan.grid[0], 3907u) << "one element per block of the grid";
+}
+
 // Dynamic shared memory (`extern __shared__ float s[];`): its bytes over the
 // block size B from the indices into it, threadIdx.x being below B; without
 // them a GPU launch reads and writes past zero bytes.

@@ -41,3 +41,4 @@ check $k/saxpy_unguarded.cu saxpy_unguarded a=2 threads_x=4194304
 check $k/shift_shared.cu shift_shared n=4194304
 check $k/conv_taps.cu conv_taps w=4096 h=1024 threads_y=h
 check $k/twice_unsigned.cu twice_unsigned n=4194304
+check $k/block_sum.cu block_sum n=4194304

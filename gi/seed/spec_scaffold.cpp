@@ -601,6 +601,14 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     s.inferred.push_back(std::string("tolerance: exact (") + (float_extremum ? "float extrema" : "integer outputs") + ")");
   }
 
+  // One element per block: the block size stays as the user's host has it.
+  if (use.work.fixed_block_line > 0)
+    s.inferred.push_back("tunables: block size fixed at " + std::to_string(analysis::kFixedBlock) + " (line " +
+                         std::to_string(use.work.fixed_block_line) +
+                         " indexes a buffer by blockIdx.x: one element per block, so the block size sets its length "
+                         "and what each element holds; where your host's is another, change tunables.block_sizes and the " +
+                         std::to_string(analysis::kFixedBlock) + " in the counts to it)");
+
   // The launch; with dynamic shared memory, its bytes from the indices into it.
   json launch = {{"block", json::array({"B", 1, 1})}, {"grid", grid}};
   if (use.dynamic_shared) {
@@ -770,8 +778,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       {"tolerance", tolerance},
       {"tolerance_note", note},
       {"min_bytes", min_bytes},
-      {"tunables", {{"block_sizes", kBlockSizes},
-                    {"default_block_size", 256},
+      {"tunables", {{"block_sizes", use.work.fixed_block_line > 0 ? std::vector<int>{analysis::kFixedBlock} : kBlockSizes},
+                    {"default_block_size", use.work.fixed_block_line > 0 ? analysis::kFixedBlock : 256},
                     {"options", json::array({json::array(), json::array({"--use_fast_math"})})}}},
       {"workloads",
        {{"train", {{"generator", "random"}, {"variables", variables(base, "on the timed workload (large: it ranks variants)", -1)}}},
