@@ -715,6 +715,17 @@ TEST(SpecScaffold, DynamicSharedMemoryGetsItsBytesOverTheBlockSize) {
   EXPECT_NE(u.spec["launch"]["shared_bytes"].get<std::string>().find("FILL: bytes of the dynamic shared memory 's'"),
             std::string::npos)
       << u.spec["launch"];
+  // The drafted bytes run in the emulator; without them the kernel touches
+  // memory its launch never gave it, and the emulator faults as a GPU does.
+  const InitRun run("shift", source, "--size n=5000 --check");
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.output;
+  run.expect_emulated_check_passed();
+  json spec = json::parse(read(run.dir / "spec.json"));
+  spec["launch"].erase("shared_bytes");
+  std::ofstream(run.dir / "spec.json") << spec.dump(1);
+  const test::CommandOutput without = test::run_gi("emulate \"" + run.dir.string() + "\"");
+  EXPECT_NE(without.exit_code, 0);
+  EXPECT_NE(without.output.find("illegal memory access"), std::string::npos) << without.output;
 }
 
 // A loop's counter read where no bound of its loop holds (after the loop)

@@ -154,9 +154,24 @@ unsigned live_mask(unsigned warp);
 const char* op_name(Op op);
 
 // Dynamic shared memory (`extern __shared__ T name[];` is rewritten to a
-// pointer here): as much as one block may have on an H100/H200.
+// pointer here): as much as one block may have on an H100/H200. The
+// launch's bytes end where a page no access may touch begins, so a kernel
+// that reads or writes past what its launch gives (a spec with too few
+// shared_bytes) faults as it does on the GPU, instead of using memory it
+// never asked for.
 inline constexpr size_t kDynamicSharedCapacity = 232448;
-alignas(16) inline unsigned char dynamic_shared[kDynamicSharedCapacity];
+inline unsigned char* dynamic_shared_end() {
+  static unsigned char* end = [] {
+    const size_t page = 4096, bytes = (kDynamicSharedCapacity + page - 1) / page * page;
+    void* p = mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) abort();
+    unsigned char* region = static_cast<unsigned char*>(p);
+    mprotect(region + bytes, page, PROT_NONE);
+    return region + bytes;
+  }();
+  return end;
+}
+inline unsigned char* dynamic_shared = nullptr;  // this launch's bytes: 16-aligned, up to the guard page
 
 }  // namespace gi_emu
 
@@ -1031,6 +1046,7 @@ extern "C" __attribute__((visibility("default"))) int gi_emulate_launch(const gi
          kDynamicSharedCapacity);
     return 1;
   }
+  dynamic_shared = dynamic_shared_end() - ((launch->dynamic_shared_bytes + 15) & ~(size_t)15);
   stack_bytes = (launch->stack_bytes + 4095) & ~(size_t)4095;
   const size_t total = (size_t)fiber_count * (stack_bytes + 4096);
   void* mapped = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
