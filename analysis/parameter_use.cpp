@@ -734,16 +734,16 @@ class Analyser {
         return std::nullopt;
       }
       // The step as a whole number, where it is one.
-      long long amount = u.amount;
-      bool whole = true;
+      LinearForm step;
+      step.constant = u.amount;
       if (operand) {
-        const LinearForm f = linear_form(k_.tokens, *operand);
-        whole = f.terms.empty();
-        amount = f.constant;
+        step = linear_form(k_.tokens, *operand);
         note(*operand);
       }
+      const bool whole = step.terms.empty();
+      const long long amount = step.constant;
       if (!u.counter) {
-        if (operand) sum.add(linear_form(k_.tokens, *operand), sign);
+        if (operand) sum.add(step, sign);
         else sum.constant += sign * u.amount;
         continue;
       }

@@ -266,7 +266,6 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   // An exact launch's thread counts (no guard on an axis) are workload
   // variables too, or the size the user names (--size threads_x=nelr); on x
   // a multiple of every block size, so no block is partial.
-  std::string exact_note;  // the note for an exact launch's count, once the scaffold exists
   const analysis::ParameterUse unnamed = analysis::analyse_parameter_use(g.parsed(), *kernel, headers);
   std::map<int, std::string> exact_names;
   for (const auto& [name, size] : given.same_as) {
@@ -297,10 +296,6 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                "' has no guard on its global index x, so it runs exactly " + name +
                                " threads, and every block size gi tries must divide that: give a multiple of " +
                                number(m).dump());
-  if (use.work.exact[0] && !exact_names.count(0))
-    exact_note = "'" + kernel->name + "' has no guard on its global index x: it runs exactly threads_x threads. "
-                    "Where your host launches as many threads as a size of the kernel's (one per element of n), say "
-                    "so with --size threads_x=n: the buffers then hold what your host allocates";
   for (const auto& [name, v] : given.sizes)
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
       if (const auto t = vector_types.find(name); t != vector_types.end())
@@ -324,7 +319,10 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
 
   SpecScaffold s;
   s.entry = kernel->name;
-  if (!exact_note.empty()) s.notes.push_back(exact_note);
+  if (use.work.exact[0] && !exact_names.count(0))
+    s.notes.push_back("'" + kernel->name + "' has no guard on its global index x: it runs exactly threads_x threads. "
+                      "Where your host launches as many threads as a size of the kernel's (one per element of n), say "
+                      "so with --size threads_x=n: the buffers then hold what your host allocates");
   if (kernels.size() > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
   const auto unset = analysis::unset_components(g.parsed(), *kernel);
