@@ -62,8 +62,11 @@ class CoarsenFamily : public EditFamily {
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
-    if (!std::holds_alternative<WorkItemRegion>(find_work_item_region(g, context))) return out;
-    const auto& site = std::get<WorkItemRegion>(find_work_item_region(g, context));
+    // A copy: a reference into the returned variant would outlive it (a
+    // dangling read that gave garbage bounds when another thread reused the memory).
+    const auto found = find_work_item_region(g, context);
+    if (!std::holds_alternative<WorkItemRegion>(found)) return out;
+    const WorkItemRegion& site = std::get<WorkItemRegion>(found);
     for (int k : context.coarsen_factors)
       for (const char* order : {"consecutive", "strided", "vector"})
         if (std::string(order) != "vector" || !vector_problem(g, context, site, k)) out.push_back(Edit{name(), "", "", k, 0, order});
