@@ -475,7 +475,7 @@ class Analyser {
         }
         if (g != guards.end()) {
           // The guard gives the upper end; the lower end is the definition's.
-          if (!own || !own->lo.non_negative()) {
+          if (!own || !own->lo.non_negative_for_sizes()) {
             if (why.empty())
               why = !own && !inner.empty() ? "'" + e.text + "': its definition: " + inner
                                            : "'" + e.text + "' may be negative";
@@ -657,11 +657,14 @@ class Analyser {
     };
     const bool b_exact = b.hi && *b.hi == b.lo;
     if (op == "+") return Range{a.lo + b.lo, both([](auto x, auto y) { return x + y; })};
-    if (op == "-" && b_exact)  // only minus a known size
+    if (op == "-" && b_exact)
       return Range{a.lo - b.lo, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
-    if (op == "*" && a.lo.non_negative() && b.lo.non_negative())
+    // Minus a range: its largest value gives the least result (`i - 1 - bx`).
+    if (op == "-" && b.hi) return Range{a.lo - *b.hi, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
+    // Sizes are at least 1, so `nx - 1` is a factor at least 0 as `nx` is.
+    if (op == "*" && a.lo.non_negative_for_sizes() && b.lo.non_negative_for_sizes())
       return Range{a.lo * b.lo, both([](auto x, auto y) { return x * y; })};
-    if ((op == "/" || op == "%") && b_exact && a.lo.non_negative()) {
+    if ((op == "/" || op == "%") && b_exact && a.lo.non_negative_for_sizes()) {
       const SymbolicSize d = b.lo;
       if (op == "%") return Range{SymbolicSize(), d - SymbolicSize::constant(1)};
       if (!a.hi) return Range{SymbolicSize(), std::nullopt};
@@ -1249,7 +1252,7 @@ class Analyser {
             why = "the index '" + text + "': " + g->second.unreadable;
             break;
           }
-    if (!r || !r->hi || !r->lo.non_negative()) {
+    if (!r || !r->hi || !r->lo.non_negative_for_sizes()) {
       if (r && r->hi) why = "the index '" + text + "' may be negative";
       if (u.refusal.empty()) u.refusal = "line " + std::to_string(line) + ": " + why;
       u.count.reset();
@@ -1471,7 +1474,7 @@ class Analyser {
       std::string why;
       const auto o = parse(offset->first, offset->second);
       const auto start = o ? eval(*o, guards, why) : std::nullopt;
-      if (!start || !start->hi || !start->lo.non_negative()) {
+      if (!start || !start->hi || !start->lo.non_negative_for_sizes()) {
         if (u.refusal.empty())
           u.refusal = where + ": its start '" + (o ? expression_text(k_.tokens, *o) : std::string()) + "': " +
                       (why.empty() ? "may be negative or unbounded" : why);

@@ -114,7 +114,8 @@ if [ -n "$evolve_all" ]; then
   if [ "$stop_minutes" -ge 1 ]; then
     echo "== evolve-all (${left}s left, stops at a generation end after ${stop_minutes} min)"
     # shellcheck disable=SC2086
-    timeout --signal=INT --kill-after=10 "$left" $GI evolve-all ${evolve_all#run } --jobs 16 \
+    # Every core: with --gpus the children share them out (16 each on a host of 4 GPUs and 64 cores).
+    timeout --signal=INT --kill-after=10 "$left" $GI evolve-all ${evolve_all#run } --jobs "$(nproc)" \
       --max-minutes-this-call "$stop_minutes" 2>&1 | tee -a "$LOGS/evolve-all.log" | grep -E '^\[evolve-all\]|^(finished|in progress)' | tail -n 60
   else
     echo "no time left for evolve-all"

@@ -29,6 +29,7 @@
 #include "gi/seed/spec_scaffold.hpp"
 #include "gi/seed/texture_port.hpp"
 #include "grammar/kernel_structure.hpp"
+#include "parameter_use_support.hpp"
 #include "test_support.hpp"
 
 namespace gi {
@@ -43,23 +44,9 @@ std::string read(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-analysis::ParameterUse use_of(const std::string& source) {
-  const grammar::ParsedKernel k = grammar::parse_kernel(source, "k.cu");
-  for (const auto& f : k.functions)
-    if (f.is_kernel) return analysis::analyse_parameter_use(k, f);
-  throw std::runtime_error("no kernel");
-}
-
-const analysis::PointerUse& pointer(const analysis::ParameterUse& u, const std::string& name) {
-  for (const auto& p : u.pointers)
-    if (p.name == name) return p;
-  throw std::runtime_error("no pointer " + name);
-}
-
-std::string count(const analysis::ParameterUse& u, const std::string& name) {
-  const auto& p = pointer(u, name);
-  return p.count ? p.count->text() : "none: " + p.refusal;
-}
+using test::count;
+using test::pointer;
+using test::use_of;
 
 // A user's file `<tag>.cu` in a temporary folder of its own and `gi init`
 // run on it (`arguments` after the file and --out), the seed in user/<tag>;

@@ -1,0 +1,61 @@
+// gi init's index arithmetic (analysis/parameter_use.cpp, Analyser::arithmetic):
+// sizes are at least 1, so a factor or a dividend such as `m - 1` is at least
+// 0 as `m` is; a range subtracted gives the least result from its largest
+// value. What may be negative is still refused, with its reason.
+#include <gtest/gtest.h>
+
+#include "parameter_use_support.hpp"
+
+namespace gi {
+namespace {
+
+using test::count;
+using test::use_of;
+
+TEST(IndexArithmetic, AFactorOfASizeLessOneIsAtLeastZero) {
+  // The last row of an m-row image (NiftyReg's joint histogram smoothing
+  // writes `(bins - 1) * ...`).
+  const auto u = use_of(
+      "__global__ void k(float* out, int n, int m) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[(m - 1) * n + i] = 1.f;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "m * n");
+}
+
+TEST(IndexArithmetic, AHalfWindowIsAQuotientOfASizeLessOne) {
+  // `radius = (windowSize - 1) / 2`, as a convolution writes it.
+  const auto u = use_of(
+      "__global__ void k(const float* in, float* out, int n, int w) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int radius = (w - 1) / 2;\n"
+      "  if (i < n) out[i] = in[i + radius];\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "n");
+  EXPECT_EQ(count(u, "in"), "ceil_div(w, 2) + n - 1");
+}
+
+TEST(IndexArithmetic, MinusARangeTakesItsLargestValueForTheLeast) {
+  const auto u = use_of(
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[n - 1 - i] = in[i];\n"
+      "}\n");
+  EXPECT_EQ(count(u, "out"), "n");
+  // Minus a loop counter's range from the index: below zero on the first
+  // threads, which gi must not take for a count.
+  const auto back = use_of(
+      "__global__ void k(const float* in, float* out, int n, int taps) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    float s = 0.f;\n"
+      "    for (int t = 0; t < taps; ++t) s += in[i - t];\n"
+      "    out[i] = s;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_NE(count(back, "in").find("none: "), std::string::npos) << count(back, "in");
+  EXPECT_NE(count(back, "in").find("negative"), std::string::npos) << count(back, "in");
+}
+
+}  // namespace
+}  // namespace gi
