@@ -372,7 +372,8 @@ class Analyser {
 
   static bool is_integer_constant(const grammar::ConstantVariable& c) {
     static const std::set<std::string> integer{"int", "signed", "signed int", "unsigned", "unsigned int",
-                                               "int32_t", "uint32_t"};
+                                               "int32_t", "uint32_t", "long", "unsigned long", "long long",
+                                               "unsigned long long", "size_t", "int64_t", "uint64_t"};
     return !c.array && integer.count(c.type) > 0;
   }
 

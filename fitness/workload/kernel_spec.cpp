@@ -60,13 +60,21 @@ bool is_performance_option(const std::string& o) {
 }  // namespace
 
 // Every type name a spec may use, for messages.
-constexpr const char* kTypeNames = "int, unsigned, float, double, bool, float2, float3, float4, int2, int3, int4, "
-                                   "uint2, uint3, uint4";
+constexpr const char* kTypeNames = "int, unsigned, float, double, bool, int64, uint64, float2, float3, float4, int2, "
+                                   "int3, int4, uint2, uint3, uint4";
 
 bool type_matches(const std::string& spec_type, const std::string& base) {
   if (spec_type == base) return true;
   if (spec_type == "int") return base == "signed" || base == "signed int" || base == "int32_t";
   if (spec_type == "unsigned") return base == "unsigned int" || base == "uint" || base == "uint32_t";
+  // 64 bits wide on every platform CUDA runs on (LP64 Linux; `long` is 32 on Windows, which gi does not target).
+  static const std::set<std::string> int64 = {"long", "long int", "signed long", "signed long int", "long long",
+                                              "long long int", "signed long long", "signed long long int",
+                                              "int64_t", "ptrdiff_t", "ssize_t"};
+  static const std::set<std::string> uint64 = {"unsigned long", "unsigned long int", "unsigned long long",
+                                               "unsigned long long int", "uint64_t", "size_t", "ulong"};
+  if (spec_type == "int64") return int64.count(base) > 0;
+  if (spec_type == "uint64") return uint64.count(base) > 0;
   return false;
 }
 
@@ -225,7 +233,9 @@ class SpecReader {
         read_scalar_value(required(p, path, "value"), child(path, "value"), ps);
       } else {
         if (p.contains("value")) fail(child(path, "value"), "only scalars have a value; buffers have a count");
-        if (ps.type == ElementType::Bool) fail(child(path, "type"), "a buffer of bool: gi generates none");
+        if (!element_is_buffer_type(ps.type))
+          fail(child(path, "type"), "a buffer of " + ps.type_name + ": gi generates none (" + ps.type_name +
+                                        " is for scalars only)");
         ps.count = expression_field(required(p, path, "count"), child(path, "count"));
         read_output_fields(p, path, ps);
         if (const auto t = p.find("texture"); t != p.end()) read_texture(*t, child(path, "texture"), ps);
@@ -266,7 +276,9 @@ class SpecReader {
       if (c.contains("count") == c.contains("value"))
         fail(path, "give a scalar constant its \"value\", an array constant its \"count\" (one of the two)");
       if (c.contains("count")) {
-        if (ps.type == ElementType::Bool) fail(child(path, "type"), "an array of bool: gi generates none");
+        if (!element_is_buffer_type(ps.type))
+          fail(child(path, "type"), "an array of " + ps.type_name + ": gi generates none (" + ps.type_name +
+                                        " is for scalars only)");
         ps.constant_array = true;
         ps.count = expression_field(c["count"], child(path, "count"));
       } else {
@@ -745,6 +757,8 @@ std::optional<ElementType> element_type_from_name(std::string_view name) {
   if (name == "uint3") return ElementType::U32x3;
   if (name == "uint4") return ElementType::U32x4;
   if (name == "bool") return ElementType::Bool;
+  if (name == "int64") return ElementType::I64;
+  if (name == "uint64") return ElementType::U64;
   return std::nullopt;
 }
 

@@ -3,7 +3,7 @@
 namespace gi::fitness {
 
 std::size_t element_bytes(ElementType t) {
-  if (t == ElementType::F64) return 8;
+  if (t == ElementType::F64 || t == ElementType::I64 || t == ElementType::U64) return 8;
   if (t == ElementType::Bool) return 1;
   return 4 * element_components(t);
 }
@@ -14,7 +14,9 @@ std::size_t element_components(ElementType t) {
     case ElementType::F64:
     case ElementType::I32:
     case ElementType::U32:
-    case ElementType::Bool: return 1;
+    case ElementType::Bool:
+    case ElementType::I64:
+    case ElementType::U64: return 1;
     case ElementType::F32x2:
     case ElementType::I32x2:
     case ElementType::U32x2: return 2;
@@ -44,8 +46,10 @@ bool element_is_signed_int(ElementType t) {
 }
 
 bool fits_linear_texture(ElementType t) {
-  return t != ElementType::F64 && t != ElementType::Bool && element_components(t) != 3;
+  return element_is_buffer_type(t) && t != ElementType::F64 && element_components(t) != 3;
 }
+
+bool element_is_buffer_type(ElementType t) { return static_cast<int>(t) < static_cast<int>(ElementType::Bool); }
 
 bool element_is_unsigned_int(ElementType t) {
   return t == ElementType::U32 || t == ElementType::U32x2 || t == ElementType::U32x3 || t == ElementType::U32x4;

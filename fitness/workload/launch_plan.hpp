@@ -15,9 +15,13 @@ namespace gi::fitness {
 enum class ParamRole { In, Out, InOut, Scalar };
 
 // CUDA's vector types of 32-bit components (float3, int2, uint3, ...) have
-// their components' kind; Bool (one byte, 0 or 1) is for by-value parameters
-// and __constant__ variables only, and stays last.
-enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4, Bool };
+// their components' kind. From Bool on, the types are for by-value
+// parameters and __constant__ scalars only: Bool (one byte, 0 or 1), and the
+// 64-bit integers (`long`, `size_t`: a count passed by value), whose buffers
+// the output checks, which work in 32-bit words, cannot compare yet.
+enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4, Bool, I64, U64 };
+// Whether a buffer (or an array __constant__) may hold the type.
+bool element_is_buffer_type(ElementType t);
 // Whether the components are int, unsigned (else float or double).
 bool element_is_signed_int(ElementType t);
 bool element_is_unsigned_int(ElementType t);

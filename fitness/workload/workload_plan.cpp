@@ -106,6 +106,17 @@ std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, 
       std::memcpy(bytes.data(), &v, 8);
       break;
     }
+    // Whole numbers a double holds exactly (2^53), as every expression's value is one.
+    case ElementType::I64: {
+      const std::int64_t v = whole(spec, p.value, variables, path, -9007199254740992.0, 9007199254740992.0, "an int64");
+      std::memcpy(bytes.data(), &v, 8);
+      break;
+    }
+    case ElementType::U64: {
+      const auto v = static_cast<std::uint64_t>(whole(spec, p.value, variables, path, 0, 9007199254740992.0, "a uint64"));
+      std::memcpy(bytes.data(), &v, 8);
+      break;
+    }
     case ElementType::Bool: {
       const auto v = whole(spec, p.value, variables, path, 0, 1, "a bool (0 or 1)");
       bytes[0] = static_cast<std::byte>(v);

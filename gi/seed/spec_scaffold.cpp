@@ -35,10 +35,17 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // The spec's name for a kernel parameter's type; empty when gi cannot
 // generate or check it.
 std::string spec_type(const std::string& base) {
-  for (const char* t : {"float", "double", "int", "unsigned", "bool", "float2", "float3", "float4", "int2", "int3", "int4",
+  for (const char* t : {"float", "double", "int", "unsigned", "bool", "int64", "uint64", "float2", "float3", "float4", "int2", "int3", "int4",
                         "uint2", "uint3", "uint4"})
     if (fitness::type_matches(t, base)) return t;
   return "";
+}
+
+// Whether a buffer or an array __constant__ may hold elements of the spec
+// type (bool and the 64-bit integers are for scalars only).
+bool buffer_type(const std::string& t) {
+  const auto e = fitness::element_type_from_name(t);
+  return e && fitness::element_is_buffer_type(*e);
 }
 
 bool is_float_type(const std::string& t) {
@@ -144,7 +151,7 @@ json array_constant(const grammar::ParsedKernel& k, const analysis::IncludedHead
   const std::string type = spec_type(c.type);
   json j = {{"name", c.name}, {"type", type}, {"count", 0}};
   const std::string where = "line " + std::to_string(c.line);
-  if (type.empty() || type == "bool") {
+  if (!buffer_type(type)) {
     j["type"] = fill("an element type gi generates instead of '" + c.type + "' (" + where + ")");
     s.notes.push_back("the kernel reads the __constant__ " + c.type + " array '" + c.name + "' (" + where +
                       "), whose elements gi cannot generate");
@@ -368,7 +375,11 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     } else {
       type = spec_type(p.base_type);
     }
-    if (type.empty()) {
+    if (p.pointer && !type.empty() && !buffer_type(type)) {
+      s.notes.push_back("parameter '" + p.name + "' points to '" + p.base_type +
+                        "': gi takes that type by value only (a size, a flag), not as a buffer's elements");
+      type = fill("a buffer element type gi supports instead of '" + p.base_type + "'");
+    } else if (type.empty()) {
       s.notes.push_back("parameter '" + p.name + "' has type '" + p.base_type +
                         "', which gi cannot generate or check (int, unsigned, float, double, bool, CUDA's vectors "
                         "of them such as int3 or float4, a texture object)");
@@ -465,7 +476,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (c.array) {
       constants_json.push_back(array_constant(g.parsed(), headers, kernel->name_token, c, given, s));
       const json& j = constants_json.back();
-      if (j["count"].is_number() && !spec_type(c.type).empty() && spec_type(c.type) != "bool") {
+      if (j["count"].is_number() && buffer_type(spec_type(c.type))) {
         const bool is_float = is_float_type(j["type"].get<std::string>());
         train_inputs[c.name] = given.like.count(c.name) ? given.like.at(c.name)
                                : is_float               ? default_float_distribution()
