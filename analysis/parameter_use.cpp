@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -122,6 +123,8 @@ class Analyser {
       }
     if (!work_[0]) out.work.refusal = work_refusal_;
     out.work.fixed_block_line = per_block_line_;
+    out.work.written_block = written_block_;
+    out.work.written_block_evidence = written_block_evidence_;
     out.work.flattened_rows_line = flattened_line_;
     // Buffers whose loaded values index another: integer inputs gi must not fill at random.
     for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
@@ -187,6 +190,10 @@ class Analyser {
   std::string work_refusal_;  // why a guard on the global index gives no bound
   const FileSymbols& symbols_;
   mutable int flattened_line_ = 0;  // the first flattened 2-D global index
+  // The block width a global index is written with (blockIdx.x * NUMBER_THREADS
+  // + threadIdx.x): the one block size the kernel runs correctly with, 0: none.
+  mutable long long written_block_ = 0;
+  mutable std::string written_block_evidence_;
   std::set<std::string> values_index_;
 
   const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
@@ -312,7 +319,38 @@ class Analyser {
   int global_index_axis(const Expr& e) const {
     const GlobalIndexForm f = global_index_form(with_thread_locals(e));
     if (f.flattened_rows && flattened_line_ == 0) flattened_line_ = tok(e.first).line;
+    if (!f.fixed_width.empty()) {
+      // Blocks of K threads written out: a global index only where K has one
+      // value a launch can take (on x; the block size is then fixed at K).
+      const std::optional<long long> width = whole_number(f.fixed_width);
+      if (f.axis != 0 || !width || *width < 1 || *width > 1024 || (written_block_ && written_block_ != *width))
+        return -1;
+      if (!written_block_) {
+        written_block_ = *width;
+        written_block_evidence_ = "line " + std::to_string(tok(e.first).line) + ": the global index '" +
+                                  expression_text(k_.tokens, e) + "' is written for blocks of " + f.fixed_width +
+                                  (f.fixed_width == std::to_string(*width) ? "" : " = " + std::to_string(*width)) +
+                                  " threads";
+      }
+    }
     return f.axis;
+  }
+
+  // A number literal's value, or a whole-number macro's.
+  std::optional<long long> whole_number(const std::string& text) const {
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+      std::size_t used = 0;
+      try {
+        const long long v = std::stoll(text, &used, 0);
+        const std::string rest = text.substr(used);
+        if (rest.find_first_not_of("uUlL") == std::string::npos) return v;
+      } catch (const std::exception&) {
+      }
+      return std::nullopt;
+    }
+    const auto m = symbols_.integer_macros.find(text);
+    if (m == symbols_.integer_macros.end()) return std::nullopt;
+    return m->second.value;
   }
 
   std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
@@ -592,7 +630,7 @@ class Analyser {
         if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("blockIdx") && e.field == "x") {
           if (x_bound_) {
             if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-            return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(kFixedBlock)) -
+            return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)) -
                                              SymbolicSize::constant(1)};
           }
         }

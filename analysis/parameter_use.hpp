@@ -85,6 +85,11 @@ struct WorkItem {
   // contents depend on the block size, so the spec fixes it at kFixedBlock,
   // and the index is below ceil_div(bound x, kFixedBlock).
   int fixed_block_line = 0;
+  // The block size a global index is written for (Rodinia's `bx *
+  // NUMBER_THREADS + tx`, NUMBER_THREADS a macro of 512): the spec fixes the
+  // block size at it; 0 where the index uses blockDim.x.
+  long long written_block = 0;
+  std::string written_block_evidence;
 };
 
 // The block size a spec fixes where a buffer has one element per block.

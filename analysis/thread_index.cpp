@@ -1,5 +1,7 @@
 #include "analysis/thread_index.hpp"
 
+#include <cctype>
+
 namespace gi::analysis {
 namespace {
 
@@ -43,7 +45,14 @@ GlobalIndexForm global_index_form(const Expr& e) {
   const int axis = member_axis(*thread, "threadIdx");
   if (axis < 0) return {};
   const Expr *block = nullptr, *width = nullptr;
-  if (!operands(*product, "*", [&](const Expr& c) { return is_member(c, "blockDim", axis); }, width, block)) return {};
+  if (!operands(*product, "*", [&](const Expr& c) { return is_member(c, "blockDim", axis); }, width, block)) {
+    // A width written out (a macro, a number) instead of blockDim.
+    if (!operands(*product, "*", [&](const Expr& c) { return is_member(c, "blockIdx", axis); }, block, width))
+      return {};
+    const bool number = width->kind == ExprKind::Literal && !width->text.empty() && std::isdigit(static_cast<unsigned char>(width->text[0]));
+    if (width->kind != ExprKind::Name && !number) return {};
+    return {axis, false, width->text};
+  }
   if (is_member(*block, "blockIdx", axis)) return {axis, false};
   if (axis == 0 && is_flattened_block(*block)) return {0, true};
   return {};

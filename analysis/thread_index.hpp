@@ -9,6 +9,10 @@
 //    kernels write to launch more than 65535 blocks on old GPUs: axis x. On
 //    a grid of one row (blockIdx.y = 0, as gi init drafts it) it is the
 //    plain global index, and any grid covers the same threads.
+//  - blockIdx.A * K + threadIdx.A with K a name or a number, not blockDim
+//    (Rodinia's `bx * NUMBER_THREADS + tx`): the global index of a kernel
+//    written for blocks of K threads, axis A, with `fixed_width` K's text;
+//    the caller decides whether K has one value and fixes the block size.
 //  - blockDim.x * gridDim.x: the step of a grid-stride loop (the whole grid's
 //    threads), always positive.
 #include "analysis/expression.hpp"
@@ -21,6 +25,7 @@ int member_axis(const Expr& m, const char* object);
 struct GlobalIndexForm {
   int axis = -1;                // -1: not a global index
   bool flattened_rows = false;  // the 2-D grid flattened form (needs a grid of one row)
+  std::string fixed_width;      // K of blockIdx.A * K + threadIdx.A; "" for blockDim.A
 };
 GlobalIndexForm global_index_form(const Expr& e);
 

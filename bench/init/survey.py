@@ -6,8 +6,10 @@ once without sizes (to learn its scalar parameters) and once with every
 scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
 1024 for integers, 0.5 for floats, true for bools, 64 or 0.5 per component
 of a vector such as int3),
-so that what FILL is left is what the kernel itself does not say. Per
-kernel: the fields left and the first reason. CPU only.
+so that what FILL is left is what the kernel itself does not say. A Rodinia
+kernel file beside a define.c gets `--pre-include define.c`, as Rodinia's host
+code includes define.c (its `fp` type and NUMBER_THREADS) before the kernel
+files. Per kernel: the fields left and the first reason. CPU only.
 
     python3 bench/init/survey.py [--gi build/gi/gi] [--out bench/init/results_DATE]
 """
@@ -16,8 +18,16 @@ import argparse, json, os, re, subprocess, sys, tempfile, collections
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+def build_options(path):
+    """What the kernel's own build gives it: Rodinia's define.c, included by
+    the host code before the kernel files."""
+    if "rodinia" in path and os.path.isfile(os.path.join(os.path.dirname(path), "define.c")):
+        return ["--pre-include", "define.c"]
+    return []
+
+
 def run(gi, args):
-    p = subprocess.run([gi, "init", *args], capture_output=True, text=True)
+    p = subprocess.run([gi, "init", *args, *build_options(args[0])], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 
 

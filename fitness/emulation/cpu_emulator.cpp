@@ -29,8 +29,9 @@ emulation::LaunchLimits limits_of(const EmulatorOptions& o) {
 
 CpuEmulator::CpuEmulator(EmulatorOptions options) : options_(std::move(options)) {}
 
-EmulatedKernel CpuEmulator::load(std::string_view source, const std::string& entry,
-                                 const std::string& file_name) const {
+EmulatedKernel CpuEmulator::load(std::string_view source, const std::string& entry, const std::string& file_name,
+                                 const std::vector<std::pair<std::string, std::string>>& headers,
+                                 const std::vector<std::string>& pre_includes) const {
   EmulatedKernel k;
   k.entry = entry;
   if (!is_identifier(entry)) {
@@ -39,7 +40,8 @@ EmulatedKernel CpuEmulator::load(std::string_view source, const std::string& ent
   }
   std::string unit;
   try {
-    unit = emulation::emulation_translation_unit(source, entry, file_name);
+    unit = emulation::emulation_translation_unit(
+        emulation::with_headers_inlined(source, file_name, headers, pre_includes), entry, file_name);
   } catch (const emulation::EmulationError& e) {
     k.error = file_name + ": " + e.what();
     return k;

@@ -64,9 +64,12 @@ class CpuEmulator {
   void set_timeout(std::chrono::milliseconds timeout) { options_.timeout = timeout; }
 
   // Compiles `source` (a CUDA kernel file; `entry` its extern "C" __global__
-  // function) for the CPU. Never throws for a kernel that does not build.
-  EmulatedKernel load(std::string_view source, const std::string& entry,
-                      const std::string& file_name = "kernel.cu") const;
+  // function) for the CPU, with the build's project headers (name -> text)
+  // and pre-includes as NVRTC gets them (emulation::with_headers_inlined).
+  // Never throws for a kernel that does not build.
+  EmulatedKernel load(std::string_view source, const std::string& entry, const std::string& file_name = "kernel.cu",
+                      const std::vector<std::pair<std::string, std::string>>& headers = {},
+                      const std::vector<std::string>& pre_includes = {}) const;
 
   // One run: outputs NaN-filled, then guards, inputs and outputs checked as
   // GpuRunner::run_checked does. Throws std::invalid_argument when

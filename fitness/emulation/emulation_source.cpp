@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 namespace gi::fitness::emulation {
 
@@ -66,6 +67,70 @@ std::string rewrite_for_cpu(std::string_view source) {
                          ": inline PTX cannot run on the CPU emulator (only reads of %laneid, %globaltimer and %dynamic_smem_size are "
                          "understood)");
   return text;
+}
+
+namespace {
+
+std::string line_directive(int line, std::string file) {
+  std::replace(file.begin(), file.end(), '"', '\'');
+  std::replace(file.begin(), file.end(), '\\', '/');
+  return "#line " + std::to_string(line) + " \"" + file + "\"\n";
+}
+
+class HeaderInliner {
+ public:
+  explicit HeaderInliner(const std::vector<std::pair<std::string, std::string>>& headers) : headers_(headers) {}
+
+  // `text` of `file`, its local includes replaced.
+  std::string lines(std::string_view text, const std::string& file, int depth) {
+    static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+    std::string out;
+    int number = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      const std::string line(text.substr(start, end - start));
+      ++number;
+      std::smatch m;
+      if (depth < 16 && std::regex_search(line, m, include) && find(m[1].str())) {
+        out += header(m[1].str(), depth + 1) + line_directive(number + 1, file);
+      } else {
+        out += line + "\n";
+      }
+      if (end == text.size()) break;
+      start = end + 1;
+    }
+    return out;
+  }
+
+  // A header's text once, "" after; an include of a name not there stays.
+  std::string header(const std::string& name, int depth) {
+    const std::string* text = find(name);
+    if (text == nullptr) return "#include \"" + name + "\"\n";
+    if (!seen_.insert(name).second) return "";
+    return line_directive(1, name) + lines(*text, name, depth);
+  }
+
+ private:
+  const std::string* find(const std::string& name) const {
+    for (const auto& [n, text] : headers_)
+      if (n == name) return &text;
+    return nullptr;
+  }
+  const std::vector<std::pair<std::string, std::string>>& headers_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+std::string with_headers_inlined(std::string_view source, const std::string& file_name,
+                                 const std::vector<std::pair<std::string, std::string>>& headers,
+                                 const std::vector<std::string>& pre_includes) {
+  if (headers.empty() && pre_includes.empty()) return std::string(source);
+  HeaderInliner inliner(headers);
+  std::string out;
+  for (const std::string& p : pre_includes) out += inliner.header(p, 1);
+  return out + line_directive(1, file_name) + inliner.lines(source, file_name, 0);
 }
 
 std::string emulation_translation_unit(std::string_view source, const std::string& entry,

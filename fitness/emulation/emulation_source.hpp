@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gi::fitness::emulation {
 
@@ -27,6 +29,16 @@ const char* cuda_on_cpu_prelude();
 //     `%%globaltimer` reads -> an increasing counter.
 // Throws EmulationError naming the line for any other inline assembly.
 std::string rewrite_for_cpu(std::string_view source);
+
+// The build's project headers for g++, which has no NVRTC in-memory
+// headers: each pre-include's text, then `source` with every `#include
+// "NAME"` of a header in `headers` (name -> text) replaced by its text, each
+// header once (as its guard or #pragma once would), `#line` directives
+// keeping each line's file and number. An include of a name not there stays
+// for g++ to find (a system header).
+std::string with_headers_inlined(std::string_view source, const std::string& file_name,
+                                 const std::vector<std::pair<std::string, std::string>>& headers,
+                                 const std::vector<std::string>& pre_includes);
 
 // prelude + `#line 1 "<file_name>"` + rewrite_for_cpu(source) + launcher of `entry`.
 std::string emulation_translation_unit(std::string_view source, const std::string& entry,

@@ -13,6 +13,7 @@
 #include "fitness/workload/reference_registry.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/type_aliases.hpp"
 #include "grammar/switches.hpp"
 
 namespace gi::fitness {
@@ -82,7 +83,10 @@ namespace {
 
 class SpecReader {
  public:
-  SpecReader(std::string file, SpecCheck check) : file_(std::move(file)), check_(check) {}
+  // `pre_included`: the text of the headers the build pre-includes, whose
+  // type aliases (`#define fp float`) name the kernel's parameter types too.
+  SpecReader(std::string file, SpecCheck check, std::string_view pre_included = {})
+      : file_(std::move(file)), check_(check), pre_included_(pre_included) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw std::runtime_error(file_ + ": " + (path.empty() ? "" : path + ": ") + what);
@@ -163,7 +167,7 @@ class SpecReader {
     for (std::size_t c = 0; c < n; ++c) ps.components.push_back(expression_field(j[c], index(path, c)));
   }
 
-  KernelSpec read(const json& spec, std::string_view kernel_source, const std::string& kernel_name) const {
+  KernelSpec read(const json& spec, std::string_view kernel_source, const std::string& kernel_name) {
     KernelSpec k;
     k.display_path = file_;
     expect_object(spec, "");
@@ -200,6 +204,18 @@ class SpecReader {
  private:
   std::string file_;
   SpecCheck check_;
+  std::string_view pre_included_;
+  std::map<std::string, std::string> aliases_;  // of kernel.cu and its pre-includes
+
+  // Whether the spec's type is the declared one, or the type it names.
+  bool declared_as(const std::string& spec_type, const std::string& declared) const {
+    return type_matches(spec_type, declared) || type_matches(spec_type, grammar::resolve_type_alias(aliases_, declared));
+  }
+  // " (an alias of float)" for a declared type that names another.
+  std::string alias_note(const std::string& declared) const {
+    const std::string t = grammar::resolve_type_alias(aliases_, declared);
+    return t == declared ? "" : " (an alias of " + t + ")";
+  }
 
   void read_parameters(const json& params, KernelSpec& k) const {
     if (!params.is_array() || params.empty())
@@ -305,8 +321,9 @@ class SpecReader {
         fail(child(c.json_path, d->array ? "value" : "count"),
              "'" + c.name + "' is a __constant__ " + (d->array ? "array" : "scalar") + " (" + kernel_name + " line " +
                  std::to_string(d->line) + "): give it " + (d->array ? "a \"count\" (its elements)" : "a \"value\""));
-      if (!type_matches(c.type_name, d->type))
-        fail(child(c.json_path, "type"), "'" + c.type_name + "' does not match the type '" + d->type + "' of '" +
+      if (!declared_as(c.type_name, d->type))
+        fail(child(c.json_path, "type"), "'" + c.type_name + "' does not match the type '" + d->type + "'" +
+                                             alias_note(d->type) + " of '" +
                                              c.name + "' (" + kernel_name + " line " + std::to_string(d->line) + ")");
     }
   }
@@ -588,7 +605,8 @@ class SpecReader {
   }
 
  private:
-  void check_against_kernel(const KernelSpec& k, std::string_view source, const std::string& kernel_name) const {
+  void check_against_kernel(const KernelSpec& k, std::string_view source, const std::string& kernel_name) {
+    aliases_ = grammar::type_aliases(std::string(pre_included_) + "\n" + std::string(source));
     grammar::Grammar g;
     try {
       g = grammar::Grammar::from_source(source, kernel_name);
@@ -629,9 +647,9 @@ class SpecReader {
       if (kp.texture_object())
         fail(ps.json_path, where + " is a cudaTextureObject_t: an in buffer with \"texture\": true and the type "
                                    "its tex1Dfetch<T> reads");
-      if (!instance && !type_matches(ps.type_name, kp.base_type))
-        fail(child(ps.json_path, "type"), "'" + ps.type_name + "' does not match the type '" + kp.base_type +
-                                              "' of " + where);
+      if (!instance && !declared_as(ps.type_name, kp.base_type))
+        fail(child(ps.json_path, "type"), "'" + ps.type_name + "' does not match the type '" + kp.base_type + "'" +
+                                              alias_note(kp.base_type) + " of " + where);
       if (ps.is_buffer() != kp.pointer)
         fail(child(ps.json_path, "role"), "'" + to_string(ps.role) + "' does not match " + where + ", which is " +
                                               (kp.pointer ? "a pointer" : "passed by value"));
@@ -773,9 +791,36 @@ std::string to_string(ParamRole role) {
 }
 
 KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& display_path,
-                             std::string_view kernel_source, const std::string& kernel_name, SpecCheck check) {
-  return SpecReader(display_path, check).read(spec, kernel_source, kernel_name);
+                             std::string_view kernel_source, const std::string& kernel_name, SpecCheck check,
+                             std::string_view pre_included) {
+  return SpecReader(display_path, check, pre_included).read(spec, kernel_source, kernel_name);
 }
+
+namespace {
+
+// The text of the spec's "pre_includes", each found as the build finds it:
+// in the seed folder, then in its "include_dirs" (relative to the folder).
+// One found nowhere adds nothing here; the build names it.
+std::string pre_included_text(const json& spec, const fs::path& dir) {
+  std::string text;
+  const auto names = spec.find("pre_includes");
+  if (names == spec.end() || !names->is_array()) return text;
+  std::vector<fs::path> folders = {dir};
+  if (const auto d = spec.find("include_dirs"); d != spec.end() && d->is_array())
+    for (const json& f : *d)
+      if (f.is_string()) folders.push_back(dir / f.get<std::string>());
+  for (const json& n : *names) {
+    if (!n.is_string()) continue;
+    for (const fs::path& f : folders)
+      if (fs::is_regular_file(f / n.get<std::string>())) {
+        text += read_file(f / n.get<std::string>()) + "\n";
+        break;
+      }
+  }
+  return text;
+}
+
+}  // namespace
 
 std::vector<std::string> fields_to_fill(const json& spec) {
   std::vector<std::string> found;
@@ -814,7 +859,7 @@ KernelSpec load_kernel_spec(const fs::path& path, SpecCheck check) {
   const fs::path kernel = dir / "kernel.cu";
   if (!fs::is_regular_file(kernel))
     throw std::runtime_error(shown + ": entry: no kernel.cu beside the spec (" + display(kernel) + ")");
-  KernelSpec k = parse_kernel_spec(j, shown, read_file(kernel), display(kernel), check);
+  KernelSpec k = parse_kernel_spec(j, shown, read_file(kernel), display(kernel), check, pre_included_text(j, dir));
   k.dir = dir;
   // seeds/<family>/<kernel>/spec.json: the family names the folder.
   const std::string folder_family = fs::absolute(dir).lexically_normal().parent_path().filename().string();

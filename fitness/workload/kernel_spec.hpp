@@ -189,9 +189,11 @@ KernelSpec load_kernel_spec(const std::filesystem::path& path, SpecCheck check =
 
 // The same checks on an already-read spec; `display_path` names it in messages,
 // `kernel_source` is kernel.cu's text (`kernel_name` names it).
+// `pre_included`: the text of the headers the build pre-includes (its
+// type aliases count, `#define fp float`).
 KernelSpec parse_kernel_spec(const nlohmann::json& spec, const std::string& display_path,
                              std::string_view kernel_source, const std::string& kernel_name,
-                             SpecCheck check = {});
+                             SpecCheck check = {}, std::string_view pre_included = {});
 
 // The switches of a spec.json (its "switches" and "switch_combinations",
 // checked against kernel.cu's `#define` lines) and its entry kernel, for

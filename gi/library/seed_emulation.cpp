@@ -7,6 +7,7 @@
 #include "fitness/workload/reference_registry.hpp"
 #include "gi/evaluate/seed_runs.hpp"
 #include "gi/evaluate/variant_build.hpp"
+#include "gi/seed/seed_build.hpp"
 #include "grammar/patch_apply.hpp"
 
 namespace gi {
@@ -32,7 +33,12 @@ EmulatedVariant build_emulated_variant(const fitness::CpuEmulator& emulator, con
     v.error = std::string(coverage ? "cannot instrument the variant: " : "the patch does not apply: ") + e.what();
     return v;
   }
-  v.kernel = emulator.load(source, spec.entry, file);
+  // The project's headers as NVRTC gets them; a system header's stand-in
+  // (kSetAsideHeader) is NVRTC's, and g++ has the real one.
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& h : seed.build.headers)
+    if (h.second.rfind(kSetAsideHeader, 0) != 0) headers.push_back(h);
+  v.kernel = emulator.load(source, spec.entry, file, headers, seed.build.pre_includes);
   if (!v.kernel.ok()) v.error = v.kernel.error;
   return v;
 }

@@ -28,8 +28,11 @@ class HeaderReader {
     }
   }
 
-  void read(const std::string& name, const fs::path& folder, int depth) {
+  // `as_given`: a pre-include, also looked for as the user wrote it (from
+  // the working folder) before the kernel's folder, as the build looks.
+  void read(const std::string& name, const fs::path& folder, int depth, bool as_given = false) {
     std::vector<fs::path> candidates = {folder / name};
+    if (as_given) candidates.insert(candidates.begin(), fs::path(name));
     for (const fs::path& d : dirs_) candidates.push_back(d / name);
     for (const fs::path& c : candidates) {
       std::error_code ec;
@@ -78,7 +81,7 @@ analysis::IncludedHeaders read_included_headers(const std::string& source, const
                                                 const std::vector<std::string>& pre_includes) {
   HeaderReader reader(include_dirs);
   const fs::path folder = fs::path(file_name).parent_path();
-  for (const std::string& p : pre_includes) reader.read(p, "", 0);  // as given, or in an include folder
+  for (const std::string& p : pre_includes) reader.read(p, folder, 0, true);  // as given, beside the kernel, or in an include folder
   reader.follow(source, folder, 0);
   return reader.result();
 }

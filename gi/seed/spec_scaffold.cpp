@@ -18,6 +18,7 @@
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi {
 
@@ -255,9 +256,17 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   }
   std::set<std::string> param_names;
   for (const grammar::Param& p : kernel->params) param_names.insert(p.name);
+  // A type the project names once (`#define fp float` in a pre-included
+  // header, `typedef double real;`) is the type it names; the spec's check
+  // follows the same aliases (grammar/type_aliases.hpp).
+  std::string alias_text(source);
+  for (const analysis::DirectiveLine& d : headers.lines) alias_text += "\n" + d.text;
+  const std::map<std::string, std::string> aliases = grammar::type_aliases(alias_text);
+  const auto declared_type = [&](const std::string& base) { return spec_type(grammar::resolve_type_alias(aliases, base)); };
   // The workload's scalar variables: the by-value parameters, then the
   // __constant__ scalars the kernel reads (the launch sets them).
-  const std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
+  std::vector<grammar::ConstantVariable> constants = constants_read(g.parsed(), kernel->name);
+  for (grammar::ConstantVariable& c : constants) c.type = grammar::resolve_type_alias(aliases, c.type);
   std::vector<std::string> scalar_names;
   std::map<std::string, std::string> vector_types;  // a vector scalar's name -> its type, for messages
   std::set<std::string> bools;                      // they take true or false (1 or 0), nothing else
@@ -267,7 +276,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     if (type == "bool") bools.insert(name);
   };
   for (const grammar::Param& p : kernel->params)
-    if (!p.pointer && !p.texture_object()) add_scalar(p.name, spec_type(p.base_type));
+    if (!p.pointer && !p.texture_object()) add_scalar(p.name, declared_type(p.base_type));
   for (const grammar::ConstantVariable& c : constants)
     if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) add_scalar(c.name, spec_type(c.type));
   // An exact launch's thread counts (no guard on an axis) are workload
@@ -373,7 +382,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
         type = fill("the element type that tex1Dfetch<T> reads from texture '" + p.name + "'");
       }
     } else {
-      type = spec_type(p.base_type);
+      type = declared_type(p.base_type);
     }
     if (p.pointer && !type.empty() && !buffer_type(type)) {
       s.notes.push_back("parameter '" + p.name + "' points to '" + p.base_type +
@@ -610,8 +619,15 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     s.inferred.push_back(std::string("tolerance: exact (") + (float_extremum ? "float extrema" : "integer outputs") + ")");
   }
 
+  // A global index written for blocks of K threads: the block size is K.
   // One element per block: the block size stays as the user's host has it.
-  if (use.work.fixed_block_line > 0)
+  const int fixed_block = use.work.written_block > 0 ? static_cast<int>(use.work.written_block)
+                          : use.work.fixed_block_line > 0 ? analysis::kFixedBlock
+                                                          : 0;
+  if (use.work.written_block > 0)
+    s.inferred.push_back("tunables: block size fixed at " + std::to_string(fixed_block) + " (" +
+                         use.work.written_block_evidence + ": another block size would skip or repeat items)");
+  else if (use.work.fixed_block_line > 0)
     s.inferred.push_back("tunables: block size fixed at " + std::to_string(analysis::kFixedBlock) + " (line " +
                          std::to_string(use.work.fixed_block_line) +
                          " indexes a buffer by blockIdx.x: one element per block, so the block size sets its length "
@@ -622,7 +638,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   json launch = {{"block", json::array({"B", 1, 1})}, {"grid", grid}};
   if (use.dynamic_shared) {
     const analysis::DynamicShared& d = *use.dynamic_shared;
-    const auto element = fitness::element_type_from_name(spec_type(d.type));
+    const auto element = fitness::element_type_from_name(declared_type(d.type));
     if (element && d.use.count) {
       const analysis::SymbolicSize bytes =
           analysis::SymbolicSize::constant(static_cast<long long>(fitness::element_bytes(*element))) * *d.use.count;
@@ -787,8 +803,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
       {"tolerance", tolerance},
       {"tolerance_note", note},
       {"min_bytes", min_bytes},
-      {"tunables", {{"block_sizes", use.work.fixed_block_line > 0 ? std::vector<int>{analysis::kFixedBlock} : kBlockSizes},
-                    {"default_block_size", use.work.fixed_block_line > 0 ? analysis::kFixedBlock : 256},
+      {"tunables", {{"block_sizes", fixed_block > 0 ? std::vector<int>{fixed_block} : kBlockSizes},
+                    {"default_block_size", fixed_block > 0 ? fixed_block : 256},
                     {"options", json::array({json::array(), json::array({"--use_fast_math"})})}}},
       {"workloads",
        {{"train", {{"generator", "random"}, {"variables", variables(base, "on the timed workload (large: it ranks variants)", -1)}}},

@@ -1,0 +1,23 @@
+#pragma once
+// Names a kernel's source gives a built-in type, as a project spells its
+// element type once: `#define fp float` (Rodinia), `typedef double real;`,
+// `using index_t = int;`. gi init drafts a parameter `fp* d_I` as a buffer
+// of float, and a spec's "type": "float" matches it, where the alias is in
+// kernel.cu or in a header the build pre-includes.
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace gi::grammar {
+
+// Each alias in `text` (comments ignored) whose definition is built-in type
+// words only (`unsigned int`, `long long`, `size_t`, `float4`), by name:
+// that spelling. A macro with parameters, a pointer, an array or a struct
+// typedef is none.
+std::map<std::string, std::string> type_aliases(std::string_view text);
+
+// `base` with aliases followed (fp -> float; a chain up to 8 deep); `base`
+// itself where it is no alias.
+std::string resolve_type_alias(const std::map<std::string, std::string>& aliases, const std::string& base);
+
+}  // namespace gi::grammar
