@@ -1220,6 +1220,12 @@ class Analyser {
   }
 
   using Span = std::pair<std::size_t, std::size_t>;
+  using Offsets = std::vector<Span>;  // an alias chain's starts, summed (none: the parameter itself)
+
+  static Offsets with_offset(Offsets chain, Span next) {
+    chain.push_back(next);
+    return chain;
+  }
 
   // "; BLOCK_SIZE = 16 (line 3)" for each integer macro the index reads: the
   // evidence for a number in the count.
@@ -1236,9 +1242,35 @@ class Analyser {
     return out;
   }
 
+  // Where an alias starts: the sum of its chain's offsets (`q = p + a;
+  // float* r = &q[b];`: a + b) under `guards`, their text in `text`; nullopt
+  // with `why` where one has no range.
+  std::optional<Range> start_of(const Offsets& offsets, const std::map<std::string, Bound>& guards, std::string& text,
+                                std::string& why) const {
+    Range sum{SymbolicSize(), SymbolicSize()};
+    text.clear();
+    for (const Span& s : offsets) {
+      const auto o = parse(s.first, s.second);
+      if (!o) {
+        why = "gi cannot read the alias's start on line " + std::to_string(tok(s.first).line);
+        return std::nullopt;
+      }
+      const std::string t = expression_text(k_.tokens, *o);
+      text += (text.empty() ? "" : " + ") + t;
+      std::string owhy;
+      const auto r = eval(*o, guards, owhy);
+      if (!r) {
+        why = "the alias's start '" + t + "': " + owhy;
+        return std::nullopt;
+      }
+      sum = Range{sum.lo + r->lo, sum.hi && r->hi ? std::optional<SymbolicSize>(*sum.hi + *r->hi) : std::nullopt};
+    }
+    return sum;
+  }
+
   // An access at `token` with index tokens `index` (none: element 0), into
-  // the buffer at `offset` tokens past its start (an alias `q = p + offset`).
-  void access(PointerUse& u, std::size_t token, std::optional<Span> index, std::optional<Span> offset = std::nullopt,
+  // the buffer at `offsets` past its start (an alias `q = p + offset`, or a chain of them).
+  void access(PointerUse& u, std::size_t token, std::optional<Span> index, const Offsets& offsets = {},
               bool store = false) {
     const int line = tok(token).line;
     if (u.first_line == 0) u.first_line = line;
@@ -1262,14 +1294,12 @@ class Analyser {
     } else {
       why = "gi cannot read the index on line " + std::to_string(line);
     }
-    if (r && offset) {
+    if (r && !offsets.empty()) {
       // The alias's start plus its own index: both ends add.
-      const auto o = parse(offset->first, offset->second);
-      std::string owhy;
-      const auto start = o ? eval(*o, guards, owhy) : std::nullopt;
-      if (o) text = expression_text(k_.tokens, *o) + " + " + text;
+      std::string start_text;
+      const auto start = start_of(offsets, guards, start_text, why);
+      text = start_text + " + " + text;
       if (!start) {
-        why = "the alias's start " + (o ? "'" + expression_text(k_.tokens, *o) + "'" : std::string("")) + ": " + owhy;
         r.reset();
       } else {
         r = Range{r->lo + start->lo, r->hi && start->hi ? std::optional<SymbolicSize>(*r->hi + *start->hi) : std::nullopt};
@@ -1471,7 +1501,7 @@ class Analyser {
   // The helper's accesses through its parameter, its integer parameters
   // standing for the call's arguments (their ranges at the call), joined
   // to the buffer's own.
-  void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, std::optional<Span> offset) {
+  void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, const Offsets& offsets) {
     const int line = tok(t).line;
     if (u.first_line == 0) u.first_line = line;
     const std::string where = "line " + std::to_string(line) + ": " + call.helper->name + "(..., " + u.name + ", ...)";
@@ -1508,21 +1538,19 @@ class Analyser {
     }
     SymbolicSize need = *inner.count;
     std::string evidence = where + guards_text(guards) + "; in " + call.helper->name + ": " + inner.count_evidence;
-    if (offset) {
+    if (!offsets.empty()) {
       // The alias's start plus the helper's need.
-      std::string why;
-      const auto o = parse(offset->first, offset->second);
-      const auto start = o ? eval(*o, guards, why) : std::nullopt;
+      std::string why, text;
+      const auto start = start_of(offsets, guards, text, why);
       if (!start || !start->hi || !start->lo.non_negative_for_sizes()) {
         if (u.refusal.empty())
-          u.refusal = where + ": its start '" + (o ? expression_text(k_.tokens, *o) : std::string()) + "': " +
-                      (why.empty() ? "may be negative or unbounded" : why);
+          u.refusal = where + ": its start '" + text + "': " + (why.empty() ? "may be negative or unbounded" : why);
         u.count.reset();
         return;
       }
       need = need + *start->hi;
-      evidence = where + ", '" + u.name + "' advanced by " + expression_text(k_.tokens, *o) + guards_text(guards) +
-                 "; in " + call.helper->name + ": " + inner.count_evidence;
+      evidence = where + ", '" + u.name + "' advanced by " + text + guards_text(guards) + "; in " +
+                 call.helper->name + ": " + inner.count_evidence;
     }
     add_need(u, need, evidence);
   }
@@ -1530,7 +1558,7 @@ class Analyser {
   PointerUse pointer_use(const std::string& name) {
     PointerUse u;
     u.name = name;
-    scan(u, name, std::nullopt);
+    scan(u, name, Offsets{});
     if (u.first_line == 0 && u.refusal.empty()) {
       // Named nowhere in the body nor in a macro (which could use it where
       // expanded): no element is touched, and one is enough to pass.
@@ -1547,35 +1575,61 @@ class Analyser {
 
   // The accesses through `name` (the parameter, or an alias of it that starts
   // `offset` elements in).
-  void scan(PointerUse& u, const std::string& name, std::optional<Span> offset, std::size_t from = 0) {
+  void scan(PointerUse& u, const std::string& name, const Offsets& offsets, std::size_t from = 0) {
     for (std::size_t t = std::max(from, body_first_); t <= body_last_; ++t) {
       if (tok(t).kind != TokenKind::Identifier || tok(t).text != name) continue;
       const std::size_t p = prev(t), n = next(t);
       if (tok(p).is(".") || tok(p).is("->")) continue;
-      if (offset && tok(p).is("*") && tok(n).is("=")) continue;  // the alias's own declarator
+      // The alias's own declarator (`float* q = ...`), not a store `*q = v;`.
+      if (!offsets.empty() && tok(p).is("*") && tok(n).is("=") && tok(prev(p)).kind == TokenKind::Identifier) continue;
       if (tok(n).is("[") && tok(next(n)).is("]")) continue;        // `extern __shared__ float s[];`
       // tex1Dfetch<T>(name, i): a texture object's element i, of type T.
       if (const auto fetch = texture_fetch_type(p); fetch && tok(n).is(",")) {
         u.read = true;
         fetched_as(u, *fetch);
         const std::size_t close = matching(p);
-        access(u, t, std::make_pair(next(n), prev(close)), offset);
+        access(u, t, std::make_pair(next(n), prev(close)), offsets);
         continue;
       }
       // `p += e;`, p's only assignment and in no loop: from there on p's
       // accesses are e further in (as through an alias `q = p + e`).
-      if (!offset && tok(n).is("+=") && advanced_once(t)) {
+      if (offsets.empty() && tok(n).is("+=") && advanced_once(t)) {
         const std::size_t end = expression_end(next(n));
-        scan(u, name, Span{next(n), end}, next(end));
+        scan(u, name, Offsets{Span{next(n), end}}, next(end));
         return;
       }
       // `const float* q = p + e;`: q's accesses are p's, e further in.
-      if (!offset && tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
+      if (tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
           tok(n).is("+") && k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
                                 ElementKind::Declaration) {
         const std::size_t end = expression_end(next(n));
-        scan(u, tok(prev(p)).text, Span{next(n), end});
+        scan(u, tok(prev(p)).text, with_offset(offsets, Span{next(n), end}));
         t = end;
+        continue;
+      }
+      // `&p[e]` not as an atomic's address: `float* q = &p[e];` is an alias
+      // as `q = p + e` is; any other use of the address (a call, an
+      // assignment) leaves where it is read or written unknown.
+      if (tok(p).is("&") && tok(n).is("[") &&
+          !(tok(prev(p)).is("(") && !atomic_kind(tok(prev(prev(p))).text).empty())) {
+        const std::size_t close = matching(n), assign = prev(p);
+        const bool declares = tok(assign).is("=") && tok(prev(assign)).kind == TokenKind::Identifier &&
+                              tok(prev(prev(assign))).is("*") && (tok(next(close)).is(";") || tok(next(close)).is(",")) &&
+                              k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
+                                  ElementKind::Declaration;
+        if (declares) {
+          scan(u, tok(prev(assign)).text, with_offset(offsets, Span{next(n), prev(close)}));
+          t = close;
+          continue;
+        }
+        if (u.first_line == 0) u.first_line = tok(t).line;
+        if (u.refusal.empty())
+          u.refusal = "line " + std::to_string(tok(t).line) + ": its element's address is taken (&" + name + "[" +
+                      expression_text(k_.tokens, *parse(next(n), prev(close))) +
+                      "]), and gi does not follow where it is used";
+        u.count.reset();
+        u.read = u.written = true;  // unknown: the spec says inout
+        t = close;
         continue;
       }
       if (tok(n).is("[")) {
@@ -1600,18 +1654,18 @@ class Analyser {
         } else {
           u.read = true;
         }
-        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("=") && !member);
+        access(u, t, std::make_pair(next(n), prev(close)), offsets, assigned && tok(after).is("=") && !member);
         continue;
       }
       // atomicOp(p, v) or atomicOp(p + i, v), a CAS helper's pointer argument.
       if (tok(p).is("(") && !atomic_kind(tok(prev(p)).text).empty()) {
         set_atomic(u, atomic_kind(tok(prev(p)).text), prev(p));
         if (tok(n).is(",")) {
-          access(u, t, std::nullopt, offset);
+          access(u, t, std::nullopt, offsets);
           continue;
         }
         if (tok(n).is("+")) {
-          access(u, t, std::make_pair(next(n), expression_end(next(n))), offset);
+          access(u, t, std::make_pair(next(n), expression_end(next(n))), offsets);
           continue;
         }
       }
@@ -1622,19 +1676,19 @@ class Analyser {
         const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
         if (assigned) u.written = true;
         if (!assigned || !tok(after).is("=")) u.read = true;
-        access(u, t, std::make_pair(next(n), prev(close)), offset, assigned && tok(after).is("="));
+        access(u, t, std::make_pair(next(n), prev(close)), offsets, assigned && tok(after).is("="));
         continue;
       }
       // *p = v / *p
       if (tok(p).is("*") && (tok(prev(p)).kind == TokenKind::Punct && !tok(prev(p)).is(")") && !tok(prev(p)).is("]"))) {
         if (kAssignments.count(tok(n).text)) u.written = true;
         if (!tok(n).is("=")) u.read = true;
-        access(u, t, std::nullopt, offset);
+        access(u, t, std::nullopt, offsets);
         continue;
       }
       // f(..., p, ...): the accesses of a __device__ helper through its parameter.
       if (const auto call = helper_call(t)) {
-        follow_into_helper(u, *call, t, offset);
+        follow_into_helper(u, *call, t, offsets);
         continue;
       }
       if (u.first_line == 0) u.first_line = tok(t).line;

@@ -59,3 +59,36 @@ TEST(IndexArithmetic, MinusARangeTakesItsLargestValueForTheLeast) {
 
 }  // namespace
 }  // namespace gi
+
+namespace gi {
+namespace {
+
+// `float* a = &f[i];` is an alias as `a = f + i` is, and so is an alias of
+// it; a store through one (`*a = v`) writes. Any other use of an element's
+// address is refused: where it is read or written is unknown.
+TEST(IndexArithmetic, AnElementsAddressIsAnAliasOrARefusal) {
+  const auto u = test::use_of(
+      "__global__ void k(float* f, int n, int m) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    float* a = &f[i];\n"
+      "    float* b = &a[m];\n"
+      "    *a = 1.f;\n"
+      "    *b = 2.f;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(test::count(u, "f"), "m + n");
+  EXPECT_TRUE(test::pointer(u, "f").written);
+  EXPECT_FALSE(test::pointer(u, "f").read);
+  const auto escapes = test::use_of(
+      "__device__ void put(float* p) { p[3] = 1.f; }\n"
+      "__global__ void k(float* f, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) put(&f[i]);\n"
+      "}\n");
+  EXPECT_EQ(test::count(escapes, "f"),
+            "none: line 4: its element's address is taken (&f[i]), and gi does not follow where it is used");
+}
+
+}  // namespace
+}  // namespace gi
