@@ -9,11 +9,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/device_prelude.sh
-check() {  # kernel file, name, sizes...
+check() {  # kernel file, name, sizes (NAME=VALUE) and other gi init options (--pre-include=FILE)...
   local file=$1 name=$2
   shift 2
   local args=()
-  for s in "$@"; do args+=(--size "$s"); done
+  for s in "$@"; do case $s in --*) args+=("$s") ;; *) args+=(--size "$s") ;; esac; done
   timeout 60 "$GI" init "$file" --out "runs/init-check/user/$name" --force "${args[@]}" --check > "$OUT/init-$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc, $(grep -c '"status": "ok"' "$OUT/init-$name.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/init-$name.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/init-$name.log" | tail -1)" | tee -a "$OUT/init_check.txt"
@@ -42,3 +42,6 @@ check $k/shift_shared.cu shift_shared n=4194304
 check $k/conv_taps.cu conv_taps w=4096 h=1024 threads_y=h
 check $k/twice_unsigned.cu twice_unsigned n=4194304
 check $k/block_sum.cu block_sum n=4194304
+# 11-28 (later): 64-bit scalars, a pre-included header's type alias and block size.
+check $k/scale_sizes64.cu scale_sizes64 n=4194304 offset=-3
+check $k/fixed_block.cu fixed_block d_Ne=4194304 --pre-include=fixed_block_defs.h

@@ -26,7 +26,15 @@ for k in json.load(open(sys.argv[1]))["kernels"]:
         print(k["file"], k["entry"])
 PY
 # Inputs whose values the kernel's arithmetic needs in a range (logf of a determinant: positive).
-like_for() { case $1 in LogSquaredValues|reg_spline_logSquaredValues_kernel) echo "--like det:uniform(0.5,2)" ;; esac; }
+like_for() {
+  case $1 in
+    LogSquaredValues|reg_spline_logSquaredValues_kernel) echo "--like det:uniform(0.5,2)" ;;
+    compress) echo "--like d_I:uniform(0.1,1)" ;;  # Rodinia srad_v1: the logarithm of the image
+  esac
+}
+# What the kernel's own build gives it: Rodinia's host code includes define.c
+# (its fp type and NUMBER_THREADS) before the kernel files.
+build_for() { case $1 in *rodinia*) [ -f "$(dirname "$1")/define.c" ] && echo "--pre-include define.c" ;; esac; }
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {
   case $1 in
@@ -84,8 +92,14 @@ sizes_for() {
     # Opened by lockstep counters (11-28): the approximate Jacobian gradients.
     reg_spline_computeApproxJacGradient2D_kernel) echo "$cp2 $affine2 --size c_Weight3=1,1,1" ;;
     reg_spline_computeApproxJacGradient3D_kernel) echo "$cp3 $affine3 --size c_Weight3=1,1,1" ;;
-    # NiftyReg 2's affine field (a read right of && in its guard): a 256^2 x 64 image.
-    affineKernel) echo "--size dims=256,256,64 --size composition=false" ;;
+    # NiftyReg's affine field: a 256^2 x 64 image. NiftyReg 2's reads the mask right of && in its
+    # guard; NiftyReg 1's also takes the voxel count, the stride between the field's x, y and z.
+    affineKernel) case $2 in
+        *aa79bf22*) echo "--size dims=256,256,64 --size voxelNumber=4194304 --size composition=false" ;;
+        *) echo "--size dims=256,256,64 --size composition=false" ;;
+      esac ;;
+    # Rodinia's srad_v1 image statistics: a 2048^2 image.
+    prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac
 }
 cp2="--size c_ControlPointImageDim=128,128,1 --size c_ControlPointNumber=16384"
@@ -98,9 +112,10 @@ while read -r file entry; do
   key=$(basename "$file" .cu)-$entry
   dir=runs/init-check/corpus/$key
   # The scalars, as the survey learns them: a draft without sizes first.
-  "$GI" init "$file" --entry "$entry" --out "$dir" --force > /dev/null 2>&1
+  # shellcheck disable=SC2046
+  "$GI" init "$file" --entry "$entry" --out "$dir" --force $(build_for "$file") > /dev/null 2>&1
   # sizes_for's, and the default for each scalar it leaves out.
-  given=$(sizes_for "$entry")
+  given=$(sizes_for "$entry" "$file")
   sizes="$given $(GIVEN="$given" python3 -c "
 import json, os, re
 spec = json.load(open('$dir/spec.json'))
@@ -119,7 +134,7 @@ for p in scalars:
     print('--size', p['name'] + '=' + v)
 ")"
   # shellcheck disable=SC2046
-  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") --check \
+  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") $(build_for "$file") --check \
     > "$OUT/corpus-$key.log" 2>&1
   rc=$?
   echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$key.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$key.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$key.log" | tail -1)" | tee -a "$OUT/init_corpus.txt"
