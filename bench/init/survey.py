@@ -115,7 +115,7 @@ CAUSES = [
      r"nothing bounds '[A-Z_0-9]+'|'[A-Z_0-9]+\(.*' is not arithmetic|definitions \(lines|which gi does not evaluate|"
      r"under a condition gi cannot decide|\(the macro at"),
     ("a local that may be negative", r"may be negative"),
-    ("pointer arithmetic other than T* q = p + e", r"is used as a pointer"),
+    ("pointer arithmetic other than T* q = p + e", r"is used as a pointer|address is taken"),
     ("a pointer never indexed", r"never indexes"),
     ("two extents gi cannot order", r"cannot tell which is larger|cannot order"),
     ("an index no guard bounds", r"nothing bounds|no guard names its bound"),
