@@ -30,6 +30,15 @@ bool is_flattened_block(const Expr& e) {
   return is_member(*width, "gridDim", 0);
 }
 
+// `e` with its casts dropped: `(size_t)blockIdx.x * blockDim.x + threadIdx.x`,
+// as a kernel over more than 2^31 items widens its index, is the global index.
+Expr without_casts(const Expr& e) {
+  if (e.kind == ExprKind::Cast && !e.children.empty()) return without_casts(e.children[0]);
+  Expr out = e;
+  for (Expr& c : out.children) c = without_casts(c);
+  return out;
+}
+
 }  // namespace
 
 int member_axis(const Expr& m, const char* object) {
@@ -37,7 +46,8 @@ int member_axis(const Expr& m, const char* object) {
   return m.field == "x" ? 0 : m.field == "y" ? 1 : m.field == "z" ? 2 : -1;
 }
 
-GlobalIndexForm global_index_form(const Expr& e) {
+GlobalIndexForm global_index_form(const Expr& written) {
+  const Expr e = without_casts(written);
   if (const int axis = member_axis(e, "blockIdx"); axis > 0) return {axis, false};
   const Expr *product = nullptr, *thread = nullptr;
   if (!operands(e, "+", [](const Expr& c) { return c.kind == ExprKind::Binary && c.text == "*"; }, product, thread))

@@ -45,6 +45,19 @@ TEST(WideIntegerScalar, GiInitDraftsThemAndThePlanPassesEightBytes) {
   EXPECT_EQ(offset, -3);
 }
 
+TEST(WideIntegerScalar, AGlobalIndexWidenedByACastIsTheGlobalIndex) {
+  for (const char* index : {"static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x",
+                            "(size_t)blockIdx.x * blockDim.x + threadIdx.x"}) {
+    const SpecScaffold s = scaffold_spec(
+        std::string("__global__ void k(const float* x, float* y, size_t n) {\n  const size_t i = ") + index +
+            ";\n  if (i < n) y[i] = x[i];\n}\n",
+        "k.cu", std::nullopt, "user", parse_init_sizes({"n=5000"}, {}));
+    const json spec = json::parse(s.spec.dump());
+    EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << index << "\n" << spec.dump(2);
+    EXPECT_EQ(spec["launch"]["grid"][0], "ceil_div(n, B)") << index;
+  }
+}
+
 TEST(WideIntegerScalar, TheSpecTypeMatchesEverySpellingAndNoOther) {
   for (const char* base : {"long", "long int", "long long", "int64_t", "ptrdiff_t"})
     EXPECT_TRUE(fitness::type_matches("int64", base)) << base;

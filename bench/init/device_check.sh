@@ -16,7 +16,7 @@ check() {  # kernel file, name, sizes (NAME=VALUE) and other gi init options (--
   for s in "$@"; do case $s in --*) args+=("$s") ;; *) args+=(--size "$s") ;; esac; done
   timeout 60 "$GI" init "$file" --out "runs/init-check/user/$name" --force "${args[@]}" --check > "$OUT/init-$name.log" 2>&1
   local rc=$?
-  echo "$name: exit $rc, $(grep -c '"status": "ok"' "$OUT/init-$name.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/init-$name.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/init-$name.log" | tail -1)" | tee -a "$OUT/init_check.txt"
+  echo "$name: exit $rc, $(grep -oE '[0-9]+ fields? to fill' "$OUT/init-$name.log" | head -1), $(grep -c '"status": "ok"' "$OUT/init-$name.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/init-$name.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/init-$name.log" | tail -1)" | tee -a "$OUT/init_check.txt"
 }
 rm -rf runs/init-check
 u=tests/data/user
