@@ -1395,9 +1395,10 @@ class Analyser {
       } else if (follows(*u.count - need, facts)) {
         u.count_evidence += "; it covers " + need.text() + " (" + evidence + ") where that access runs";
       } else {
-        u.refusal = "its indices need " + u.count->text() + " (" + u.count_evidence + ") or " + need.text() + " (" +
-                    evidence + "), and gi cannot tell which is larger";
-        u.count.reset();
+        // Neither provably the larger (it depends on the sizes): the buffer holds both.
+        u.count_evidence = "the larger of " + u.count->text() + " (" + u.count_evidence + ") and " + need.text() +
+                           " (" + evidence + ")";
+        u.count = SymbolicSize::max_of(*u.count, need);
       }
     }
   }

@@ -8,7 +8,7 @@
 namespace gi::analysis {
 namespace {
 
-// The quotients behind each "ceil_div(a, d)" name made so far.
+// The operands behind each "ceil_div(a, d)" and "max(a, b)" name made so far.
 struct Quotients {
   std::mutex mutex;
   std::map<std::string, std::pair<SymbolicSize, SymbolicSize>> by_name;
@@ -19,8 +19,9 @@ Quotients& quotients() {
   return q;
 }
 
+// A "ceil_div(" or "max(" name's operands.
 std::optional<std::pair<SymbolicSize, SymbolicSize>> quotient(const std::string& name) {
-  if (name.rfind("ceil_div(", 0) != 0) return std::nullopt;
+  if (name.rfind("ceil_div(", 0) != 0 && name.rfind("max(", 0) != 0) return std::nullopt;
   Quotients& q = quotients();
   const std::lock_guard<std::mutex> lock(q.mutex);
   const auto it = q.by_name.find(name);
@@ -35,6 +36,14 @@ SymbolicSize SymbolicSize::ceil_div(const SymbolicSize& a, const SymbolicSize& d
   Quotients& q = quotients();
   const std::lock_guard<std::mutex> lock(q.mutex);
   q.by_name.emplace(n, std::make_pair(a, d));
+  return name(n);
+}
+
+SymbolicSize SymbolicSize::max_of(const SymbolicSize& a, const SymbolicSize& b) {
+  const std::string n = "max(" + a.text() + ", " + b.text() + ")";
+  Quotients& q = quotients();
+  const std::lock_guard<std::mutex> lock(q.mutex);
+  q.by_name.emplace(n, std::make_pair(a, b));
   return name(n);
 }
 
@@ -149,6 +158,11 @@ std::optional<double> SymbolicSize::evaluate(const std::map<std::string, double>
     for (const std::string& n : names) {
       if (const auto q = quotient(n)) {
         const auto a = q->first.evaluate(values), d = q->second.evaluate(values);
+        if (n.rfind("max(", 0) == 0) {
+          if (!a || !d) return std::nullopt;
+          term *= std::max(*a, *d);
+          continue;
+        }
         if (!a || !d || *d == 0) return std::nullopt;
         term *= std::ceil(*a / *d);
         continue;

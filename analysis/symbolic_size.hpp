@@ -22,6 +22,9 @@ class SymbolicSize {
   // ceil(a / d), a >= 1 and d >= 1: a name "ceil_div(a, d)" that names()
   // and evaluate() see through, and that, as every name, is at least 1.
   static SymbolicSize ceil_div(const SymbolicSize& a, const SymbolicSize& d);
+  // max(a, b), a >= 1 and b >= 1: a name "max(a, b)" seen through likewise
+  // (a buffer two accesses need, neither provably the larger, holds both).
+  static SymbolicSize max_of(const SymbolicSize& a, const SymbolicSize& b);
 
   SymbolicSize operator+(const SymbolicSize& o) const;
   SymbolicSize operator-(const SymbolicSize& o) const;

@@ -4,6 +4,10 @@
 // value. What may be negative is still refused, with its reason.
 #include <gtest/gtest.h>
 
+#include "fitness/workload/kernel_spec.hpp"
+#include "fitness/workload/workload_plan.hpp"
+#include "gi/seed/init_workloads.hpp"
+#include "gi/seed/spec_scaffold.hpp"
 #include "parameter_use_support.hpp"
 
 namespace gi {
@@ -57,11 +61,6 @@ TEST(IndexArithmetic, MinusARangeTakesItsLargestValueForTheLeast) {
   EXPECT_NE(count(back, "in").find("negative"), std::string::npos) << count(back, "in");
 }
 
-}  // namespace
-}  // namespace gi
-
-namespace gi {
-namespace {
 
 // `float* a = &f[i];` is an alias as `a = f + i` is, and so is an alias of
 // it; a store through one (`*a = v`) writes. Any other use of an element's
@@ -88,6 +87,31 @@ TEST(IndexArithmetic, AnElementsAddressIsAnAliasOrARefusal) {
       "}\n");
   EXPECT_EQ(test::count(escapes, "f"),
             "none: line 4: its element's address is taken (&f[i]), and gi does not follow where it is used");
+}
+
+}  // namespace
+}  // namespace gi
+
+
+namespace gi {
+namespace {
+
+// Two accesses whose needs no size ordering decides: the buffer holds both,
+// max(n, m), which the spec's expressions evaluate.
+TEST(IndexArithmetic, NeedsNeitherOfWhichIsProvablyLargerGiveTheirMaximum) {
+  const std::string source =
+      "__global__ void k(float* out, int n, int m) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = 0.f;\n"
+      "  if (i < m) out[i] += 1.f;\n"
+      "}\n";
+  EXPECT_EQ(test::count(test::use_of(source), "out"), "max(n, m)");
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=5000", "m=3000"}, {}));
+  const nlohmann::json spec = nlohmann::json::parse(s.spec.dump());
+  ASSERT_EQ(spec["parameters"][0]["count"], "max(n, m)") << spec.dump(2);
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", source, "k.cu", {.registry = false});
+  const fitness::Workload w = fitness::generate_workload(k, k.train, 1);
+  EXPECT_EQ(fitness::build_launch_plan(k, w, 256).buffers[0].count, 5000u);
 }
 
 }  // namespace

@@ -768,7 +768,8 @@ TEST(ParameterUse, ARunningAccessProvesItsGuardsBoundIsAtLeastOne) {
       "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (x < n) a[x] += a[s];\n"
       "}\n");
-  EXPECT_NE(count(unordered, "a").find("gi cannot tell which is larger"), std::string::npos) << count(unordered, "a");
+  // Neither need is the larger for every size: the buffer holds both.
+  EXPECT_EQ(count(unordered, "a"), "max(n, s + 1)");
 }
 
 TEST(ParameterUse, ACompareAndSwapHelperIsTheAtomicItImplements) {
