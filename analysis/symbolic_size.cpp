@@ -31,21 +31,18 @@ std::optional<std::pair<SymbolicSize, SymbolicSize>> quotient(const std::string&
 
 }  // namespace
 
-SymbolicSize SymbolicSize::ceil_div(const SymbolicSize& a, const SymbolicSize& d) {
-  const std::string n = "ceil_div(" + a.text() + ", " + d.text() + ")";
-  Quotients& q = quotients();
-  const std::lock_guard<std::mutex> lock(q.mutex);
-  q.by_name.emplace(n, std::make_pair(a, d));
-  return name(n);
-}
-
-SymbolicSize SymbolicSize::max_of(const SymbolicSize& a, const SymbolicSize& b) {
-  const std::string n = "max(" + a.text() + ", " + b.text() + ")";
+// The name "FUNCTION(a, b)", its operands kept for names() and evaluate().
+SymbolicSize SymbolicSize::over(const char* function, const SymbolicSize& a, const SymbolicSize& b) {
+  const std::string n = std::string(function) + "(" + a.text() + ", " + b.text() + ")";
   Quotients& q = quotients();
   const std::lock_guard<std::mutex> lock(q.mutex);
   q.by_name.emplace(n, std::make_pair(a, b));
   return name(n);
 }
+
+SymbolicSize SymbolicSize::ceil_div(const SymbolicSize& a, const SymbolicSize& d) { return over("ceil_div", a, d); }
+
+SymbolicSize SymbolicSize::max_of(const SymbolicSize& a, const SymbolicSize& b) { return over("max", a, b); }
 
 SymbolicSize SymbolicSize::constant(long long c) {
   SymbolicSize s;

@@ -50,6 +50,7 @@ class SymbolicSize {
   std::optional<double> evaluate(const std::map<std::string, double>& values) const;
 
  private:
+  static SymbolicSize over(const char* function, const SymbolicSize& a, const SymbolicSize& b);
   // sorted names (a product; repeated for powers) -> coefficient; no zero coefficients
   std::map<std::vector<std::string>, long long> terms_;
 };
