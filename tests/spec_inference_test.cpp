@@ -954,7 +954,9 @@ TEST(SpecScaffold, AKernelWithNoGuardDraftsAnExactLaunch) {
                std::runtime_error);
   EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=4096", "threads_y=n"}, {})),
                std::runtime_error);
-  EXPECT_THROW(parse_init_sizes({"n=size"}, {}), std::runtime_error) << "only a thread count names another size";
+  EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=size"}, {})),
+               std::runtime_error)
+      << "a size tied to one the kernel lacks";
   // Without the count: the note says what it is.
   const SpecScaffold unsized = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3"}, {}));
   bool noted = false;
@@ -1639,7 +1641,11 @@ TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {
   EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["inputs"]["reference"], nlohmann::ordered_json::parse(R"({"uniform": [0, 256]})"));
   // Sizes and distributions are checked.
   EXPECT_THROW(parse_init_sizes({"n"}, {}), std::runtime_error);
-  EXPECT_THROW(parse_init_sizes({"n=lots"}, {}), std::runtime_error);
+  // A name is another size's (a tied size): one the kernel lacks is refused when drafting.
+  EXPECT_THROW(scaffold_spec(read(kernel_file("histogram256")), "h.cu", std::nullopt, "user",
+                             parse_init_sizes({"n=lots"}, {})),
+               std::runtime_error);
+  EXPECT_THROW(parse_init_sizes({"n=lots*"}, {}), std::runtime_error);
   EXPECT_THROW(parse_init_sizes({}, {"x:gaussian(0,1)"}), std::runtime_error);
   EXPECT_THROW(parse_init_sizes({}, {"x:uniform(0)"}), std::runtime_error);
   EXPECT_THROW(scaffold_spec(read(kernel_file("histogram256")), "h.cu", std::nullopt, "user",

@@ -102,7 +102,7 @@ void add_init(CLI::App& app) {
                   "a file your build includes before the kernel file (e.g. the header that defines its types); "
                   "repeat for more");
   cmd->add_option("--size", a->sizes,
-                  "NAME=VALUE: a scalar parameter's or __constant__'s value on the timed workload (e.g. n=4000000; a vector's components dim=256,256,64; a bool true or false; for a kernel with no guard, the threads the host launches, threads_x=1048576, or the size it launches one thread per, threads_x=n); repeat for more");
+                  "NAME=VALUE: a scalar parameter's or __constant__'s value on the timed workload (e.g. n=4000000; a vector's components dim=256,256,64; a bool true or false; for a kernel with no guard, the threads the host launches, threads_x=1048576, or the size it launches one thread per, threads_x=n; a size your host computes from others, voxelNumber=dims_x*dims_y*dims_z, is that on every workload); repeat for more");
   cmd->add_option("--like", a->likes,
                   "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD) or constant(V) (default: "
                   "uniform(-1,1) for floats); repeat for more");

@@ -11,6 +11,7 @@
 #include "analysis/parameter_use.hpp"
 #include "analysis/unset_components.hpp"
 #include "analysis/warp_per_item_sites.hpp"
+#include "fitness/workload/expression.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/launch_plan.hpp"
 #include "gi/publish/validation.hpp"
@@ -74,6 +75,35 @@ std::vector<std::string> variable_names(const std::string& name, const std::stri
   std::vector<std::string> out;
   for (int c = 0; c < n; ++c) out.push_back(analysis::vector_component_name(name, "xyzw"[c]));
   return out;
+}
+
+// `text` (a spec expression) with each tied size's name replaced by its
+// expression in parentheses (--size voxelNumber=dims_x*dims_y*dims_z).
+std::string untied(const std::string& text, const std::map<std::string, std::string>& tied) {
+  std::string out = text;
+  for (const auto& [name, expression] : tied)
+    out = std::regex_replace(out, std::regex("\\b" + name + "\\b"), "(" + expression + ")");
+  return out;
+}
+
+// Every expression field of a drafted spec untied (a FILL mark is left as it is).
+void untie_spec(json& spec, const std::map<std::string, std::string>& tied) {
+  if (tied.empty()) return;
+  const auto fix = [&](json& field) {
+    if (field.is_string() && field.get<std::string>().rfind(fitness::kFillMarker, 0) != 0)
+      field = untied(field.get<std::string>(), tied);
+    if (field.is_array())
+      for (json& f : field)
+        if (f.is_string() && f.get<std::string>().rfind(fitness::kFillMarker, 0) != 0) f = untied(f.get<std::string>(), tied);
+  };
+  for (const char* list : {"parameters", "constants"})
+    if (spec.contains(list))
+      for (json& p : spec[list])
+        for (const char* key : {"count", "value"})
+          if (p.contains(key)) fix(p[key]);
+  for (const char* key : {"grid", "shared_bytes"})
+    if (spec["launch"].contains(key)) fix(spec["launch"][key]);
+  fix(spec["min_bytes"]);
 }
 
 // A scalar's "value" in the spec: its variable, or the array of its components'.
@@ -202,12 +232,20 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
     }
     // An exact launch's thread count named as another size: threads_x=nelr.
     if (std::regex_match(s.substr(eq + 1), std::regex("[A-Za-z_]\\w*")) && s.substr(eq + 1) != "true" &&
-        s.substr(eq + 1) != "false") {
-      if (s.rfind("threads_", 0) != 0)
-        throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) +
-                                 "' is no number (only an exact launch's threads_x, threads_y or threads_z may name "
-                                 "another size)");
+        s.substr(eq + 1) != "false" && s.rfind("threads_", 0) == 0) {
       out.same_as[s.substr(0, eq)] = s.substr(eq + 1);
+      continue;
+    }
+    // A size the others give: voxelNumber=dims_x*dims_y*dims_z.
+    if (std::regex_search(s.substr(eq + 1), std::regex("[A-Za-z_]")) && s.substr(eq + 1) != "true" &&
+        s.substr(eq + 1) != "false") {
+      try {
+        if (fitness::Expression::parse(s.substr(eq + 1)).variables().empty()) throw std::invalid_argument("no name");
+      } catch (const std::exception& e) {
+        throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) +
+                                 "' is no number, nor an expression of other sizes (" + e.what() + ")");
+      }
+      out.tied[s.substr(0, eq)] = s.substr(eq + 1);
       continue;
     }
     // A bool parameter's value: true or false (or 1 or 0).
@@ -312,6 +350,21 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                "' has no guard on its global index x, so it runs exactly " + name +
                                " threads, and every block size gi tries must divide that: give a multiple of " +
                                number(m).dump());
+  // A size the others give is no workload variable of its own.
+  for (const auto& [name, expression] : given.tied) {
+    const auto at = std::find(scalar_names.begin(), scalar_names.end(), name);
+    if (at == scalar_names.end() || bools.count(name) || vector_types.count(name))
+      throw std::runtime_error("--size " + name + "=" + expression + ": '" + kernel->name +
+                               "' has no integer scalar parameter or __constant__ '" + name + "'");
+    if (given.sizes.count(name))
+      throw std::runtime_error("--size " + name + ": given both as a number and as '" + expression + "'");
+    for (const std::string& v : fitness::Expression::parse(expression).variables())
+      if (std::find(scalar_names.begin(), scalar_names.end(), v) == scalar_names.end() || given.tied.count(v))
+        throw std::runtime_error("--size " + name + "=" + expression + ": '" + v +
+                                 "' is no size of its own of '" + kernel->name + "' (its scalars: the parameters and "
+                                 "__constant__ scalars it reads, a vector's components as dims_x)");
+    scalar_names.erase(at);
+  }
   for (const auto& [name, v] : given.sizes)
     if (std::find(scalar_names.begin(), scalar_names.end(), name) == scalar_names.end()) {
       if (const auto t = vector_types.find(name); t != vector_types.end())
@@ -334,6 +387,8 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
                                name + "'");
 
   SpecScaffold s;
+  for (const auto& [name, expression] : given.tied)
+    s.inferred.push_back("size '" + name + "': " + expression + " on every workload (--size)");
   s.entry = kernel->name;
   if (use.work.exact[0] && !exact_names.count(0))
     s.notes.push_back("'" + kernel->name + "' has no guard on its global index x: it runs exactly threads_x threads. "
@@ -680,7 +735,19 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   // What validation counts (gi/publish/validation.cpp): the output values
   // (out and inout buffers) or the input values (in and inout), whichever is
   // more; a sum of both would leave each short of the 16 M it requires.
-  const auto values = [&](const SizeSet& set) {
+  // A size set with the tied sizes' values (--size voxelNumber=dims_x*dims_y*dims_z).
+  const auto with_tied = [&](SizeSet set) {
+    for (const auto& [name, expression] : given.tied) {
+      try {
+        set[name] = fitness::Expression::parse(expression).evaluate(set);
+      } catch (const std::exception&) {
+        // a size it names is not in this set: it stays unknown, as that size does
+      }
+    }
+    return set;
+  };
+  const auto values = [&](const SizeSet& given_set) {
+    const SizeSet set = with_tied(given_set);
     double inputs = 0, outputs = 0;
     for (const grammar::Param& p : kernel->params)
       if (p.pointer || p.texture_object())
@@ -712,13 +779,15 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
             s.notes.push_back("gi cannot tell how far the kernel reads the __constant__ array '" + u.name + "' (" +
                               u.refusal + "): keep its indices below its " + c["count"].dump() + " elements");
         }
-  const auto within_constants = [&](const SizeSet& set) {
+  const auto within_constants = [&](const SizeSet& given_set) {
+    const SizeSet set = with_tied(given_set);
     for (const ConstantReach& r : reaches)
       if (const auto v = r.need.evaluate(set); v && *v > r.length) return false;
     return true;
   };
   // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size).
-  const auto usable = [&](const SizeSet& set) {
+  const auto usable = [&](const SizeSet& given_set) {
+    const SizeSet set = with_tied(given_set);
     for (int a = 0; a < 3; ++a)
       if (use.work.bound[a])
         if (const auto v = use.work.bound[a]->evaluate(set); v && *v < 1) return false;
@@ -730,7 +799,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   const bool sized = missing.empty() && !known_sizes.empty();
   if (missing.empty())
     for (const ConstantReach& r : reaches)
-      if (const auto v = r.need.evaluate(base); v && *v > r.length)
+      if (const auto v = r.need.evaluate(with_tied(base)); v && *v > r.length)
         throw std::runtime_error("the sizes given read the __constant__ array '" + r.name + "' up to element " +
                                  number(*v - 1).dump() + ", past its " + number(r.length).dump() + " elements (" +
                                  r.evidence + "): give sizes within it");
@@ -814,6 +883,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
         {"validate", validate}}}};
   if (!coverage_exempt.empty()) s.spec["coverage_exempt"] = coverage_exempt;
   if (constants_json.empty()) s.spec.erase("constants");
+  untie_spec(s.spec, given.tied);
   return s;
 }
 

@@ -43,6 +43,10 @@ struct InitSizes {
   // --size threads_x=nelr: an exact launch's thread count (a kernel with no
   // guard) is the size nelr on every workload, as the user's host launches it.
   std::map<std::string, std::string> same_as;
+  // --size voxelNumber=dims_x*dims_y*dims_z: a scalar whose value is that
+  // expression of the other sizes on every workload (a count the host
+  // computes from them), not a size of its own.
+  std::map<std::string, std::string> tied;
   std::map<std::string, nlohmann::ordered_json> like;  // --like NAME:DIST: an input's distribution
 };
 
