@@ -48,7 +48,7 @@ int member_axis(const Expr& m, const char* object) {
 
 GlobalIndexForm global_index_form(const Expr& written) {
   const Expr e = without_casts(written);
-  if (const int axis = member_axis(e, "blockIdx"); axis > 0) return {axis, false};
+  if (const int axis = member_axis(e, "blockIdx"); axis > 0) return {axis, false, {}};
   const Expr *product = nullptr, *thread = nullptr;
   if (!operands(e, "+", [](const Expr& c) { return c.kind == ExprKind::Binary && c.text == "*"; }, product, thread))
     return {};
@@ -63,8 +63,8 @@ GlobalIndexForm global_index_form(const Expr& written) {
     if (width->kind != ExprKind::Name && !number) return {};
     return {axis, false, width->text};
   }
-  if (is_member(*block, "blockIdx", axis)) return {axis, false};
-  if (axis == 0 && is_flattened_block(*block)) return {0, true};
+  if (is_member(*block, "blockIdx", axis)) return {axis, false, {}};
+  if (axis == 0 && is_flattened_block(*block)) return {0, true, {}};
   return {};
 }
 
