@@ -1466,8 +1466,12 @@ class Analyser {
 
   // The call of a __device__ helper with a body whose argument is exactly
   // the name at `t` (`f(a, p, n)`), passed as one of its pointer parameters.
-  std::optional<HelperCall> helper_call(std::size_t t) const {
-    const std::size_t p = prev(t), n = next(t);
+  std::optional<HelperCall> helper_call(std::size_t t) const { return helper_call(t, t); }
+
+  // The call of a __device__ helper whose whole argument is tokens first..last
+  // (`&p[i]` as well as `p`), at a pointer parameter of the helper.
+  std::optional<HelperCall> helper_call(std::size_t first, std::size_t last) const {
+    const std::size_t t = first, p = prev(first), n = next(last);
     if (!(tok(p).is("(") || tok(p).is(",")) || !(tok(n).is(",") || tok(n).is(")"))) return std::nullopt;
     std::size_t open = p;
     for (int depth = 0; open > body_first_; open = prev(open)) {
@@ -1620,6 +1624,12 @@ class Analyser {
                                   ElementKind::Declaration;
         if (declares) {
           scan(u, tok(prev(assign)).text, with_offset(offsets, Span{next(n), prev(close)}));
+          t = close;
+          continue;
+        }
+        // helper(..., &p[e], ...): the helper's accesses, e further in (as through an alias).
+        if (const auto call = helper_call(p, close)) {
+          follow_into_helper(u, *call, t, with_offset(offsets, Span{next(n), prev(close)}));
           t = close;
           continue;
         }

@@ -79,11 +79,19 @@ TEST(IndexArithmetic, AnElementsAddressIsAnAliasOrARefusal) {
   EXPECT_EQ(test::count(u, "f"), "m + n");
   EXPECT_TRUE(test::pointer(u, "f").written);
   EXPECT_FALSE(test::pointer(u, "f").read);
-  const auto escapes = test::use_of(
+  // Handed to a __device__ helper: the helper's accesses, i further in.
+  const auto handed = test::use_of(
       "__device__ void put(float* p) { p[3] = 1.f; }\n"
       "__global__ void k(float* f, int n) {\n"
       "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n) put(&f[i]);\n"
+      "}\n");
+  EXPECT_EQ(test::count(handed, "f"), "n + 3");
+  const auto escapes = test::use_of(
+      "__global__ void k(float* f, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  float* q;\n"
+      "  if (i < n) { q = &f[i]; q[1] = 1.f; }\n"
       "}\n");
   EXPECT_EQ(test::count(escapes, "f"),
             "none: line 4: its element's address is taken (&f[i]), and gi does not follow where it is used");
