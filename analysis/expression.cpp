@@ -299,6 +299,17 @@ std::string expression_text(const std::vector<Token>& tokens, const Expr& e) {
   return out;
 }
 
+std::optional<long long> whole_literal(const Expr& e) {
+  if (e.kind != ExprKind::Literal) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(e.text, &used, 0);
+    if (e.text.substr(used).find_first_not_of("uUlL") == std::string::npos) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> names_in(const Expr& e) {
   std::vector<std::string> out;
   collect_names(e, out);

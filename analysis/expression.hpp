@@ -63,4 +63,8 @@ std::vector<std::string> names_in(const Expr& e);
 // Whether `op` assigns its left operand (=, +=, -=, ..., and ++/-- in both forms).
 bool is_assignment(const Expr& e);
 
+// A literal's whole-number value (`16`, `0x200`, `4u`, `8UL`); nullopt for
+// anything else (a float, a character, a name).
+std::optional<long long> whole_literal(const Expr& e);
+
 }  // namespace gi::analysis

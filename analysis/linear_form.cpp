@@ -1,20 +1,6 @@
 #include "analysis/linear_form.hpp"
 
 namespace gi::analysis {
-namespace {
-
-std::optional<long long> whole_literal(const Expr& e) {
-  if (e.kind != ExprKind::Literal) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const long long v = std::stoll(e.text, &used, 0);
-    if (e.text.substr(used).find_first_not_of("uUlL") == std::string::npos) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 void LinearForm::add(const LinearForm& other, long long factor) {
   constant += factor * other.constant;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -319,38 +318,26 @@ class Analyser {
   int global_index_axis(const Expr& e) const {
     const GlobalIndexForm f = global_index_form(with_thread_locals(e));
     if (f.flattened_rows && flattened_line_ == 0) flattened_line_ = tok(e.first).line;
-    if (!f.fixed_width.empty()) {
+    if (f.fixed_width) {
       // Blocks of K threads written out: a global index only where K has one
       // value a launch can take (on x; the block size is then fixed at K).
-      const std::optional<long long> width = whole_number(f.fixed_width);
-      if (f.axis != 0 || !width || *width < 1 || *width > 1024 || (written_block_ && written_block_ != *width))
-        return -1;
+      // K: a number, or a whole-number macro (its value in the default build).
+      std::optional<long long> value = whole_literal(*f.fixed_width);
+      if (const auto m = symbols_.integer_macros.find(f.fixed_width->text);
+          !value && f.fixed_width->kind == ExprKind::Name && m != symbols_.integer_macros.end())
+        value = m->second.value;
+      if (f.axis != 0 || !value) return -1;
+      const long long width = *value;
+      if (width < 1 || width > 1024 || (written_block_ && written_block_ != width)) return -1;
       if (!written_block_) {
-        written_block_ = *width;
+        const std::string written = expression_text(k_.tokens, *f.fixed_width);
+        written_block_ = width;
         written_block_evidence_ = "line " + std::to_string(tok(e.first).line) + ": the global index '" +
-                                  expression_text(k_.tokens, e) + "' is written for blocks of " + f.fixed_width +
-                                  (f.fixed_width == std::to_string(*width) ? "" : " = " + std::to_string(*width)) +
-                                  " threads";
+                                  expression_text(k_.tokens, e) + "' is written for blocks of " + written +
+                                  (written == std::to_string(width) ? "" : " = " + std::to_string(width)) + " threads";
       }
     }
     return f.axis;
-  }
-
-  // A number literal's value, or a whole-number macro's.
-  std::optional<long long> whole_number(const std::string& text) const {
-    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
-      std::size_t used = 0;
-      try {
-        const long long v = std::stoll(text, &used, 0);
-        const std::string rest = text.substr(used);
-        if (rest.find_first_not_of("uUlL") == std::string::npos) return v;
-      } catch (const std::exception&) {
-      }
-      return std::nullopt;
-    }
-    const auto m = symbols_.integer_macros.find(text);
-    if (m == symbols_.integer_macros.end()) return std::nullopt;
-    return m->second.value;
   }
 
   std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
@@ -441,17 +428,10 @@ class Analyser {
       return std::nullopt;
     }
     switch (e.kind) {
-      case ExprKind::Literal: {
-        try {
-          std::size_t used = 0;
-          const long long v = std::stoll(e.text, &used, 0);
-          const std::string rest = e.text.substr(used);
-          if (rest.find_first_not_of("uUlL") == std::string::npos) return exact(SymbolicSize::constant(v));
-        } catch (const std::exception&) {
-        }
+      case ExprKind::Literal:
+        if (const auto v = whole_literal(e)) return exact(SymbolicSize::constant(*v));
         why = "'" + e.text + "' is no whole number";
         return std::nullopt;
-      }
       case ExprKind::Name: {
         // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
         if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
@@ -687,6 +667,11 @@ class Analyser {
   // its operands are beyond what gi bounds (minus or divided by a range,
   // a product of possibly negative values); with `known` true and `why`
   // set where it is one of them but the result has no bound gi can write.
+  // a + b: both ends add; no upper end where either has none.
+  static Range plus(const Range& a, const Range& b) {
+    return Range{a.lo + b.lo, a.hi && b.hi ? std::optional<SymbolicSize>(*a.hi + *b.hi) : std::nullopt};
+  }
+
   static std::optional<Range> arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
                                          bool& known) {
     known = false;
@@ -695,7 +680,7 @@ class Analyser {
       return f(*a.hi, *b.hi);
     };
     const bool b_exact = b.hi && *b.hi == b.lo;
-    if (op == "+") return Range{a.lo + b.lo, both([](auto x, auto y) { return x + y; })};
+    if (op == "+") return plus(a, b);
     if (op == "-" && b_exact)
       return Range{a.lo - b.lo, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
     // Minus a range: its largest value gives the least result (`i - 1 - bx`).
@@ -1263,7 +1248,7 @@ class Analyser {
         why = "the alias's start '" + t + "': " + owhy;
         return std::nullopt;
       }
-      sum = Range{sum.lo + r->lo, sum.hi && r->hi ? std::optional<SymbolicSize>(*sum.hi + *r->hi) : std::nullopt};
+      sum = plus(sum, *r);
     }
     return sum;
   }
@@ -1295,15 +1280,11 @@ class Analyser {
       why = "gi cannot read the index on line " + std::to_string(line);
     }
     if (r && !offsets.empty()) {
-      // The alias's start plus its own index: both ends add.
+      // The alias's start plus its own index.
       std::string start_text;
       const auto start = start_of(offsets, guards, start_text, why);
       text = start_text + " + " + text;
-      if (!start) {
-        r.reset();
-      } else {
-        r = Range{r->lo + start->lo, r->hi && start->hi ? std::optional<SymbolicSize>(*r->hi + *start->hi) : std::nullopt};
-      }
+      r = start ? std::optional<Range>(plus(*start, *r)) : std::nullopt;
     }
     if (r && !r->hi) {
       why = "nothing bounds the index '" + text + "' (no guard names its bound)";
@@ -1604,9 +1585,7 @@ class Analyser {
         return;
       }
       // `const float* q = p + e;`: q's accesses are p's, e further in.
-      if (tok(p).is("=") && tok(prev(p)).kind == TokenKind::Identifier && tok(prev(prev(p))).is("*") &&
-          tok(n).is("+") && k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
-                                ElementKind::Declaration) {
+      if (tok(n).is("+") && declares_alias(p)) {
         const std::size_t end = expression_end(next(n));
         scan(u, tok(prev(p)).text, with_offset(offsets, Span{next(n), end}));
         t = end;
@@ -1618,11 +1597,7 @@ class Analyser {
       if (tok(p).is("&") && tok(n).is("[") &&
           !(tok(prev(p)).is("(") && !atomic_kind(tok(prev(prev(p))).text).empty())) {
         const std::size_t close = matching(n), assign = prev(p);
-        const bool declares = tok(assign).is("=") && tok(prev(assign)).kind == TokenKind::Identifier &&
-                              tok(prev(prev(assign))).is("*") && (tok(next(close)).is(";") || tok(next(close)).is(",")) &&
-                              k_.elements[elements_[std::min(element_of(t), elements_.size() - 1)]].kind ==
-                                  ElementKind::Declaration;
-        if (declares) {
+        if (declares_alias(assign) && (tok(next(close)).is(";") || tok(next(close)).is(","))) {
           scan(u, tok(prev(assign)).text, with_offset(offsets, Span{next(n), prev(close)}));
           t = close;
           continue;
@@ -1633,13 +1608,9 @@ class Analyser {
           t = close;
           continue;
         }
-        if (u.first_line == 0) u.first_line = tok(t).line;
-        if (u.refusal.empty())
-          u.refusal = "line " + std::to_string(tok(t).line) + ": its element's address is taken (&" + name + "[" +
-                      expression_text(k_.tokens, *parse(next(n), prev(close))) +
-                      "]), and gi does not follow where it is used";
-        u.count.reset();
-        u.read = u.written = true;  // unknown: the spec says inout
+        not_followed(u, t, "its element's address is taken (&" + name + "[" +
+                               expression_text(k_.tokens, *parse(next(n), prev(close))) +
+                               "]), and gi does not follow where it is used");
         t = close;
         continue;
       }
@@ -1702,13 +1673,24 @@ class Analyser {
         follow_into_helper(u, *call, t, offsets);
         continue;
       }
-      if (u.first_line == 0) u.first_line = tok(t).line;
-      if (u.refusal.empty())
-        u.refusal = "line " + std::to_string(tok(t).line) + ": '" + name + "' is used as a pointer (" +
-                    tok(p).text + " " + name + " " + tok(n).text + "), not indexed";
-      u.count.reset();
-      u.read = u.written = true;  // unknown: the spec says inout
+      not_followed(u, t, "'" + name + "' is used as a pointer (" + tok(p).text + " " + name + " " + tok(n).text +
+                             "), not indexed");
     }
+  }
+
+  // `assign` is the `=` of a pointer declaration, `T* q = ...`: q is an alias.
+  bool declares_alias(std::size_t assign) const {
+    return tok(assign).is("=") && tok(prev(assign)).kind == TokenKind::Identifier && tok(prev(prev(assign))).is("*") &&
+           k_.elements[elements_[std::min(element_of(assign), elements_.size() - 1)]].kind == ElementKind::Declaration;
+  }
+
+  // A use of the buffer at token `t` gi does not follow: no count, and since
+  // it may read or write there, inout; the first such use's reason is kept.
+  void not_followed(PointerUse& u, std::size_t t, const std::string& why) const {
+    if (u.first_line == 0) u.first_line = tok(t).line;
+    if (u.refusal.empty()) u.refusal = "line " + std::to_string(tok(t).line) + ": " + why;
+    u.count.reset();
+    u.read = u.written = true;
   }
 };
 

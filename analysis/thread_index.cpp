@@ -1,7 +1,5 @@
 #include "analysis/thread_index.hpp"
 
-#include <cctype>
-
 namespace gi::analysis {
 namespace {
 
@@ -59,9 +57,8 @@ GlobalIndexForm global_index_form(const Expr& written) {
     // A width written out (a macro, a number) instead of blockDim.
     if (!operands(*product, "*", [&](const Expr& c) { return is_member(c, "blockIdx", axis); }, block, width))
       return {};
-    const bool number = width->kind == ExprKind::Literal && !width->text.empty() && std::isdigit(static_cast<unsigned char>(width->text[0]));
-    if (width->kind != ExprKind::Name && !number) return {};
-    return {axis, false, width->text};
+    if (width->kind != ExprKind::Name && !whole_literal(*width)) return {};
+    return {axis, false, *width};
   }
   if (is_member(*block, "blockIdx", axis)) return {axis, false, {}};
   if (axis == 0 && is_flattened_block(*block)) return {0, true, {}};

@@ -11,10 +11,12 @@
 //    plain global index, and any grid covers the same threads.
 //  - blockIdx.A * K + threadIdx.A with K a name or a number, not blockDim
 //    (Rodinia's `bx * NUMBER_THREADS + tx`): the global index of a kernel
-//    written for blocks of K threads, axis A, with `fixed_width` K's text;
+//    written for blocks of K threads, axis A, with `fixed_width` K;
 //    the caller decides whether K has one value and fixes the block size.
 //  - blockDim.x * gridDim.x: the step of a grid-stride loop (the whole grid's
 //    threads), always positive.
+#include <optional>
+
 #include "analysis/expression.hpp"
 
 namespace gi::analysis {
@@ -25,7 +27,7 @@ int member_axis(const Expr& m, const char* object);
 struct GlobalIndexForm {
   int axis = -1;                // -1: not a global index
   bool flattened_rows = false;  // the 2-D grid flattened form (needs a grid of one row)
-  std::string fixed_width;      // K of blockIdx.A * K + threadIdx.A; "" for blockDim.A
+  std::optional<Expr> fixed_width;  // K of blockIdx.A * K + threadIdx.A; none for blockDim.A
 };
 GlobalIndexForm global_index_form(const Expr& e);
 
