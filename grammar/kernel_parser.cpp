@@ -54,7 +54,12 @@ class Parser {
       const std::size_t next = next_code(t + 1);
       const bool named = next < k_.tokens.size() && tok(next).kind == TokenKind::Identifier;
       if ((x.is("struct") || x.is("class") || x.is("union") || x.is("enum")) && named) user_types_.insert(tok(next).text);
-      if (x.is("using") && named && is(next_code(next + 1), "=")) user_types_.insert(tok(next).text);
+      if (x.is("using") && named && is(next_code(next + 1), "=")) {
+        user_types_.insert(tok(next).text);
+        std::size_t semi = next_code(next + 1);
+        while (semi < k_.tokens.size() && !tok(semi).is(";")) semi = next_code(semi + 1);
+        note_alias(tok(next).text, next_code(next_code(next + 1) + 1), semi);
+      }
       if (!x.is("typedef") || depth > 0) continue;
       // The names before the ';' and before each ',' after the last '}' (`typedef struct {...} A, *PA;`).
       int inner = 0;
@@ -68,10 +73,17 @@ class Parser {
         if (!(tok(v).is(";") || tok(v).is(","))) continue;
         const std::size_t before = prev_code(v);
         if (before != std::string::npos && tok(before).kind == TokenKind::Identifier) user_types_.insert(tok(before).text);
+        // `typedef unsigned int index_t;`: one name for built-in type words.
+        if (before != std::string::npos && tok(v).is(";") && last_close == t) note_alias(tok(before).text, t + 1, before);
       }
     }
     return user_types_;
   }
+
+  // The aliases header_type_names met (`#define fp float`, `typedef double
+  // real;`, `using index_t = int;`): each name whose definition is built-in
+  // type words only, by that spelling.
+  const std::map<std::string, std::string>& type_aliases() const { return aliases_; }
 
   ParsedKernel run() {
     if (k_.tokens.empty()) throw SourceError(file_, 1, 0, "empty source: expected at least one function");
@@ -577,6 +589,10 @@ class Parser {
     if (e < text.size() && text[e] == '(') return;
     std::string body = text.substr(e);
     if (const std::size_t comment = body.find("//"); comment != std::string::npos) body.resize(comment);
+    for (std::size_t open = body.find("/*"); open != std::string::npos; open = body.find("/*", open)) {
+      const std::size_t close = body.find("*/", open + 2);
+      body.replace(open, close == std::string::npos ? std::string::npos : close + 2 - open, " ");
+    }
     // `#define KERNEL __global__ void`: a function headed by KERNEL is a
     // kernel; `#define DEVICE __device__ inline`: one headed by DEVICE is
     // device code.
@@ -590,7 +606,8 @@ class Parser {
           (q == "__global__" ? kernel_macros_ : device_macros_).insert(name);
       }
     }
-    bool any_type = false, only_types = true;
+    bool any_type = false, only_types = true, built_in = true;
+    std::string spelling;
     for (std::size_t w = 0; only_types;) {
       w = body.find_first_not_of(" \t\r\n\\", w);
       if (w == std::string::npos) break;
@@ -600,9 +617,22 @@ class Parser {
       if (word.empty()) only_types = false;  // punctuation: an expression, not a type
       else if (is_type_word(word) || kIntegerWords.count(word)) any_type = true;
       else if (word != "const" && word != "volatile") only_types = false;
+      built_in = built_in && kBuiltinTypes.count(word) > 0;
+      spelling += (spelling.empty() ? "" : " ") + word;
       w = end;
     }
     if (any_type && only_types) user_types_.insert(name);
+    if (any_type && only_types && built_in) aliases_[name] = spelling;
+  }
+
+  // `name` for tokens first..last (exclusive) when they are built-in type words only.
+  void note_alias(const std::string& name, std::size_t first, std::size_t last) {
+    std::string spelling;
+    for (std::size_t t = first; t < last && t < k_.tokens.size(); t = next_code(t + 1)) {
+      if (tok(t).kind != TokenKind::Identifier || !kBuiltinTypes.count(tok(t).text)) return;
+      spelling += (spelling.empty() ? "" : " ") + tok(t).text;
+    }
+    if (!spelling.empty()) aliases_[name] = spelling;
   }
 
   // `template <class T, int N>` before a declaration: the index of the
@@ -981,6 +1011,7 @@ class Parser {
   static constexpr int kMaxNesting = 1000;
   int depth_ = 0;  // parse_statement calls in progress
   std::unordered_set<std::string> user_types_;
+  std::map<std::string, std::string> aliases_;  // of header_type_names: name -> built-in spelling
   std::unordered_set<std::string> kernel_macros_;  // object-like macros whose body holds __global__
   std::unordered_set<std::string> device_macros_;  // ... or __device__
 };
@@ -1064,6 +1095,16 @@ std::unordered_set<std::string> header_type_names(std::string_view text, const s
     return Parser(text, file_name).header_type_names();
   } catch (const SourceError&) {
     return {};  // a header gi cannot even tokenize names no types for it; NVRTC judges it
+  }
+}
+
+std::map<std::string, std::string> header_type_aliases(std::string_view text, const std::string& file_name) {
+  try {
+    Parser p(text, file_name);
+    p.header_type_names();
+    return p.type_aliases();
+  } catch (const SourceError&) {
+    return {};
   }
 }
 

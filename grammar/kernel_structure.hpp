@@ -4,6 +4,7 @@
 // from which it is visible. The grammar builder groups elements into line
 // rules; the scope rules use the blocks and declarations to decide where a
 // line may be copied.
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -125,6 +126,11 @@ std::string header_device_view(std::string_view text, const std::string& file_na
 // whose body is a type, typedefs, `using X =`, and struct/class/union/enum
 // names. Never throws: a header gi cannot read names none.
 std::unordered_set<std::string> header_type_names(std::string_view text, const std::string& file_name);
+
+// Of those, each alias of built-in type words (`#define fp float`, `typedef
+// unsigned int index_t;`, `using real = double;`) by that spelling
+// ("unsigned int"). Never throws, as header_type_names.
+std::map<std::string, std::string> header_type_aliases(std::string_view text, const std::string& file_name);
 
 // The declaration `name` refers to at (block, pos), or -1 for a name declared
 // nowhere in the file (a builtin such as threadIdx or expf).

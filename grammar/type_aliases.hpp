@@ -10,10 +10,11 @@
 
 namespace gi::grammar {
 
-// Each alias in `text` (comments ignored) whose definition is built-in type
-// words only (`unsigned int`, `long long`, `size_t`, `float4`), by name:
-// that spelling. A macro with parameters, a pointer, an array or a struct
-// typedef is none.
+// Each alias in `text` whose definition is built-in type words only
+// (`unsigned int`, `long long`, `size_t`, `float4`), by name: that spelling
+// (grammar::header_type_aliases, the parser's reading of type names;
+// comments and never-taken `#if 0` text ignored). A macro with parameters, a
+// pointer, an array or a struct typedef is none.
 std::map<std::string, std::string> type_aliases(std::string_view text);
 
 // `base` with aliases followed (fp -> float; a chain up to 8 deep); `base`
