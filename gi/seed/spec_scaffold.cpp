@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -89,12 +90,11 @@ std::string untied(const std::string& text, const std::map<std::string, std::str
 // Every expression field of a drafted spec untied (a FILL mark is left as it is).
 void untie_spec(json& spec, const std::map<std::string, std::string>& tied) {
   if (tied.empty()) return;
-  const auto fix = [&](json& field) {
+  const std::function<void(json&)> fix = [&](json& field) {
     if (field.is_string() && field.get<std::string>().rfind(fitness::kFillMarker, 0) != 0)
       field = untied(field.get<std::string>(), tied);
     if (field.is_array())
-      for (json& f : field)
-        if (f.is_string() && f.get<std::string>().rfind(fitness::kFillMarker, 0) != 0) f = untied(f.get<std::string>(), tied);
+      for (json& f : field) fix(f);
   };
   for (const char* list : {"parameters", "constants"})
     if (spec.contains(list))
@@ -736,10 +736,13 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   // (out and inout buffers) or the input values (in and inout), whichever is
   // more; a sum of both would leave each short of the 16 M it requires.
   // A size set with the tied sizes' values (--size voxelNumber=dims_x*dims_y*dims_z).
+  // Parsed once: the drafting of held-out sizes judges many size sets.
+  std::vector<std::pair<std::string, fitness::Expression>> tied;
+  for (const auto& [name, expression] : given.tied) tied.emplace_back(name, fitness::Expression::parse(expression));
   const auto with_tied = [&](SizeSet set) {
-    for (const auto& [name, expression] : given.tied) {
+    for (const auto& [name, expression] : tied) {
       try {
-        set[name] = fitness::Expression::parse(expression).evaluate(set);
+        set[name] = expression.evaluate(set);
       } catch (const std::exception&) {
         // a size it names is not in this set: it stays unknown, as that size does
       }
