@@ -229,6 +229,21 @@ void check_remap_composes(const Patch& patch) {
                          " do not compose: its warps and block-wide loops walk the x axis, which remap swaps");
 }
 
+// stage copies out a block's records as consecutive items
+// blockIdx.x * blockDim.x + threadIdx.x, one a thread, into dynamic shared
+// memory of its own; the families that give a thread other items (or
+// several), or that own the dynamic shared memory, break that.
+void check_stage_composes(const LaunchEffect& launch) {
+  if (launch.staged.empty()) return;
+  std::string other;
+  if (launch.coarsen != 1) other = "coarsen";
+  else if (launch.group != 1) other = "warp_per_item";
+  else if (launch.grid_threads != 0 || !launch.private_buffer.empty()) other = "privatise";
+  else if (!launch.swap_axes.empty()) other = "remap";
+  if (!other.empty())
+    throw PatchError("stage and " + other + " do not compose: stage's block writes its threads' records as consecutive items, one a thread");
+}
+
 }  // namespace
 
 void validate_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
@@ -243,6 +258,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
   if (state.launch.coarsen != 1 && state.launch.group != 1)
     throw PatchError("coarsen and warp_per_item both remake the global index: a patch holds one of them");
   check_remap_composes(patch);
+  check_stage_composes(state.launch);
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
     throw PatchError("switch setting " + switches_text(state.launch.switches) +

@@ -11,6 +11,7 @@ std::string to_string(const LaunchEffect& effect) {
     out += ";private=" + effect.private_buffer + "x" + std::to_string(effect.private_element_bytes);
   if (effect.group != 1) out += ";group=" + std::to_string(effect.group);
   if (!effect.swap_axes.empty()) out += ";remap=" + effect.swap_axes;
+  for (const auto& [buffer, bytes] : effect.staged) out += ";stage=" + buffer + "x" + std::to_string(bytes);
   return out;
 }
 

@@ -29,6 +29,10 @@ struct LaunchEffect {
   // grid's extent along each becomes the blocks the other axis's threads
   // need, applied after the changes above.
   std::string swap_axes;
+  // Buffers whose records go through shared memory (stage), each with its
+  // bytes per thread: the launch adds them, times the block's threads and
+  // each rounded up to 16 bytes, to the dynamic shared memory.
+  std::map<std::string, unsigned> staged;
   bool operator==(const LaunchEffect&) const = default;
 };
 

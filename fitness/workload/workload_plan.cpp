@@ -337,6 +337,17 @@ void set_launch_geometry(LaunchPlan& plan, const KernelSpec& spec, const std::ma
     const std::size_t bytes = element_count(spec, *p, variables) * effect.private_element_bytes;
     plan.dynamic_shared_bytes = bytes <= grammar::kPrivateSharedLimit ? bytes : 0;
   }
+  if (!effect.staged.empty()) {
+    // Each thread's records of the staged buffers, one buffer after another
+    // at 16-byte boundaries (grammar/edits/stage.cpp). The copy-out walks
+    // blockDim.x items: a block along x only.
+    if (plan.block[1] != 1 || plan.block[2] != 1)
+      fail(spec, "launch.block", "stage writes records of a block along x; this block has " + std::to_string(plan.block[1]) +
+                                     " x " + std::to_string(plan.block[2]) + " threads in y and z");
+    std::size_t bytes = 0;
+    for (const auto& [buffer, per_thread] : effect.staged) bytes += (per_thread * std::size_t{plan.block[0]} + 15) / 16 * 16;
+    plan.dynamic_shared_bytes += bytes;
+  }
 }
 
 std::vector<ExpectedOutput> expected_outputs(const KernelSpec& spec, const Workload& workload,
