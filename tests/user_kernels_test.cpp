@@ -43,7 +43,7 @@ struct UserKernel {
   std::string name;
   std::size_t aggregate = 0, privatise = 0, warp_per_item = 0, coarsen = 0;
   std::vector<Emulated> emulated;
-  std::size_t remap = 0, registers = 0;
+  std::size_t remap = 0, registers = 0, stage = 0;
 };
 
 // Candidate order: aggregate per site warp then block, then (two sites or
@@ -72,6 +72,8 @@ const std::vector<UserKernel> kKernels = {
     {"scale_rows", 0, 0, 0, 0, {{"remap", 0}}, 1},
     // A lookup table in a local array, indexed by the data: read through selects (an early return: no coarsening).
     {"transfer_curve", 0, 0, 0, 0, {{"registers", 0}}, 0, 1},
+    // Three floats a voxel, interleaved: the records through shared memory; coarsening with vector loads of the planes.
+    {"planes_to_deformation", 0, 0, 0, 15, {{"stage", 0}}, 0, 0, 1},
 };
 
 class UserKernels : public ::testing::Test {
@@ -132,6 +134,7 @@ TEST_F(UserKernels, EachFamilyHasTheLegalEditsItHadWhenTheKernelWasWritten) {
     EXPECT_EQ(count("coarsen"), k.coarsen);
     EXPECT_EQ(count("remap"), k.remap);
     EXPECT_EQ(count("registers"), k.registers);
+    EXPECT_EQ(count("stage"), k.stage);
   }
 }
 
