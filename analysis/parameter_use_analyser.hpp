@@ -1,0 +1,259 @@
+#pragma once
+// The analyser behind analyse_parameter_use (analysis/parameter_use.hpp).
+// An Analyser reads one function, the kernel or a __device__ helper it
+// calls (evaluated with the call's arguments): each local's one definition,
+// the guards in force at each element, the range those give an index, and
+// from them each pointer's accesses, the element count they need and the
+// work item. Internal to the four files that define its member functions:
+//  - analysis/parameter_use.cpp: the public entry points, the constructor,
+//    run(), and what the other parts read: locals and their definitions,
+//    the global thread index, __constant__ sizes, the dynamic shared array;
+//  - analysis/parameter_use_ranges.cpp: the range evaluator: a value's range
+//    under guards, arithmetic on ranges, values along straight-line code and
+//    loops, a helper's returned value;
+//  - analysis/parameter_use_guards.cpp: the guards at an element (if and
+//    loop conditions, early returns, short circuits) and the work item and
+//    guarded axes they give;
+//  - analysis/parameter_use_access.cpp: the access scanner: each pointer's
+//    reads, writes and atomics, through aliases and into helpers, and the
+//    count its indices need.
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/cas_helpers.hpp"
+#include "analysis/expression.hpp"
+#include "analysis/file_symbols.hpp"
+#include "analysis/linear_form.hpp"
+#include "analysis/parameter_use.hpp"
+#include "analysis/straight_line_value.hpp"
+#include "analysis/symbolic_size.hpp"
+#include "analysis/token_ranges.hpp"
+#include "grammar/kernel_structure.hpp"
+
+namespace gi::analysis::detail {
+
+using grammar::ElementKind;
+using grammar::TokenKind;
+
+// A value's range: lo <= value <= hi; hi empty when nothing bounds it (the
+// global thread index before its guard).
+struct Range {
+  SymbolicSize lo;
+  std::optional<SymbolicSize> hi;
+};
+
+struct Bound {
+  SymbolicSize limit;  // exclusive
+  int line = 0;
+  std::string branch;       // its comparison's branch site; "" for a loop's
+  std::string past_bound;   // the direction of that site meaning "past the limit"
+  std::string unreadable;   // under kUnreadable: the guard, and why gi cannot use its limit
+  bool one_value = false;   // from `x == c`: one thread, never the work item's bound
+  // Under kUnreadable: the limit's tokens (0, 0: none) and whether the
+  // comparison includes it (`<=`). A limit that differs per thread (`i <
+  // last`, last = tid * bins + bins) still caps a counter by its largest
+  // value under the guards where the counter is read.
+  std::size_t limit_first = 0, limit_last = 0;
+  bool inclusive = false;
+};
+
+// The range of a value known exactly.
+inline Range exact(const SymbolicSize& s) { return Range{s, s}; }
+
+// A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
+// the smallest value, inclusive); from the false side of a ternary's test.
+inline const std::string kLowerBound = "#at-least-";
+
+// bounds_from's site for a condition that is no branch site (a loop's).
+inline const std::string kNoSite = "-";
+
+// The guard's key for the global thread index written out, + its axis.
+inline const std::string kGlobalIndex = "#global-index-";
+
+// A guard's key, + the name it bounds, for a limit gi cannot use (a
+// __constant__ variable, a macro it cannot see): no bound, but the reason
+// the index it would have bounded is refused.
+inline const std::string kUnreadable = "#unreadable-";
+
+inline const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+
+class Analyser {
+ public:
+  // `helper`: a __device__ function evaluated for a call: its parameters are
+  // the call's arguments (arguments_), not the kernel's scalars.
+  // `symbols`: the file's macros and constants (file_symbols), shared.
+  Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, const FileSymbols& symbols, bool helper = false);
+
+  ParameterUse run();
+
+ private:
+  const grammar::ParsedKernel& k_;
+  const grammar::Function& f_;
+  int fn_ = -1;
+  std::vector<std::size_t> elements_;
+  std::size_t body_first_ = 0, body_last_ = 0;
+  std::set<std::string> scalars_;
+  // By-value integer vectors (int3 dim, a __constant__ uint3): each component
+  // `dim.x` is a size named `dim_x` (analysis/parameter_use.hpp).
+  std::map<std::string, int> vectors_;
+  std::map<std::string, CasHelper> helpers_;
+  // A local assigned once, where it is declared: its definition's tokens.
+  std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
+  std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  std::set<std::string> assigned_once_;  // locals whose declaration is their only assignment
+  int helper_depth_ = 0;                 // helpers followed into to get here
+  // A local that only grows after its declaration: its initial value's tokens.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
+  std::map<std::string, int> assigned_count_;  // assignments (=, op=, ++, --) per name in the body
+  std::set<std::string> loop_counters_;        // names a for's init assigns
+  std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
+  const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
+  mutable bool block_symbols_ = false;         // threadIdx.x and blockDim.x over the block size B (shared memory)
+  std::optional<SymbolicSize> x_bound_;        // the guard's bound on the global index x, from the pre-pass
+  mutable int per_block_line_ = 0;             // first index by blockIdx.x alone (one element per block)
+  bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
+  bool unreadable_guard_ = false;              // a guard on x names a size gi cannot use
+  mutable int exact_line_[3] = {0, 0, 0};      // first unguarded use of an exact launch's global index
+
+ public:
+  // An exact launch's thread count per axis: exact_launch_variable(a), or
+  // the size the user says the host launches (`--size threads_x=nelr`).
+  std::string exact_names_[3] = {exact_launch_variable(0), exact_launch_variable(1), exact_launch_variable(2)};
+
+ private:
+  std::optional<Bound> work_[3];
+  std::string work_variable_[3];
+  std::string work_refusal_;  // why a guard on the global index gives no bound
+  const FileSymbols& symbols_;
+  mutable int flattened_line_ = 0;  // the first flattened 2-D global index
+  // The block width a global index is written with (blockIdx.x * NUMBER_THREADS
+  // + threadIdx.x): the one block size the kernel runs correctly with, 0: none.
+  mutable long long written_block_ = 0;
+  mutable std::string written_block_evidence_;
+  std::set<std::string> values_index_;
+
+  // The body's tokens and expressions: inline, every part reads them.
+  const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
+  std::size_t next(std::size_t t) const {
+    ++t;
+    while (t <= body_last_ && tok(t).kind == TokenKind::Comment) ++t;
+    return t;
+  }
+  std::size_t prev(std::size_t t) const { return prev_code(k_.tokens, t, body_first_); }
+  std::size_t matching(std::size_t open) const { return std::min(closing(k_.tokens, open), body_last_); }
+  std::size_t expression_end(std::size_t from) const { return analysis::expression_end(k_.tokens, from, body_last_); }
+  std::optional<Expr> parse(std::size_t first, std::size_t last) const { return parse_expression(k_.tokens, first, last); }
+
+  struct Comparison {
+    std::string op;  // <, <=, >, >=, == ... with `subject` on the left
+    const Expr* subject;
+    const Expr* other;
+  };
+
+  // `a OP b` turned so that the side `is_subject` accepts is on the left
+  // (the left one when both are); nullopt when neither is, or when it would
+  // have to turn an operator that is no ordering.
+  template <class Pred>
+  static std::optional<Comparison> oriented(const Expr& c, Pred is_subject) {
+    if (c.kind != ExprKind::Binary || c.children.size() != 2) return std::nullopt;
+    if (is_subject(c.children[0])) return Comparison{c.text, &c.children[0], &c.children[1]};
+    static const std::map<std::string, std::string> flip = {
+        {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"==", "=="}, {"!=", "!="}};
+    if (!is_subject(c.children[1]) || !flip.count(c.text)) return std::nullopt;
+    return Comparison{flip.at(c.text), &c.children[1], &c.children[0]};
+  }
+
+  using Span = std::pair<std::size_t, std::size_t>;
+  using Offsets = std::vector<Span>;  // an alias chain's starts, summed (none: the parameter itself)
+
+  struct HelperCall {
+    const grammar::Function* helper = nullptr;
+    std::size_t parameter = 0;          // which of its parameters the pointer is
+    std::vector<Span> arguments;        // the call's argument tokens
+  };
+
+  // analysis/parameter_use.cpp: locals and their definitions, the global thread index, sizes.
+  Expr with_thread_locals(const Expr& e, int depth = 0) const;
+  static bool only_builtins(const Expr& e);
+  bool from_thread_index(const Expr& e, int depth = 0) const;
+  bool adds_grid_stride(std::size_t from) const;
+  void collect_definitions();
+  int global_index_axis(const Expr& e) const;
+  std::string vector_behind(const std::string& name, int depth = 0) const;
+  std::optional<Expr> definition(const std::string& name) const;
+  static bool is_integer_constant(const grammar::ConstantVariable& c);
+  std::string constant_refusal(const std::string& name) const;
+  std::optional<std::pair<std::string, std::string>> dynamic_shared_array() const;
+
+  // analysis/parameter_use_ranges.cpp: the range evaluator.
+  std::optional<Range> eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                            int depth = 0) const;
+  std::optional<Range> global_index_range(int axis, const Expr& e, const std::map<std::string, Bound>& guards) const;
+  static Range plus(const Range& a, const Range& b);
+  static std::optional<Range> arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
+                                         bool& known);
+  std::optional<Range> along_path(const StraightLineValue& path, const Expr& definition,
+                                  const std::map<std::string, Bound>& guards, std::string& why, int depth) const;
+  std::optional<Range> along_loop_path(const StraightLineValue& path, const Expr& definition,
+                                       const std::map<std::string, Bound>& guards, std::string& why,
+                                       int depth) const;
+  std::optional<Range> eval_linear(const LinearForm& f, const std::map<std::string, Bound>& guards, std::string& why,
+                                   int depth) const;
+  void refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const;
+  std::optional<Range> helper_value(const Expr& call, const std::map<std::string, Bound>& guards, std::string& why,
+                                    int depth) const;
+  static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
+
+  // analysis/parameter_use_guards.cpp: guards, the work item.
+  void bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out,
+                   const std::string& if_site = kNoSite) const;
+  void short_circuit_guards(std::size_t at, std::size_t token, std::map<std::string, Bound>& guards) const;
+  std::optional<Expr> element_expression(const grammar::Element& el) const;
+  void every_test(const Expr& e, int line, std::map<std::string, Bound>& guards) const;
+  std::string if_site(const grammar::Element& h) const;
+  std::optional<Expr> condition_of(const grammar::Element& h) const;
+  void loop_bounds(const grammar::Element& h, std::map<std::string, Bound>& out) const;
+  std::size_t prev_element(std::size_t i) const;  // index into elements_, skipping comments; elements_.size() for none
+  bool is_return(std::size_t i) const;
+  std::map<std::string, Bound> guards_at(std::size_t at) const;
+  std::size_t element_of(std::size_t token) const;
+  void find_guarded_axes();
+  void note_work_item(const std::map<std::string, Bound>& guards);
+
+  // analysis/parameter_use_access.cpp: the access scanner.
+  bool loads(const Expr& e, int depth = 0) const;
+  static bool is_texture_fetch(const Expr& e);
+  static void fetched_as(PointerUse& u, const std::string& type);
+  std::optional<std::string> texture_fetch_type(std::size_t open) const;
+  void note_index_sources(const Expr& e, int depth = 0);
+  static Offsets with_offset(Offsets chain, Span next);
+  std::string macros_in(const std::optional<Span>& index) const;
+  std::optional<Range> start_of(const Offsets& offsets, const std::map<std::string, Bound>& guards, std::string& text,
+                                std::string& why) const;
+  void access(PointerUse& u, std::size_t token, std::optional<Span> index, const Offsets& offsets = {},
+              bool store = false);
+  static std::string guards_text(const std::map<std::string, Bound>& guards);
+  std::vector<SymbolicSize> facts_of(const std::map<std::string, Bound>& guards) const;
+  static bool follows(const SymbolicSize& d, const std::vector<SymbolicSize>& facts);
+  static void add_need(PointerUse& u, const SymbolicSize& need, const std::string& evidence,
+                       const std::vector<SymbolicSize>& facts = {});
+  void set_atomic(PointerUse& u, const std::string& kind, std::size_t call);
+  std::string atomic_kind(const std::string& function) const;
+  bool named_in_a_macro(const std::string& name) const;
+  bool advanced_once(std::size_t t) const;
+  std::optional<HelperCall> helper_call(std::size_t t) const;
+  std::optional<HelperCall> helper_call(std::size_t first, std::size_t last) const;
+  void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, const Offsets& offsets);
+  PointerUse pointer_use(const std::string& name);
+  void scan(PointerUse& u, const std::string& name, const Offsets& offsets, std::size_t from = 0);
+  bool declares_alias(std::size_t assign) const;
+  void not_followed(PointerUse& u, std::size_t t, const std::string& why) const;
+};
+
+}  // namespace gi::analysis::detail

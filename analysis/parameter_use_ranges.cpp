@@ -1,0 +1,492 @@
+// The Analyser's range evaluator (analysis/parameter_use_analyser.hpp): the
+// range of a value under the guards in force, from its literals, macros,
+// sizes, locals' definitions and the global thread index; + - * / % min
+// max and ternaries on ranges; a local's value along straight-line code and
+// in lockstep with a loop's counter; a __device__ helper's returned value.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/expression.hpp"
+#include "analysis/linear_form.hpp"
+#include "analysis/macro_expansion.hpp"
+#include "analysis/parameter_use_analyser.hpp"
+#include "analysis/straight_line_value.hpp"
+
+namespace gi::analysis::detail {
+
+std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                                    int depth) const {
+  if (depth > 16) {
+    why = "the definitions go too deep";
+    return std::nullopt;
+  }
+  switch (e.kind) {
+    case ExprKind::Literal:
+      if (const auto v = whole_literal(e)) return exact(SymbolicSize::constant(*v));
+      why = "'" + e.text + "' is no whole number";
+      return std::nullopt;
+    case ExprKind::Name: {
+      // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
+      if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
+        return exact(SymbolicSize::constant(m->second.value));
+      const auto g = guards.find(e.text);
+      const auto low = guards.find(kLowerBound + e.text);
+      if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
+        return Range{low->second.limit, g->second.limit - SymbolicSize::constant(1)};
+      if (const auto a = arguments_.find(e.text); a != arguments_.end()) {
+        // A helper's parameter: the caller's argument, where it could say.
+        if (a->second) return a->second;
+        if (why.empty()) why = "the argument for '" + e.text + "' has no range gi can see";
+        return std::nullopt;
+      }
+      std::optional<Range> own;
+      std::string inner;  // why its definition has no range, under a guard
+      // A local assigned more than once: the value straight-line code
+      // gives it at this read (`out[k++]` after `k = tid * 4`), if any.
+      std::string path_why;
+      const auto path = assigned_once_.count(e.text) ? std::nullopt
+                                                     : straight_line_value(k_, fn_, e.text, e.first, path_why);
+      const auto path_value = path ? parse(path->first, path->last) : std::nullopt;
+      const auto st = starts_.find(e.text);
+      if (path_value) {
+        own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
+      } else if (st != starts_.end() && g != guards.end()) {
+        // A growing counter under a guard: from its start up to the guard.
+        if (const auto d = parse(st->second.first, st->second.second))
+          if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
+            own = Range{r->lo, std::nullopt};
+      } else if (st != starts_.end()) {
+        // A counter that grows (a loop's) under a guard whose limit differs
+        // per thread: from its start up to the limit's largest value here.
+        const auto u = guards.find(kUnreadable + e.text);
+        if (u != guards.end() && u->second.limit_last > 0)
+          if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
+            std::string ignored;
+            const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
+            const auto d = parse(st->second.first, st->second.second);
+            const auto start = d ? eval(*d, without(guards, e.text), ignored, depth + 1) : std::nullopt;
+            if (l && l->hi && start)  // a negative start is the caller's to refuse (`in[j + 1]`)
+              return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
+          }
+        // Else its start is only its lowest value.
+        if (why.empty())
+          why = u != guards.end()      ? u->second.unreadable
+                : !path_why.empty() && !loop_counters_.count(e.text) ? path_why
+                                    : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
+        return std::nullopt;
+      } else if (const auto d = definition(e.text)) {
+        own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
+                   depth + 1);
+        // A loop's counter starts at its init: that is its largest value
+        // only where the loop counts down; else with no bound here (read
+        // after the loop, or under a condition gi cannot read) it has none.
+        if (own && g == guards.end() && loop_counters_.count(e.text) && !counts_down_.count(e.text)) {
+          if (why.empty()) why = "'" + e.text + "' is a loop's counter, and no bound of the loop holds here";
+          own.reset();
+        }
+      }
+      if (g != guards.end()) {
+        // The guard gives the upper end; the lower end is the definition's.
+        if (!own || !own->lo.non_negative_for_sizes()) {
+          if (why.empty())
+            why = !own && !inner.empty() ? "'" + e.text + "': its definition: " + inner
+                                         : "'" + e.text + "' may be negative";
+          return std::nullopt;
+        }
+        return Range{own->lo, g->second.limit - SymbolicSize::constant(1)};
+      }
+      if (own) return own;
+      if (scalars_.count(e.text)) return exact(SymbolicSize::name(e.text));
+      if (const std::string c = constant_refusal(e.text); !c.empty()) {
+        if (why.empty()) why = c;
+        return std::nullopt;
+      }
+      if (const auto m = symbols_.macro_refusals.find(e.text); m != symbols_.macro_refusals.end()) {
+        if (why.empty()) why = m->second;
+        return std::nullopt;
+      }
+      if (why.empty()) why = path_why.empty() ? "nothing bounds '" + e.text + "'" : path_why;
+      return std::nullopt;
+    }
+    case ExprKind::Cast:
+      return e.children.empty() ? std::nullopt : eval(e.children[0], guards, why, depth);
+    case ExprKind::Unary:
+      // `k++` reads k; `++k` reads k + 1 (k as straight-line code leaves it here).
+      if (e.children.size() == 1 && (e.text == "post++" || e.text == "post--"))
+        return eval(e.children[0], guards, why, depth);
+      if (e.children.size() == 1 && (e.text == "++" || e.text == "--")) {
+        const auto a = eval(e.children[0], guards, why, depth);
+        bool known = true;
+        return a ? arithmetic("+", *a, exact(SymbolicSize::constant(e.text == "++" ? 1 : -1)), why, known)
+                 : std::nullopt;
+      }
+      if (e.children.size() == 1 && (e.text == "-" || e.text == "+")) {
+        const auto a = eval(e.children[0], guards, why, depth);
+        if (!a) return std::nullopt;
+        if (e.text == "+") return a;
+        if (!a->hi) break;
+        return Range{*a->hi * SymbolicSize::constant(-1), a->lo * SymbolicSize::constant(-1)};
+      }
+      break;
+    case ExprKind::Ternary: {
+      // `x < a ? a : (x > b ? b : x)`: each side under what its test says of x.
+      if (e.children.size() != 3) break;
+      std::map<std::string, Bound> yes = guards, no = guards;
+      refine(e.children[0], yes, no);
+      const auto t = eval(e.children[1], yes, why, depth), f = eval(e.children[2], no, why, depth);
+      if (!t || !f || !t->hi || !f->hi) return std::nullopt;
+      // Sizes are at least 1, so `last - 1` and `last` are ordered.
+      const auto least = (t->lo - f->lo).non_negative_for_sizes()   ? f->lo
+                         : (f->lo - t->lo).non_negative_for_sizes() ? t->lo
+                                                                    : std::optional<SymbolicSize>();
+      const auto most = (*t->hi - *f->hi).non_negative_for_sizes()   ? *t->hi
+                        : (*f->hi - *t->hi).non_negative_for_sizes() ? *f->hi
+                                                                     : std::optional<SymbolicSize>();
+      if (!least || !most) {
+        why = "gi cannot order the two sides of '" + expression_text(k_.tokens, e) + "'";
+        return std::nullopt;
+      }
+      return Range{*least, *most};
+    }
+    case ExprKind::Call: {
+      if (const auto m = symbols_.function_macros.find(e.callee()); m != symbols_.function_macros.end()) {
+        const auto expanded = expand_macro_call(e, m->first, m->second, why);
+        return expanded ? eval(*expanded, guards, why, depth + 1) : std::nullopt;
+      }
+      if (const auto r = helper_value(e, guards, why, depth)) return r;
+      // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
+      const std::string f = e.callee();
+      const bool is_min = f == "min" || f == "std::min" || f == "umin" || f == "imin";
+      const bool is_max = f == "max" || f == "std::max" || f == "umax" || f == "imax";
+      if ((!is_min && !is_max) || e.children.size() != 3) break;
+      std::string ignored;
+      const auto a = eval(e.children[1], guards, ignored, depth), b = eval(e.children[2], guards, ignored, depth);
+      const auto is_exact = [](const std::optional<Range>& r) { return r && r->hi && *r->hi == r->lo; };
+      const auto at_least = [](const SymbolicSize& x, const SymbolicSize& y) { return (x - y).non_negative(); };
+      Range out;
+      if (is_min) {
+        // min(a, b) <= either side; >= 0 when both are.
+        if (is_exact(b)) out.hi = b->lo;
+        else if (is_exact(a)) out.hi = a->lo;
+        else if (a && b && a->hi && b->hi)
+          out.hi = at_least(*b->hi, *a->hi) ? a->hi : at_least(*a->hi, *b->hi) ? b->hi : std::nullopt;
+        if (!(a && b && a->lo.non_negative_for_sizes() && b->lo.non_negative_for_sizes())) {
+          why = "'" + expression_text(k_.tokens, e) + "' may be negative";
+          return std::nullopt;
+        }
+        out.lo = a->lo.non_negative() ? (b->lo.non_negative() && at_least(a->lo, b->lo) ? b->lo : a->lo) : SymbolicSize();
+        if (!b->lo.non_negative() || !a->lo.non_negative()) out.lo = SymbolicSize();
+      } else {
+        // max(a, b) >= either side; <= the larger bound.
+        if (is_exact(b) && b->lo.non_negative()) out.lo = b->lo;
+        else if (is_exact(a) && a->lo.non_negative()) out.lo = a->lo;
+        else if (!(a && b && a->lo.non_negative() && b->lo.non_negative())) {
+          why = "'" + expression_text(k_.tokens, e) + "' may be negative";
+          return std::nullopt;
+        }
+        if (a && b && a->hi && b->hi)
+          out.hi = at_least(*a->hi, *b->hi) ? a->hi : at_least(*b->hi, *a->hi) ? b->hi : std::nullopt;
+      }
+      return out;
+    }
+    case ExprKind::Member:
+      // In a block's own memory: threadIdx.x below the block size B, blockDim.x B.
+      if (block_symbols_ && !e.children.empty() && e.field == "x") {
+        if (e.children[0].is_name("threadIdx")) return Range{SymbolicSize(), SymbolicSize::name("B") - SymbolicSize::constant(1)};
+        if (e.children[0].is_name("blockDim")) return exact(SymbolicSize::name("B"));
+      }
+      // blockIdx.x alone (one element per block, a two-pass reduction's
+      // partial sums) under a guard on the global index x: below the
+      // grid's blocks, ceil_div(bound, B), with the block size fixed
+      // (WorkItem::fixed_block_line) so the buffer's length and contents
+      // do not change with tuning.
+      if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("blockIdx") && e.field == "x") {
+        if (x_bound_) {
+          if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
+          return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)) -
+                                           SymbolicSize::constant(1)};
+        }
+      }
+      // blockIdx.y alone: a row of blocks per item, the global index y.
+      if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);
+          axis > 0)
+        return global_index_range(axis, e, guards);
+      if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
+        return Range{SymbolicSize(), std::nullopt};
+      if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
+        if (const auto v = vectors_.find(vector_behind(e.children[0].text)); v != vectors_.end()) {
+          const std::string fields = "xyzw";
+          const std::size_t axis = e.field.size() == 1 ? fields.find(e.field[0]) : std::string::npos;
+          if (axis != std::string::npos && static_cast<int>(axis) < v->second)
+            return exact(SymbolicSize::name(vector_component_name(v->first, e.field[0])));
+        }
+      if (!e.children.empty() && e.children[0].kind == ExprKind::Name)  // c_ImageDim.x
+        if (const std::string c = constant_refusal(e.children[0].text); !c.empty()) {
+          if (why.empty()) why = c;
+          return std::nullopt;
+        }
+      break;
+    case ExprKind::Binary: {
+      if (const int axis = global_index_axis(e); axis >= 0) return global_index_range(axis, e, guards);
+      if (e.children.size() != 2) break;
+      const auto a = eval(e.children[0], guards, why, depth);
+      if (!a) return std::nullopt;
+      const auto b = eval(e.children[1], guards, why, depth);
+      if (!b) return std::nullopt;
+      bool known = true;
+      if (const auto r = arithmetic(e.text, *a, *b, why, known); r || known) return r;
+      break;
+    }
+    default:
+      break;
+  }
+  if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
+  return std::nullopt;
+}
+
+// The global index on an axis: below its guard's bound; with no guard on
+// the axis anywhere, below the exact launch's thread count.
+std::optional<Range> Analyser::global_index_range(int axis, const Expr& e,
+                                                  const std::map<std::string, Bound>& guards) const {
+  const auto g = guards.find(kGlobalIndex + std::to_string(axis));
+  if (g != guards.end()) return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
+  if (!helper_ && !guarded_[axis] && (axis > 0 || !unreadable_guard_)) {
+    if (exact_line_[axis] == 0) exact_line_[axis] = tok(e.first).line;
+    return Range{SymbolicSize(), SymbolicSize::name(exact_names_[axis]) - SymbolicSize::constant(1)};
+  }
+  return Range{SymbolicSize(), std::nullopt};
+}
+
+// a OP b for + - * / %: nullopt with `known` false where the operator or
+// its operands are beyond what gi bounds (minus or divided by a range,
+// a product of possibly negative values); with `known` true and `why`
+// set where it is one of them but the result has no bound gi can write.
+// a + b: both ends add; no upper end where either has none.
+Range Analyser::plus(const Range& a, const Range& b) {
+  return Range{a.lo + b.lo, a.hi && b.hi ? std::optional<SymbolicSize>(*a.hi + *b.hi) : std::nullopt};
+}
+
+std::optional<Range> Analyser::arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
+                                          bool& known) {
+  known = false;
+  const auto both = [&](auto f) -> std::optional<SymbolicSize> {
+    if (!a.hi || !b.hi) return std::nullopt;
+    return f(*a.hi, *b.hi);
+  };
+  const bool b_exact = b.hi && *b.hi == b.lo;
+  if (op == "+") return plus(a, b);
+  if (op == "-" && b_exact)
+    return Range{a.lo - b.lo, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
+  // Minus a range: its largest value gives the least result (`i - 1 - bx`).
+  if (op == "-" && b.hi) return Range{a.lo - *b.hi, a.hi ? std::optional<SymbolicSize>(*a.hi - b.lo) : std::nullopt};
+  // Sizes are at least 1, so `nx - 1` is a factor at least 0 as `nx` is.
+  if (op == "*" && a.lo.non_negative_for_sizes() && b.lo.non_negative_for_sizes())
+    return Range{a.lo * b.lo, both([](auto x, auto y) { return x * y; })};
+  if ((op == "/" || op == "%") && b_exact && a.lo.non_negative_for_sizes()) {
+    const SymbolicSize d = b.lo;
+    if (op == "%") return Range{SymbolicSize(), d - SymbolicSize::constant(1)};
+    if (!a.hi) return Range{SymbolicSize(), std::nullopt};
+    if (const auto q = (*a.hi + SymbolicSize::constant(1)).divided_by(d))
+      return Range{SymbolicSize(), *q - SymbolicSize::constant(1)};
+    // Not exact: a / d <= ceil_div(hi + 1, d) - 1 for a divisor of one
+    // positive term (a size, a product of sizes, a whole number).
+    if (d.is_monomial() && d.non_negative() && !(d == SymbolicSize()))
+      return Range{SymbolicSize(), SymbolicSize::ceil_div(*a.hi + SymbolicSize::constant(1), d) -
+                                       SymbolicSize::constant(1)};
+    known = true;
+    why = "(" + a.hi->text() + " + 1) / (" + d.text() + ") is not exact";
+  }
+  return std::nullopt;
+}
+
+// A local's value from straight-line code: its definition, then each
+// update on the way to the read (`k *= 4`, `k++`) in program order.
+std::optional<Range> Analyser::along_path(const StraightLineValue& path, const Expr& definition,
+                                          const std::map<std::string, Bound>& guards, std::string& why,
+                                          int depth) const {
+  for (const StraightLineUpdate& u : path.updates)
+    if (u.counter) return along_loop_path(path, definition, guards, why, depth);
+  auto value = eval(definition, guards, why, depth);
+  for (const StraightLineUpdate& u : path.updates) {
+    if (!value) return std::nullopt;
+    std::optional<Range> operand = exact(SymbolicSize::constant(u.amount));
+    if (u.first <= u.last) {
+      const auto e = parse(u.first, u.last);
+      operand = e ? eval(*e, guards, why, depth) : std::nullopt;
+      if (!operand) return std::nullopt;
+    }
+    bool known = true;
+    value = arithmetic(std::string(1, u.op), *value, *operand, why, known);
+    if (!value && why.empty())
+      why = "line " + std::to_string(u.line) + " updates it by what gi cannot bound (" + u.op + "=)";
+  }
+  return value;
+}
+
+// A value that a loop around the read steps in lockstep with its counter
+// v from s: the definition, each step, and d * (v - s) for the passes
+// before this one, summed as one linear form (analysis/linear_form.hpp)
+// so that a name in both the definition and s cancels: `jacIndex = base +
+// x - 1` stepped by `for (pixelX = x - 1; ...)` is base + pixelX, and
+// pixelX's guards bound it. A name that stands in two of these parts must
+// hold one value throughout (assigned at most once), or the parts would
+// mean different values by one name.
+std::optional<Range> Analyser::along_loop_path(const StraightLineValue& path, const Expr& definition,
+                                               const std::map<std::string, Bound>& guards, std::string& why,
+                                               int depth) const {
+  LinearForm sum = linear_form(k_.tokens, definition);
+  std::map<std::string, int> parts_naming;  // name -> how many parts name it
+  const auto note = [&](const Expr& e) {
+    std::set<std::string> mine;
+    for (const std::string& n : names_in(e)) mine.insert(n);
+    for (const std::string& n : mine) ++parts_naming[n];
+  };
+  note(definition);
+  std::vector<Range> products;  // steps by a size: d * (v - s) as ranges
+  for (const StraightLineUpdate& u : path.updates) {
+    const std::string where = "line " + std::to_string(u.line);
+    if (u.op == '*') {
+      why = where + " multiplies it (*=), and a loop steps it";
+      return std::nullopt;
+    }
+    const long long sign = u.op == '-' ? -1 : 1;
+    std::optional<Expr> operand;
+    if (u.first <= u.last && !(operand = parse(u.first, u.last))) {
+      why = where + ": gi cannot read its step";
+      return std::nullopt;
+    }
+    // The step as a whole number, where it is one.
+    LinearForm step;
+    step.constant = u.amount;
+    if (operand) {
+      step = linear_form(k_.tokens, *operand);
+      note(*operand);
+    }
+    const bool whole = step.terms.empty();
+    const long long amount = step.constant;
+    if (!u.counter) {
+      if (operand) sum.add(step, sign);
+      else sum.constant += sign * u.amount;
+      continue;
+    }
+    const auto v = parse(u.counter, u.counter), start = parse(u.start_first, u.start_last);
+    if (!v || !start) {
+      why = where + ": gi cannot read the loop's counter";
+      return std::nullopt;
+    }
+    note(*start);
+    LinearForm passes = linear_form(k_.tokens, *v);
+    passes.add(linear_form(k_.tokens, *start), -1);
+    if (whole) {
+      sum.add(passes, sign * amount);
+      continue;
+    }
+    // A step by a size (`offset += cols`): both factors at least 0.
+    const auto d = eval(*operand, guards, why, depth);
+    const auto n = d ? eval_linear(passes, guards, why, depth) : std::nullopt;
+    if (!d || !n) return std::nullopt;
+    bool known = true;
+    const auto product = sign > 0 && d->lo.non_negative() && n->lo.non_negative()
+                             ? arithmetic("*", *d, *n, why, known)
+                             : std::nullopt;
+    if (!product) {
+      if (why.empty()) why = where + " steps it by '" + expression_text(k_.tokens, *operand) + "', which may be negative";
+      return std::nullopt;
+    }
+    products.push_back(*product);
+  }
+  for (const auto& [name, parts] : parts_naming)
+    if (parts > 1 && assigned_count_.count(name) && assigned_count_.at(name) > 1) {
+      why = "'" + name + "' is assigned more than once, and both the value and its loop's start name it";
+      return std::nullopt;
+    }
+  auto value = eval_linear(sum, guards, why, depth);
+  for (const Range& p : products) {
+    if (!value) break;
+    bool known = true;
+    value = arithmetic("+", *value, p, why, known);
+  }
+  return value;
+}
+
+// A linear form's range: each term's range times its coefficient, summed.
+std::optional<Range> Analyser::eval_linear(const LinearForm& f, const std::map<std::string, Bound>& guards,
+                                           std::string& why, int depth) const {
+  Range total = exact(SymbolicSize::constant(f.constant));
+  for (const auto& [text, term] : f.terms) {
+    const auto r = eval(term.atom, guards, why, depth + 1);
+    if (!r) return std::nullopt;
+    const SymbolicSize c = SymbolicSize::constant(term.coefficient);
+    Range scaled{r->lo * c, r->hi ? std::optional<SymbolicSize>(*r->hi * c) : std::nullopt};
+    if (term.coefficient < 0) {
+      if (!r->hi) {
+        if (why.empty()) why = "'" + text + "' has no upper end, and it is subtracted";
+        return std::nullopt;
+      }
+      scaled = Range{*r->hi * c, r->lo * c};
+    }
+    total = Range{total.lo + scaled.lo,
+                  total.hi && scaled.hi ? std::optional<SymbolicSize>(*total.hi + *scaled.hi) : std::nullopt};
+  }
+  return total;
+}
+
+// What the ternary's test `x OP c` (c known) says of x where it holds
+// (`yes`) and where it fails (`no`).
+void Analyser::refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const {
+  const auto cmp = oriented(test, [](const Expr& e) { return e.kind == ExprKind::Name; });
+  if (!cmp) return;
+  const std::string& op = cmp->op;
+  const Expr *x = cmp->subject, *c = cmp->other;
+  std::string ignored;
+  const auto r = eval(*c, {}, ignored);
+  if (!r || !r->hi || !(*r->hi == r->lo)) return;
+  const SymbolicSize v = r->lo, one = SymbolicSize::constant(1);
+  const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit) { g[x->text] = Bound{limit, 0, "", "", "", false}; };
+  const auto lower = [&](std::map<std::string, Bound>& g, SymbolicSize least) {
+    g[kLowerBound + x->text] = Bound{least, 0, "", "", "", false};
+  };
+  if (op == "<") upper(yes, v), lower(no, v);
+  else if (op == "<=") upper(yes, v + one), lower(no, v + one);
+  else if (op == ">") lower(yes, v + one), upper(no, v + one);
+  else if (op == ">=") lower(yes, v), upper(no, v);
+}
+
+// A call of a __device__ helper whose body ends in its only `return EXPR;`:
+// EXPR's range, its parameters standing for the call's arguments.
+std::optional<Range> Analyser::helper_value(const Expr& call, const std::map<std::string, Bound>& guards,
+                                            std::string& why, int depth) const {
+  const std::string name = call.callee();
+  const grammar::Function* helper = nullptr;
+  for (const auto& f : k_.functions)
+    if (f.name == name && !f.is_kernel && f.block >= 0) helper = &f;
+  if (!helper || depth > 8 || helper->params.size() + 1 != call.children.size()) return std::nullopt;
+  Analyser sub(k_, *helper, symbols_, true);
+  for (std::size_t i = 0; i < helper->params.size(); ++i) {
+    std::string ignored;
+    sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
+  }
+  std::optional<std::size_t> ret;
+  for (std::size_t i = 0; i < sub.elements_.size(); ++i)
+    if (sub.is_return(i)) {
+      if (ret) return std::nullopt;  // several returns: not followed
+      ret = i;
+    }
+  if (!ret) return std::nullopt;
+  const grammar::Element& el = k_.elements[sub.elements_[*ret]];
+  const auto e = sub.parse(sub.next(el.tokens.first), sub.prev(el.tokens.last));
+  if (!e) return std::nullopt;
+  std::string inner;
+  const auto r = sub.eval(*e, {}, inner, depth + 1);
+  if (!r && why.empty()) why = "in " + name + ": " + inner;
+  return r;
+}
+
+std::map<std::string, Bound> Analyser::without(std::map<std::string, Bound> g, const std::string& name) {
+  g.erase(name);
+  return g;
+}
+
+}  // namespace gi::analysis::detail
