@@ -32,6 +32,7 @@ check $u/histogram256/kernel.cu histogram256 n=4194304
 # A coarse grid's nodes (gx, gy as its hand-written spec sets them: ceil_div(nx, spacing)).
 check $u/grid_scatter/kernel.cu grid_scatter nx=160 ny=160 nz=160 spacing=5 gx=32 gy=32
 check $u/scale_rows/kernel.cu scale_rows rows=2048 cols=2048
+check $u/planes_to_deformation/kernel.cu planes_to_deformation nx=256 ny=256 nz=160
 check examples/box_filter/box_filter_rows.cu box_filter_rows width=4096 height=2048 radius=4
 # Kernels written on 11-28 for that day's rules (bench/init/kernels/README.md).
 k=bench/init/kernels
