@@ -1,6 +1,7 @@
-// stage (grammar/edits/stage.cpp, staged_stores.*): a buffer each thread
-// writes as a record of K consecutive elements goes through shared memory
-// and out in consecutive elements. Checked here: the rewrite, the sites and
+// stage (grammar/edits/stage.cpp, staged_records.*): a buffer each thread
+// writes (or reads) as a record of K consecutive elements goes through
+// shared memory and out (or in) in consecutive elements. Checked here: the
+// rewrite, the sites and
 // each refusal with its reason, the launch's dynamic shared memory, the
 // families it does not compose with, and (CPU emulator) that the library's
 // record-writing kernels give the seed's results staged, a partial last
@@ -53,8 +54,8 @@ TEST(Stage, RecordsGoThroughSharedMemoryAndOutInConsecutiveElements) {
             "extern \"C\" __global__ void records(const float* in, int n, float* out, float* sums) {\n"
             "    int tid;\n"
             "    float v;\n"
-            "    // gi stage: each thread's record goes to shared memory first; after the guard the block writes its "
-            "records in consecutive elements\n"
+            "    // gi stage: the threads' records pass through shared memory; the block moves them to and from global "
+            "memory in consecutive elements\n"
             "    extern __shared__ float4 gi_stage_area[];\n"
             "    const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;  // the block's first item\n"
             "    float* gi_stage_out = reinterpret_cast<float*>(gi_stage_area);  // 3 a thread\n"
@@ -130,6 +131,65 @@ TEST(Stage, RefusedWithTheReason) {
   refused(big, "records of 240 bytes");
 }
 
+// A read-only buffer read as records: the block copies them in before the
+// guard, one barrier, and each thread reads its own from shared memory.
+const std::string kReader =
+    "extern \"C\" __global__ void lengths(const float* xyz, int n, float* length) {\n"
+    "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (tid < n) {\n"
+    "        float x = xyz[3 * tid];\n"
+    "        float y = xyz[3 * tid + 1];\n"
+    "        float z = xyz[3 * tid + 2];\n"
+    "        length[tid] = sqrtf(x * x + y * y + z * z);\n"
+    "    }\n"
+    "}\n";
+
+TEST(Stage, ReadRecordsAreCopiedInBeforeTheGuard) {
+  const Grammar g = Grammar::from_source(kReader, "k.cu");
+  const PatchedKernel k = patch_kernel(g, parse_patch("stage:xyz"));
+  EXPECT_EQ(k.source,
+            "extern \"C\" __global__ void lengths(const float* xyz, int n, float* length) {\n"
+            "    // gi stage: the threads' records pass through shared memory; the block moves them to and from global "
+            "memory in consecutive elements\n"
+            "    extern __shared__ float4 gi_stage_area[];\n"
+            "    const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;  // the block's first item\n"
+            "    float* gi_stage_xyz = reinterpret_cast<float*>(gi_stage_area);  // 3 a thread\n"
+            "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    {\n"
+            "        long long gi_items = (long long)(n) - gi_stage_first;  // the block's items below the guard's bound\n"
+            "        if (gi_items > (long long)blockDim.x) gi_items = blockDim.x;\n"
+            "        for (int gi_j = threadIdx.x; gi_j < 3 * (int)gi_items; gi_j += blockDim.x)\n"
+            "            gi_stage_xyz[gi_j] = xyz[3 * gi_stage_first + gi_j];\n"
+            "    }\n"
+            "    __syncthreads();  // gi stage: every record the block reads is in shared memory\n"
+            "    if (tid < n) {\n"
+            "        float x = gi_stage_xyz[(3 * tid) - 3 * gi_stage_first];\n"
+            "        float y = gi_stage_xyz[(3 * tid + 1) - 3 * gi_stage_first];\n"
+            "        float z = gi_stage_xyz[(3 * tid + 2) - 3 * gi_stage_first];\n"
+            "        length[tid] = sqrtf(x * x + y * y + z * z);\n"
+            "    }\n"
+            "}\n");
+  EXPECT_EQ(k.launch.staged, (std::map<std::string, unsigned>{{"xyz", 12u}}));
+  const auto refused = [](const std::string& source, const std::string& expected) {
+    const std::string why = problem(source, "stage:xyz");
+    EXPECT_NE(why.find(expected), std::string::npos) << "expected '" << expected << "' in: " << why;
+  };
+  // A record element no thread surely reads: the copy-in could read past the buffer.
+  refused(replaced(kReader, "float z = xyz[3 * tid + 2];", "float z = x > 0.0f ? xyz[3 * tid + 2] : 0.0f;"),
+          "every thread makes read 2 of each record's 3 elements");
+  refused(replaced(kReader, "float z = xyz[3 * tid + 2];", "float z = xyz[tid];"), "both as `xyz[tid]` and as records of 3");
+  refused(replaced(kReader, "float z = xyz[3 * tid + 2];", "float z = xyz[3 * tid + 2] + xyz[3 * tid + 4];"),
+          "reaches outside the thread's record");
+  // A buffer read only other ways is no site and no refusal.
+  const std::string neighbours = replaced(replaced(replaced(kReader, "xyz[3 * tid]", "xyz[tid + 1]"), "xyz[3 * tid + 1]", "xyz[tid]"),
+                                          "xyz[3 * tid + 2]", "xyz[tid + 2]");
+  const Grammar other = Grammar::from_source(neighbours, "k.cu");
+  EXPECT_TRUE(edit_family("stage").candidates(other, EditContext{}).empty());
+  const auto reasons = edit_family("stage").refusals(other, EditContext{});
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("no buffer is written or read as records"), std::string::npos) << reasons[0];
+}
+
 TEST(Stage, DoesNotComposeWithFamiliesThatMoveItems) {
   const std::string simple =
       "extern \"C\" __global__ void pairs(const float* in, int n, float* out) {\n"
@@ -182,6 +242,20 @@ TEST_F(StageFamily, TheLibrarysRecordWritersGiveTheSeedsResultsStaged) {
     EXPECT_EQ(run.exit_code, 0) << seed << "\n" << run.output;
     EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << seed << "\n" << run.output;
   }
+}
+
+// Both directions in one kernel: the user's interleaved deformation read
+// as records (copied in), and the library's jacobian field's records
+// written (copied out) together with a read-only field read at neighbours.
+TEST_F(StageFamily, ReadRecordsGiveTheSeedsResultsStaged) {
+  const auto run = emulate(std::filesystem::path(GI_TEST_DATA) / "user/deformation_to_planes", "stage:deformation");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << run.output;
+  const gi::Seed seed = gi::load_seed(std::filesystem::path(GI_TEST_DATA) / "user/deformation_to_planes");
+  PatchedKernel variant = patch_kernel(seed.grammar, parse_patch("stage:deformation"), seed.context);
+  PatchedKernel no_barrier = variant;
+  no_barrier.source = replaced(no_barrier.source, "__syncthreads();", ";");
+  EXPECT_EQ(status_of(seed, no_barrier), fitness::RunStatus::WrongOutput);
 }
 
 TEST_F(StageFamily, AVariantWithoutItsBarrierOrItsSharedMemoryFails) {

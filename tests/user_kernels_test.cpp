@@ -74,6 +74,8 @@ const std::vector<UserKernel> kKernels = {
     {"transfer_curve", 0, 0, 0, 0, {{"registers", 0}}, 0, 1},
     // Three floats a voxel, interleaved: the records through shared memory; coarsening with vector loads of the planes.
     {"planes_to_deformation", 0, 0, 0, 15, {{"stage", 0}}, 0, 0, 1},
+    // Its inverse: three floats a voxel read interleaved, copied in by the block; no vector loads (no `p[tid]` read).
+    {"deformation_to_planes", 0, 0, 0, 10, {{"stage", 0}}, 0, 0, 1},
 };
 
 class UserKernels : public ::testing::Test {

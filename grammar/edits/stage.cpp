@@ -1,14 +1,18 @@
-// stage: `stage:p` writes each thread's record of K consecutive elements of
-// the buffer p (the sites of grammar/edits/staged_stores.hpp) to shared
-// memory first; after the guard every thread of the block meets at one
-// barrier, and the block copies its records out in consecutive elements,
-// so each store instruction of a warp fills whole memory segments instead
+// stage: `stage:p` moves each thread's record of K consecutive elements of
+// the buffer p (the sites of grammar/edits/staged_records.hpp) through
+// shared memory, so the block's records cross global memory in consecutive
+// elements and each warp instruction fills whole memory segments instead
 // of touching K times as many (issue 28's fourth family, coalescing: the
 // jacobian field's 9 floats a voxel reach a third of the time on an H200).
+// A written buffer's records go to shared memory first; after the guard the
+// block meets at one barrier and copies them out. A read buffer's records
+// are copied in by the block before the guard, then one barrier, and each
+// thread reads its own from shared memory.
 //
 //     extern __shared__ float4 gi_stage_area[];
 //     const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;
 //     float* gi_stage_out = reinterpret_cast<float*>(gi_stage_area);
+//     (a read buffer: the block's K * items elements into its copy; __syncthreads();)
 //     ... the guarded region, `out[9 * tid + i] = v;` now
 //         `gi_stage_out[(9 * tid + i) - 9 * gi_stage_first] = v;` ...
 //     __syncthreads();
@@ -29,14 +33,14 @@
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_text.hpp"
 #include "grammar/edits/atomic_site_edit.hpp"
-#include "grammar/edits/staged_stores.hpp"
+#include "grammar/edits/staged_records.hpp"
 #include "grammar/patch_state.hpp"
 
 namespace gi::grammar {
 namespace {
 
-const StagedStore* site_named(const StagedStores& sites, const std::string& buffer) {
-  for (const StagedStore& s : sites.sites)
+const StagedRecord* site_named(const StagedRecords& sites, const std::string& buffer) {
+  for (const StagedRecord& s : sites.sites)
     if (s.buffer == buffer) return &s;
   return nullptr;
 }
@@ -76,14 +80,14 @@ class StageFamily : public EditFamily {
   std::string name() const override { return "stage"; }
   EditGroup group() const override { return EditGroup::Transform; }
   std::string syntax() const override {
-    return "stage:P (P: a buffer each thread writes as a record of K consecutive elements, p[K * tid + c])";
+    return "stage:P (P: a buffer each thread writes or reads as a record of K consecutive elements, P[K * tid + c])";
   }
 
   void parse(ArgumentReader& r, Edit& e) const override { e.literal = r.identifier(); }
   std::string print(const Edit& e) const override { return "stage:" + e.literal; }
 
   std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
-    const StagedStores sites = find_staged_stores(g, context);
+    const StagedRecords sites = find_staged_records(g, context);
     if (site_named(sites, e.literal)) return std::nullopt;
     for (const std::string& why : sites.refusals)
       if (why.find("'" + e.literal + "'") != std::string::npos) return "no stage site '" + e.literal + "': " + why;
@@ -93,17 +97,17 @@ class StageFamily : public EditFamily {
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
     std::vector<Edit> out;
-    for (const StagedStore& s : find_staged_stores(g, context).sites) out.push_back(Edit{name(), "", "", 0, 0, s.buffer});
+    for (const StagedRecord& s : find_staged_records(g, context).sites) out.push_back(Edit{name(), "", "", 0, 0, s.buffer});
     return out;
   }
 
   std::vector<std::string> refusals(const Grammar& g, const EditContext& context) const override {
-    return find_staged_stores(g, context).refusals;
+    return find_staged_records(g, context).refusals;
   }
 
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
-    const StagedStores sites = find_staged_stores(g, context);
-    const StagedStore& site = *site_named(sites, e.literal);
+    const StagedRecords sites = find_staged_records(g, context);
+    const StagedRecord& site = *site_named(sites, e.literal);
     s.launch.staged[site.buffer] = static_cast<unsigned>(site.components) * site.element_bytes;
     for (std::size_t rule : site.rules) {
       const std::string buffer = site.buffer;
@@ -111,15 +115,15 @@ class StageFamily : public EditFamily {
       s.rules[rule].rewrites[name() + " " + buffer] = [buffer, k](const std::string& text) { return staged_text(text, buffer, k); };
     }
     // Every staged buffer's declarations and copy-out, remade from all of them.
-    std::vector<const StagedStore*> staged;
+    std::vector<const StagedRecord*> staged;
     for (const auto& [buffer, bytes] : s.launch.staged) staged.push_back(site_named(sites, buffer));
     const std::string indent = edits::indentation_of(g.rule(sites.region.first_rule).text);
     std::vector<std::string> open = {
-        "// gi stage: each thread's record goes to shared memory first; after the guard the block writes its records in consecutive elements",
+        "// gi stage: the threads' records pass through shared memory; the block moves them to and from global memory in consecutive elements",
         "extern __shared__ float4 gi_stage_area[];",
         "const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;  // the block's first item"};
     std::string offset;  // bytes before the buffer's records
-    for (const StagedStore* b : staged) {
+    for (const StagedRecord* b : staged) {
       const std::string bytes = std::to_string(b->components * b->element_bytes);
       const std::string at = offset.empty() ? "gi_stage_area" : "reinterpret_cast<unsigned char*>(gi_stage_area) + " + offset;
       open.push_back(b->element + "* gi_stage_" + b->buffer + " = reinterpret_cast<" + b->element + "*>(" + at + ");  // " +
@@ -127,20 +131,38 @@ class StageFamily : public EditFamily {
       // The next buffer starts at a 16-byte boundary (a float4's alignment).
       offset += (offset.empty() ? "" : " + ") + std::string("(") + bytes + "u * blockDim.x + 15u) / 16u * 16u";
     }
-    std::vector<std::string> close = {
-        "__syncthreads();  // gi stage: every record of the block is in shared memory",
-        "{",
-        "    long long gi_items = (long long)(" + sites.region.bound + ") - gi_stage_first;  // the block's items below the guard's bound",
-        "    if (gi_items > (long long)blockDim.x) gi_items = blockDim.x;"};
-    for (const StagedStore* b : staged) {
-      const std::string k = std::to_string(b->components);
-      close.push_back("    for (int gi_j = threadIdx.x; gi_j < " + k + " * (int)gi_items; gi_j += blockDim.x)");
-      close.push_back("        " + b->buffer + "[" + k + " * gi_stage_first + gi_j] = gi_stage_" + b->buffer + "[gi_j];");
-    }
-    close.push_back("}");
-    // (The rule's own indentation comes before the first line.)
-    s.rules[sites.region.first_rule].line_before_wraps[name()] = edits::joined(open, indent);
-    s.rules[sites.after_rule].line_before[name()] = indent + edits::joined(close, indent);
+    // The block's records cross global memory: read ones before the guard,
+    // written ones after it.
+    const auto copies = [&](bool load) {
+      std::vector<std::string> lines = {
+          "{",
+          "    long long gi_items = (long long)(" + sites.region.bound + ") - gi_stage_first;  // the block's items below the guard's bound",
+          "    if (gi_items > (long long)blockDim.x) gi_items = blockDim.x;"};
+      for (const StagedRecord* b : staged) {
+        if (b->load != load) continue;
+        const std::string k = std::to_string(b->components);
+        const std::string global = b->buffer + "[" + k + " * gi_stage_first + gi_j]", shared = "gi_stage_" + b->buffer + "[gi_j]";
+        lines.push_back("    for (int gi_j = threadIdx.x; gi_j < " + k + " * (int)gi_items; gi_j += blockDim.x)");
+        lines.push_back("        " + (load ? shared + " = " + global : global + " = " + shared) + ";");
+      }
+      lines.push_back("}");
+      return lines.size() > 4 ? lines : std::vector<std::string>{};
+    };
+    std::vector<std::string> in = copies(true), out = copies(false);
+    if (!in.empty()) in.push_back("__syncthreads();  // gi stage: every record the block reads is in shared memory");
+    if (!out.empty()) out.insert(out.begin(), "__syncthreads();  // gi stage: every record of the block is in shared memory");
+    // A rule's own indentation comes before the first line put before it;
+    // the rest are indented as the kernel's body.
+    const auto before = [&](std::size_t rule, const std::vector<std::string>& lines) {
+      const std::string own = edits::indentation_of(g.rule(rule).text);
+      const std::string first = indent.size() > own.size() ? indent.substr(own.size()) : "";
+      return first + edits::joined(lines, indent);
+    };
+    s.rules[sites.region.first_rule].line_before_wraps[name()] = before(sites.region.first_rule, open);
+    if (in.empty()) s.rules[sites.guard_rule].line_before.erase(name());
+    else s.rules[sites.guard_rule].line_before[name()] = before(sites.guard_rule, in);
+    if (out.empty()) s.rules[sites.after_rule].line_before.erase(name());
+    else s.rules[sites.after_rule].line_before[name()] = before(sites.after_rule, out);
   }
 };
 
