@@ -2,8 +2,9 @@
 # One device call: `stage:p` (a buffer each thread writes as a record of K
 # consecutive elements goes through shared memory and out in consecutive
 # elements) on the library's three record writers, none of which has a
-# hand-written path, and on the plain user kernel planes_to_deformation
-# (first `gi check`, its spec as gi init drafted it): `gi bench` (20 interleaved rounds) against the seed at
+# hand-written path, and on the plain user kernels planes_to_deformation
+# (records written; first `gi check`, its spec as gi init drafted it) and
+# deformation_to_planes (records read): `gi bench` (20 interleaved rounds) against the seed at
 # the spec's block, the variant at blocks 128 and 256; then `gi evolve` of
 # each with every family on (16 x 4), against the tuned seed.
 # Summary in $OUT/stage.txt.
@@ -24,11 +25,12 @@ bench() {  # seed, block, patch text
   echo "gi check planes_to_deformation: exit $?"; tail -3 runs/stage-call/check.log
   for b in 128 256; do
     bench tests/data/user/planes_to_deformation $b "stage:deformation"
+    bench tests/data/user/deformation_to_planes $b "stage:deformation"
     bench deformation/jacobian_field $b "stage:jacobianMatrices"
     bench bspline/jacobian_nodes $b "stage:jacobianMatrices"
     bench bspline/second_derivatives $b "stage:secondDerivatives"
   done
-  for k in tests/data/user/planes_to_deformation deformation/jacobian_field bspline/jacobian_nodes bspline/second_derivatives; do
+  for k in tests/data/user/planes_to_deformation tests/data/user/deformation_to_planes deformation/jacobian_field bspline/jacobian_nodes bspline/second_derivatives; do
     start=$(date +%s)
     log="runs/stage-call/evolve-$(basename $k).log"
     "$GI" evolve $k --population 16 --generations 4 --jobs 16 \
