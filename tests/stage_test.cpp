@@ -185,9 +185,15 @@ TEST(Stage, ReadRecordsAreCopiedInBeforeTheGuard) {
                                           "xyz[3 * tid + 2]", "xyz[tid + 2]");
   const Grammar other = Grammar::from_source(neighbours, "k.cu");
   EXPECT_TRUE(edit_family("stage").candidates(other, EditContext{}).empty());
-  const auto reasons = edit_family("stage").refusals(other, EditContext{});
-  ASSERT_EQ(reasons.size(), 1u);
-  EXPECT_NE(reasons[0].find("no buffer is written or read as records"), std::string::npos) << reasons[0];
+  EXPECT_TRUE(edit_family("stage").refusals(other, EditContext{}).empty());
+  EXPECT_NE(problem(neighbours, "stage:xyz").find("not written or read as records"), std::string::npos)
+      << problem(neighbours, "stage:xyz");
+  // A kernel-wide reason is said where a buffer has records, and for an edit that names one.
+  const std::string early = replaced(kReader, "    int tid =", "    if (n == 0) return;\n    int tid =");
+  const auto listed = edit_family("stage").refusals(Grammar::from_source(early, "k.cu"), EditContext{});
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_NE(listed[0].find("'xyz' written or read as records, but a return on line 2"), std::string::npos) << listed[0];
+  EXPECT_TRUE(edit_family("stage").refusals(Grammar::from_source(replaced(neighbours, "    int tid =", "    if (n == 0) return;\n    int tid ="), "k.cu"), EditContext{}).empty());
 }
 
 TEST(Stage, DoesNotComposeWithFamiliesThatMoveItems) {

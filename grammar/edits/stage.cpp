@@ -92,7 +92,8 @@ class StageFamily : public EditFamily {
     for (const std::string& why : sites.refusals)
       if (why.find("'" + e.literal + "'") != std::string::npos) return "no stage site '" + e.literal + "': " + why;
     return "no stage site '" + e.literal + "' in " + g.file_name() + ": " +
-           (sites.refusals.empty() ? "it is not written as records of consecutive elements" : sites.refusals.front());
+           (!sites.kernel_problem.empty() ? sites.kernel_problem
+                                          : "it is not written or read as records of consecutive elements, P[K * tid + c]");
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {

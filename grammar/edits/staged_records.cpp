@@ -288,15 +288,11 @@ StagedRecords find_staged_records(const Grammar& g, const EditContext& context) 
   StagedRecords out;
   const auto found = find_work_item_region(g, context);
   if (const auto* why = std::get_if<std::string>(&found)) {
-    out.refusals.push_back("no work-item region: " + *why);
+    out.kernel_problem = "no work-item region: " + *why;
     return out;
   }
   out.region = std::get<WorkItemRegion>(found);
   const WorkItemRegion& region = out.region;
-  if (region.bound.empty()) {
-    out.refusals.push_back("the guard is not `if (" + region.tid + " < N)` with N unchanged inside: the block would not know how many items it has");
-    return out;
-  }
   const ParsedKernel& k = g.parsed();
   const auto& t = k.tokens;
   Kernel c{g, k, edits::live_tokens(g, context), region};
@@ -314,44 +310,41 @@ StagedRecords find_staged_records(const Grammar& g, const EditContext& context) 
     }
   }
   if (c.guard + 1 >= k.elements.size() || k.elements[c.guard + 1].kind != ElementKind::BlockOpen) {
-    out.refusals.push_back("no braced guard after the index line");
-    return out;
-  }
-  // Exactly `tid < N`: a thread below N that another condition turned away
-  // would leave its record unwritten (the copy-out would write it anyway),
-  // or unread (the copy-in would read a record the seed never needed).
-  const auto condition = analysis::parse_expression(t, k.elements[c.guard].condition->first + 1, k.elements[c.guard].condition->last - 1);
-  if (!condition || condition->kind != analysis::ExprKind::Binary || condition->text != "<") {
-    out.refusals.push_back("the guard holds more than `" + region.tid + " < " + region.bound +
-                           "`: a thread it turns away below that bound would leave its record untouched");
+    out.kernel_problem = "no braced guard after the index line";
     return out;
   }
   c.body = k.elements[c.guard + 1].block_after;
-  // (A switch path's #if branch is a block of its own, but no statement.)
-  int outer = k.elements[c.guard].block;
-  while (outer != f.block && outer > 0 && k.blocks[static_cast<std::size_t>(outer)].branch)
-    outer = k.blocks[static_cast<std::size_t>(outer)].parent;
-  if (outer != f.block) {
-    out.refusals.push_back("the guard stands inside another statement: not every thread would reach the barriers around it");
-    return out;
-  }
-  std::size_t region_end = 0;
-  for (std::size_t e = c.index; e < k.elements.size() && g.rule_of_element(e) <= region.last_rule; ++e)
-    region_end = std::max(region_end, k.elements[e].tokens.last);
-  const std::size_t head = k.elements[static_cast<std::size_t>(f.header_element)].tokens.first;
-  for (std::size_t i = head; i <= region_end; ++i)
-    if (c.live(i) && (t[i].is("return") || t[i].is("goto"))) {
-      out.refusals.push_back("a " + t[i].text + " on line " + std::to_string(t[i].line) +
-                             " would keep threads from the barriers around the guard");
-      return out;
-    }
+  c.body_end = closing(t, k.elements[static_cast<std::size_t>(f.header_element)].tokens.last);
   out.guard_rule = g.rule_of_element(c.guard);
   out.after_rule = region.last_rule + 1;
-  if (out.after_rule >= g.rules().size() || g.context(out.after_rule).function != c.fn) {
-    out.refusals.push_back("nothing follows the guard inside the kernel");
-    return out;
-  }
-  c.body_end = closing(t, k.elements[static_cast<std::size_t>(f.header_element)].tokens.last);
+  // What the whole kernel must allow; said only where some buffer has records.
+  const auto problem = [&]() -> std::string {
+    if (region.bound.empty())
+      return "the guard is not `if (" + region.tid + " < N)` with N unchanged inside: the block would not know how many items it has";
+    // Exactly `tid < N`: a thread below N that another condition turned away
+    // would leave its record unwritten (the copy-out would write it anyway),
+    // or unread (the copy-in would read a record the seed never needed).
+    const auto condition = analysis::parse_expression(t, k.elements[c.guard].condition->first + 1, k.elements[c.guard].condition->last - 1);
+    if (!condition || condition->kind != analysis::ExprKind::Binary || condition->text != "<")
+      return "the guard holds more than `" + region.tid + " < " + region.bound +
+             "`: a thread it turns away below that bound would leave its record untouched";
+    // (A switch path's #if branch is a block of its own, but no statement.)
+    int outer = k.elements[c.guard].block;
+    while (outer != f.block && outer > 0 && k.blocks[static_cast<std::size_t>(outer)].branch)
+      outer = k.blocks[static_cast<std::size_t>(outer)].parent;
+    if (outer != f.block) return "the guard stands inside another statement: not every thread would reach the barriers around it";
+    std::size_t region_end = 0;
+    for (std::size_t e = c.index; e < k.elements.size() && g.rule_of_element(e) <= region.last_rule; ++e)
+      region_end = std::max(region_end, k.elements[e].tokens.last);
+    const std::size_t head = k.elements[static_cast<std::size_t>(f.header_element)].tokens.first;
+    for (std::size_t i = head; i <= region_end; ++i)
+      if (c.live(i) && (t[i].is("return") || t[i].is("goto")))
+        return "a " + t[i].text + " on line " + std::to_string(t[i].line) + " would keep threads from the barriers around the guard";
+    if (out.after_rule >= g.rules().size() || g.context(out.after_rule).function != c.fn)
+      return "nothing follows the guard inside the kernel";
+    return "";
+  };
+  out.kernel_problem = problem();
   for (const Param& p : f.params) {
     if (!p.pointer) continue;
     const auto judged = judge(c, p);
@@ -359,8 +352,12 @@ StagedRecords find_staged_records(const Grammar& g, const EditContext& context) 
     if (const auto* why = std::get_if<std::string>(&*judged)) out.refusals.push_back(*why);
     else out.sites.push_back(std::get<StagedRecord>(*judged));
   }
-  if (out.sites.empty() && out.refusals.empty())
-    out.refusals.push_back("no buffer is written or read as records `p[K * " + region.tid + " + c]`");
+  if (!out.kernel_problem.empty() && !out.sites.empty()) {
+    std::string buffers;
+    for (const StagedRecord& site : out.sites) buffers += (buffers.empty() ? "'" : ", '") + site.buffer + "'";
+    out.refusals.insert(out.refusals.begin(), buffers + " written or read as records, but " + out.kernel_problem);
+    out.sites.clear();
+  }
   return out;
 }
 

@@ -65,7 +65,10 @@ struct StagedRecords {
   std::size_t guard_rule = 0;             // the guard's rule: the copy-in goes before it
   std::size_t after_rule = 0;             // the rule right after the guard: the copy-out goes before it
   std::vector<StagedRecord> sites;        // in parameter order
-  std::vector<std::string> refusals;      // why other buffers with records (or the kernel) have none
+  // Why buffers with records have no site (what `gi families` lists); a
+  // kernel none of whose buffers has records has none to say.
+  std::vector<std::string> refusals;
+  std::string kernel_problem;             // what the kernel itself rules out, if anything (also without records)
 };
 
 StagedRecords find_staged_records(const Grammar& g, const EditContext& context);
