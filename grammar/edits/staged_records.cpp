@@ -8,6 +8,7 @@
 
 #include "analysis/expression.hpp"
 #include "analysis/linear_form.hpp"
+#include "analysis/loop_nest.hpp"
 #include "analysis/token_ranges.hpp"
 #include "grammar/edits/atomic_site_edit.hpp"
 
@@ -17,67 +18,33 @@ namespace {
 using analysis::closing;
 using analysis::next_code;
 
-// The record's components a loop `for ([int] i = A; i < B; i++)` (or
-// `i <= B`, `++i`, `i += 1`) walks, [A, B), with the counter's name; nothing
-// for any other header.
+// The record's components a loop `for (i = A; i < B; i++)` (or `i <= B`,
+// `++i`, `i += 1`; analysis/loop_nest.hpp) with literal bounds walks,
+// [A, B), with the counter's name; nothing for any other header.
 struct CountedLoop {
   std::string counter;
   long long first = 0, end = 0;
 };
 
-std::optional<long long> literal_at(const std::vector<Token>& t, std::size_t first, std::size_t last) {
-  const auto e = analysis::parse_expression(t, first, last);
-  if (!e) return std::nullopt;
-  return analysis::whole_literal(*e);
+std::optional<CountedLoop> counted_loop(const ParsedKernel& k, std::size_t header) {
+  const analysis::ForLoopForm f = analysis::for_loop_form(k, header);
+  if (!f.ok || f.trips < 0) return std::nullopt;
+  const auto start = analysis::parse_expression(k.tokens, f.start_first, f.start_last);
+  bool literal = false;
+  const long long first = start ? analysis::literal_value(*start, literal) : 0;
+  if (!literal) return std::nullopt;
+  return CountedLoop{f.var, first, first + f.trips};
 }
 
-std::optional<CountedLoop> counted_loop(const ParsedKernel& k, const Element& header) {
-  const auto& t = k.tokens;
-  const std::size_t lp = next_code(t, header.tokens.first + 1);
-  if (lp >= t.size() || !t[lp].is("(")) return std::nullopt;
-  const std::size_t rp = closing(t, lp);
-  const auto parts = analysis::split(t, lp + 1, rp - 1, ";");
-  if (parts.size() != 3) return std::nullopt;
-  // init: [int|unsigned] i = A
-  std::size_t i = parts[0].first;
-  while (i <= parts[0].second && (t[i].is("int") || t[i].is("unsigned") || t[i].kind == TokenKind::Comment)) ++i;
-  if (i > parts[0].second || t[i].kind != TokenKind::Identifier) return std::nullopt;
-  CountedLoop loop{t[i].text, 0, 0};
-  const std::size_t eq = next_code(t, i + 1);
-  if (eq > parts[0].second || !t[eq].is("=")) return std::nullopt;
-  const auto first = literal_at(t, eq + 1, parts[0].second);
-  // condition: i < B or i <= B
-  const std::size_t name = next_code(t, parts[1].first), op = next_code(t, name + 1);
-  if (!first || op > parts[1].second || !t[name].is(loop.counter) || !(t[op].is("<") || t[op].is("<="))) return std::nullopt;
-  const auto bound = literal_at(t, op + 1, parts[1].second);
-  if (!bound) return std::nullopt;
-  // step: i++, ++i or i += 1
-  const auto step = analysis::parse_expression(t, parts[2].first, parts[2].second);
-  if (!step) return std::nullopt;
-  const bool increment = (step->kind == analysis::ExprKind::Unary && (step->text == "post++" || step->text == "++") &&
-                          step->children[0].is_name(loop.counter)) ||
-                         (step->kind == analysis::ExprKind::Binary && step->text == "+=" && step->children[0].is_name(loop.counter) &&
-                          analysis::whole_literal(step->children[1]) == 1);
-  if (!increment) return std::nullopt;
-  loop.first = *first;
-  loop.end = t[op].is("<=") ? *bound + 1 : *bound;
-  return loop;
-}
-
-// Whether a token in [first, last] assigns `name` (=, op=, ++, --) or
-// leaves the loop early (break, continue, goto, return).
+// Whether a token in [first, last] assigns `name` (grammar/edits/
+// work_item_region.hpp, assigns) or leaves the loop early (break,
+// continue, goto, return).
 std::optional<std::string> loop_body_problem(const ParsedKernel& k, std::size_t first, std::size_t last, const std::string& name) {
   const auto& t = k.tokens;
   for (std::size_t i = first; i <= last && i < t.size(); ++i) {
     for (const char* exit : {"break", "continue", "goto", "return"})
       if (t[i].is(exit)) return std::string("its loop holds a ") + exit + " (line " + std::to_string(t[i].line) + ")";
-    if (!t[i].is(name)) continue;
-    const std::size_t after = next_code(t, i + 1);
-    const bool before = i > 0 && (t[i - 1].is("++") || t[i - 1].is("--"));
-    if (before || (after < t.size() && t[after].kind == TokenKind::Punct && t[after].text.size() <= 3 &&
-                   t[after].text.back() == '=' && !t[after].is("==") && !t[after].is("<=") && !t[after].is(">=") &&
-                   !t[after].is("!=")) ||
-        (after < t.size() && (t[after].is("++") || t[after].is("--"))))
+    if (t[i].is(name) && assigns(k, i))
       return "its loop assigns its counter '" + name + "' (line " + std::to_string(t[i].line) + ")";
   }
   return std::nullopt;
@@ -128,7 +95,7 @@ Placement placement_of(const Kernel& c, std::size_t e) {
   const bool braceless = h + 1 == e && el.braceless_body;
   std::optional<CountedLoop> loop;
   if (header.kind == ElementKind::LoopHeader && header.is_for && header.block == c.body && (braced || braceless))
-    loop = counted_loop(k, header);
+    loop = counted_loop(k, h);
   if (!loop) return {false, std::nullopt, "under a condition or in a loop other than `for (int i = A; i < B; i++)` with literal bounds"};
   const std::size_t from = braced ? k.elements[h + 1].tokens.last + 1 : el.tokens.first;
   const std::size_t to = braced ? closing(k.tokens, k.elements[h + 1].tokens.last) : el.tokens.last;
@@ -298,21 +265,8 @@ StagedRecords find_staged_records(const Grammar& g, const EditContext& context) 
   Kernel c{g, k, edits::live_tokens(g, context), region};
   c.fn = g.context(region.first_rule).function;
   const Function& f = k.functions[static_cast<std::size_t>(c.fn)];
-  // The region's elements: the index line, then the guard `if (tid < N)`.
-  c.index = c.guard = k.elements.size();
-  for (std::size_t e = 0; e < k.elements.size(); ++e) {
-    const Element& el = k.elements[e];
-    if (el.function != c.fn || g.rule_of_element(e) < region.first_rule || g.rule_of_element(e) > region.last_rule) continue;
-    if (c.index == k.elements.size()) c.index = e;
-    else if (el.kind == ElementKind::IfHeader && el.block == k.elements[c.index].block) {
-      c.guard = e;
-      break;
-    }
-  }
-  if (c.guard + 1 >= k.elements.size() || k.elements[c.guard + 1].kind != ElementKind::BlockOpen) {
-    out.kernel_problem = "no braced guard after the index line";
-    return out;
-  }
+  c.index = region.index_element;
+  c.guard = region.guard_element;  // its body is braced (the region has none other)
   c.body = k.elements[c.guard + 1].block_after;
   c.body_end = closing(t, k.elements[static_cast<std::size_t>(f.header_element)].tokens.last);
   out.guard_rule = g.rule_of_element(c.guard);
@@ -333,11 +287,8 @@ StagedRecords find_staged_records(const Grammar& g, const EditContext& context) 
     while (outer != f.block && outer > 0 && k.blocks[static_cast<std::size_t>(outer)].branch)
       outer = k.blocks[static_cast<std::size_t>(outer)].parent;
     if (outer != f.block) return "the guard stands inside another statement: not every thread would reach the barriers around it";
-    std::size_t region_end = 0;
-    for (std::size_t e = c.index; e < k.elements.size() && g.rule_of_element(e) <= region.last_rule; ++e)
-      region_end = std::max(region_end, k.elements[e].tokens.last);
     const std::size_t head = k.elements[static_cast<std::size_t>(f.header_element)].tokens.first;
-    for (std::size_t i = head; i <= region_end; ++i)
+    for (std::size_t i = head; i <= region.end_token; ++i)
       if (c.live(i) && (t[i].is("return") || t[i].is("goto")))
         return "a " + t[i].text + " on line " + std::to_string(t[i].line) + " would keep threads from the barriers around the guard";
     if (out.after_rule >= g.rules().size() || g.context(out.after_rule).function != c.fn)

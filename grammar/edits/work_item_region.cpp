@@ -55,14 +55,6 @@ std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel
   return std::make_pair(line->name, line->equals);
 }
 
-bool assigns(const ParsedKernel& k, std::size_t t) {
-  const std::size_t after = next_code(k, t + 1);
-  if (after >= k.tokens.size()) return false;
-  for (const char* op : {"=", "++", "--", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
-    if (k.tokens[after].is(op)) return true;
-  return t > 0 && (k.tokens[t - 1].is("++") || k.tokens[t - 1].is("--") || k.tokens[t - 1].is("&"));
-}
-
 // N of a guard `tid < N` or `tid < N && ...`, when no name of N is assigned
 // in tokens [from, to]; "" otherwise.
 std::string guard_bound(const ParsedKernel& k, const Element& guard, const std::string& tid, std::size_t from,
@@ -80,6 +72,14 @@ std::string guard_bound(const ParsedKernel& k, const Element& guard, const std::
 }
 
 }  // namespace
+
+bool assigns(const ParsedKernel& k, std::size_t t) {
+  const std::size_t after = next_code(k, t + 1);
+  if (after >= k.tokens.size()) return false;
+  for (const char* op : {"=", "++", "--", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
+    if (k.tokens[after].is(op)) return true;
+  return t > 0 && (k.tokens[t - 1].is("++") || k.tokens[t - 1].is("--") || k.tokens[t - 1].is("&"));
+}
 
 std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context) {
   const ParsedKernel& k = g.parsed();
@@ -152,6 +152,9 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       WorkItemRegion site;
       site.tid = tid;
       site.bound = guard_bound(k, guard, tid, guard.condition->last + 1, end);
+      site.index_element = e;
+      site.guard_element = h;
+      site.end_token = end;
       site.first_rule = site.last_rule = g.rule_of_element(e);
       for (std::size_t x = e; x < k.elements.size() && k.elements[x].tokens.first <= end; ++x)
         site.last_rule = std::max(site.last_rule, g.rule_of_element(x));

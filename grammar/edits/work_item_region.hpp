@@ -26,7 +26,14 @@ struct WorkItemRegion {
   // if statement; empty otherwise (a loop over items cannot then know where
   // the items end).
   std::string bound;
+  // The index line's element, the guard's `if` element and the last token of
+  // the guard's if statement (else branches included).
+  std::size_t index_element = 0, guard_element = 0, end_token = 0;
 };
+
+// Whether the token t (a name) is assigned there: followed by `=`, an
+// `op=`, `++` or `--`, or preceded by `++`, `--` or `&` (its address taken).
+bool assigns(const ParsedKernel& k, std::size_t t);
 
 // The name a loop over a thread's items counts with.
 inline constexpr const char* kItemCounter = "gi_item";
