@@ -132,6 +132,29 @@ TEST_F(SeedBuildTest, TheToolkitsCudaHCompilesWithTheStandardTypesStandingIn) {
   EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
 }
 
+// CUDA 13 keeps libcu++, CUB and Thrust in the toolkit's include/cccl, and
+// cooperative_groups.h includes <cuda/std/type_traits> from there: without
+// that folder on NVRTC's path a kernel using cooperative groups or a CUB
+// block primitive did not compile at all.
+TEST_F(SeedBuildTest, CooperativeGroupsAndCubHeadersCompile) {
+  if (!fs::is_directory(fitness::toolkit_include_dir() / "cccl")) GTEST_SKIP() << "a toolkit without include/cccl";
+  write("seed/spec.json", "{}");
+  write("seed/kernel.cu",
+        "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+        "#include <cub/warp/warp_reduce.cuh>\n"
+        "namespace cg = cooperative_groups;\n"
+        "extern \"C\" __global__ void k(const float* x, int n, float* total) {\n"
+        "  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float v = cg::reduce(warp, i < n ? x[i] : 0.0f, cg::plus<float>());\n"
+        "  if (warp.thread_rank() == 0) atomicAdd(total, v);\n}\n");
+  const Seed seed = load_seed(dir / "seed");
+  for (const auto& [name, text] : seed.build.headers)
+    EXPECT_EQ(name.rfind("cuda/", 0), std::string::npos) << name << ": the toolkit's own headers are NVRTC's to open";
+  const fitness::CompileResult c = compile(seed);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
 TEST_F(SeedBuildTest, HostCodeIsSetAsideForNvrtcAndKeptWhenPublished) {
   write("seed/spec.json", "{}");
   write("seed/kernel.cu",

@@ -153,15 +153,30 @@ const std::filesystem::path& toolkit_include_dir() {
   return dir;
 }
 
+const std::vector<std::filesystem::path>& toolkit_include_dirs() {
+  static const std::vector<std::filesystem::path> dirs = [] {
+    std::vector<std::filesystem::path> out;
+    if (toolkit_include_dir().empty()) return out;
+    out.push_back(toolkit_include_dir());
+    if (std::filesystem::is_directory(toolkit_include_dir() / "cccl")) out.push_back(toolkit_include_dir() / "cccl");
+    return out;
+  }();
+  return dirs;
+}
+
 namespace {
 
-// The toolkit's own headers (cuda_fp16.h, math_constants.h, ...), which
-// real kernels include and NVRTC does not search by itself. They belong to
-// the toolkit whose NVRTC version is part of every compile key.
-const std::string& toolkit_include_option() {
-  static const std::string option =
-      toolkit_include_dir().empty() ? std::string() : "--include-path=" + toolkit_include_dir().string();
-  return option;
+// The toolkit's own headers (cuda_fp16.h, math_constants.h,
+// cooperative_groups.h, cub/...), which real kernels include and NVRTC does
+// not search by itself. They belong to the toolkit whose NVRTC version is
+// part of every compile key.
+const std::vector<std::string>& toolkit_include_options() {
+  static const std::vector<std::string> options = [] {
+    std::vector<std::string> out;
+    for (const std::filesystem::path& dir : toolkit_include_dirs()) out.push_back("--include-path=" + dir.string());
+    return out;
+  }();
+  return options;
 }
 
 }  // namespace
@@ -176,7 +191,7 @@ NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string&
   argv.push_back(target.c_str());
   for (const auto& option : options) argv.push_back(option.c_str());
   // After the request's own, so a user's include folders come first.
-  if (!toolkit_include_option().empty()) argv.push_back(toolkit_include_option().c_str());
+  for (const std::string& option : toolkit_include_options()) argv.push_back(option.c_str());
   ProgramGuard guard;
   std::vector<const char*> header_texts, header_names;
   for (const auto& [name, text] : request.headers) {

@@ -42,6 +42,11 @@ struct NvrtcOutput {
 // The CUDA toolkit's include folder ($CUDA_HOME/include, /usr/local/cuda/include),
 // which every NVRTC call searches after a request's own; empty when none.
 const std::filesystem::path& toolkit_include_dir();
+// Every toolkit folder an NVRTC call searches: toolkit_include_dir() and,
+// where the toolkit has it, its CCCL folder (include/cccl: CUDA 13 keeps
+// libcu++, CUB and Thrust there, and cooperative_groups.h includes
+// <cuda/std/type_traits> from it); empty when there is no toolkit.
+const std::vector<std::filesystem::path>& toolkit_include_dirs();
 
 NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string& arch,
                                const std::vector<std::string>& options);

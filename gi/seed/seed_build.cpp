@@ -63,19 +63,27 @@ bool is_system_header(const std::string& name) {
   return names.count(name) > 0 || name.rfind("sys/", 0) == 0;
 }
 
+// The toolkit's file for an include name (include/ or include/cccl), empty
+// when the toolkit has none.
+fs::path in_toolkit(const std::string& name) {
+  for (const fs::path& dir : fitness::toolkit_include_dirs())
+    if (fs::is_regular_file(dir / name)) return dir / name;
+  return {};
+}
+
 // NVRTC opens a toolkit header itself, but the standard headers whose types
 // it uses (cuda.h: <stdlib.h>, <stdint.h>) need stand-ins; the toolkit's own
 // headers are followed, never handed over (NVRTC has its own view of some).
-void stand_ins_for_toolkit_header(const fs::path& file, const fs::path& toolkit, int depth,
+void stand_ins_for_toolkit_header(const fs::path& file, int depth,
                                   std::set<std::string>& seen, std::vector<std::pair<std::string, std::string>>& out) {
   if (depth >= 64) return;
   for (const Include& inc : includes_of(read_text_file(file))) {
     if (seen.count(inc.name)) continue;
     const fs::path own = inc.quoted && fs::is_regular_file(file.parent_path() / inc.name) ? file.parent_path() / inc.name
-                                                                                          : toolkit / inc.name;
-    if (fs::is_regular_file(own)) {
+                                                                                          : in_toolkit(inc.name);
+    if (!own.empty() && fs::is_regular_file(own)) {
       seen.insert(inc.name);
-      stand_ins_for_toolkit_header(own, toolkit, depth + 1, seen, out);
+      stand_ins_for_toolkit_header(own, depth + 1, seen, out);
     } else if (stand_in_has_content(inc.name)) {  // only the types: a toolkit header's other host needs stay NVRTC's business
       seen.insert(inc.name);
       out.emplace_back(inc.name, system_header_stand_in(inc.name));
@@ -105,15 +113,14 @@ void collect(const std::string& text, const fs::path& dir, const std::vector<fs:
     // A system header NVRTC does not have (<stdio.h>, <iostream>, <cuda.h>'s
     // host parts): the host code that needed it is set aside, and device
     // code does without (printf and the math functions are NVRTC's own).
-    const fs::path& toolkit = fitness::toolkit_include_dir();
-    const bool in_toolkit = !toolkit.empty() && fs::is_regular_file(toolkit / inc.name);
+    const fs::path toolkit_file = in_toolkit(inc.name);
     // `#include "math.h"` too: a compiler falls back to the system's folders.
-    if (!found && is_system_header(inc.name) && !in_toolkit) {
+    if (!found && is_system_header(inc.name) && toolkit_file.empty()) {
       seen.insert(inc.name);
       out.emplace_back(inc.name, system_header_stand_in(inc.name));
-    } else if (!found && in_toolkit) {
+    } else if (!found && !toolkit_file.empty()) {
       seen.insert(inc.name);
-      stand_ins_for_toolkit_header(toolkit / inc.name, toolkit, depth + 1, seen, out);
+      stand_ins_for_toolkit_header(toolkit_file, depth + 1, seen, out);
     }
   }
 }
