@@ -1,6 +1,7 @@
 #include "grammar/patch_apply.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "grammar/edit_family.hpp"
@@ -244,6 +245,41 @@ void check_stage_composes(const LaunchEffect& launch) {
     throw PatchError("stage and " + other + " do not compose: stage's block writes its threads' records as consecutive items, one a thread");
 }
 
+// A line edit may not undo what a rewrite of the same patch relies on
+// (PatchState::line_guards): delete or replace a line it reads, or copy
+// into its loop a line naming what it moved (a copied line is a seed rule;
+// its names are read from its text, comments included, which errs on the
+// side of refusing).
+void check_line_guards(const Grammar& g, const Patch& patch, const PatchState& state) {
+  for (std::size_t i = 0; i < patch.edits.size(); ++i) {
+    const Edit& e = patch.edits[i];
+    if (e.family != "delete" && e.family != "replace" && e.family != "insert") continue;
+    const auto target = g.find(e.target);
+    const auto source = e.source.empty() ? std::nullopt : g.find(e.source);
+    if (!target) continue;
+    for (const LineGuard& guard : state.line_guards) {
+      const std::string edit = "edit " + std::to_string(i + 1) + " '" + to_string(e) + "': ";
+      if (e.family != "insert" && guard.rules.count(*target))
+        throw PatchError(edit + "changes line " + std::to_string(g.rule(*target).first_line) + ", which " + guard.by +
+                         " reads");
+      if (!source || e.family == "delete" || *target < guard.first || *target > guard.last) continue;
+      const std::string& text = g.rule(*source).text;
+      for (std::size_t at = 0; at < text.size();) {
+        if (!(std::isalpha(static_cast<unsigned char>(text[at])) || text[at] == '_')) {
+          ++at;
+          continue;
+        }
+        std::size_t end = at;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+        const std::string word = text.substr(at, end - at);
+        if (guard.names.count(word))
+          throw PatchError(edit + "copies a line naming " + word + " into the loop " + guard.by + " rewrites");
+        at = end;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void validate_patch(const Grammar& g, const Patch& patch, const EditContext& context) {
@@ -259,6 +295,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
     throw PatchError("coarsen and warp_per_item both remake the global index: a patch holds one of them");
   check_remap_composes(patch);
   check_stage_composes(state.launch);
+  check_line_guards(g, patch, state);
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))
     throw PatchError("switch setting " + switches_text(state.launch.switches) +

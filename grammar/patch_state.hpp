@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,18 @@ struct FunctionRewrite {
   std::function<std::string(const std::string&)> rewrite;
 };
 
+// What a rewrite relies on in the seed's lines (factor moves factors out of
+// a loop and reads weights through their definitions): validate_patch
+// refuses a line edit of the same patch that deletes or replaces one of
+// `rules`, or copies into rules [first, last] (after one, or in its place)
+// a line that names one of `names`.
+struct LineGuard {
+  std::string by;  // the edit that needs it, for the message
+  std::size_t first = 0, last = 0;
+  std::set<std::size_t> rules;
+  std::set<std::string> names;
+};
+
 struct PatchState {
   std::vector<RuleChange> rules;  // one per seed rule
   // Keyed by family; applied in key order after each line is made.
@@ -67,6 +80,7 @@ struct PatchState {
   // it (two warp_per_item loops one inside the other); validate_patch
   // rejects a patch with any.
   std::vector<std::string> conflicts;
+  std::vector<LineGuard> line_guards;
 };
 
 }  // namespace gi::grammar
