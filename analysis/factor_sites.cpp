@@ -276,7 +276,7 @@ class Finder {
       return false;
     }
 
-    std::set<std::string> weights_used;
+    std::map<std::string, std::size_t> weights_used;
     std::map<std::pair<std::string, std::string>, std::size_t> partial_of;
     for (std::size_t b : sums) {
       const Statement& s = body[b];
@@ -304,6 +304,7 @@ class Finder {
       std::vector<Factor> factors;
       flatten(x.children[1], false, factors);
       std::vector<std::size_t> used_definitions;
+      std::map<std::string, std::size_t> weights_here;  // weight -> its definition's element
       for (int round = 0; round < 4; ++round) {
         std::vector<Factor> next;
         bool expanded = false;
@@ -316,29 +317,41 @@ class Finder {
           }
           flatten(body[*def].expr->children[1], false, next);
           used_definitions.push_back(body[*def].element);
-          weights_used.insert(f.e->text);
+          weights_here[f.e->text] = body[*def].element;
           expanded = true;
         }
         factors = std::move(next);
         if (!expanded) break;
       }
+      // Each part a product led by a factor that is no divisor ("1" where
+      // all are divisors): "xBasis[a] * controlPoint.x", "basis[b] * basis[c] / spacingX".
       std::string varying, fixed;
-      bool varying_product = false;
+      bool varying_product = false, fixed_product = false;
+      int fixed_factors = 0;
       for (const Factor& f : factors) {
         const bool is_fixed = invariant(*f.e, s.element, assigned);
         std::string& part = is_fixed ? fixed : varying;
-        if (!is_fixed && !f.divisor && !varying_product) {
-          varying = text(*f.e) + varying;  // the first product factor leads
-          varying_product = true;
+        bool& has_product = is_fixed ? fixed_product : varying_product;
+        if (is_fixed) {
+          ++fixed_factors;
+          for (const std::string& n : names_in(*f.e)) site.guarded_names.insert(n);
+        }
+        if (!f.divisor && !has_product) {
+          part = text(*f.e) + part;  // the first product factor leads
+          has_product = true;
           continue;
         }
         part += std::string(f.divisor ? " / " : " * ") + text(*f.e);
-        if (is_fixed)
-          for (const std::string& n : names_in(*f.e)) site.guarded_names.insert(n);
       }
       if (fixed.empty() || varying.empty()) continue;  // nothing to move out, or nothing left to sum: stays as it is
-      if (!varying_product) varying = (type == "float" ? "1.0f" : "1.0") + varying;
+      const std::string one = type == "float" ? "1.0f" : "1.0";
+      if (!varying_product) varying = one + varying;
+      // One parenthesised product: sums that share it (a Jacobian's column)
+      // share its multiplications after the loop.
+      if (!fixed_product) fixed = one + fixed;
+      fixed = fixed_factors > 1 ? " * (" + fixed + ")" : " * " + fixed;
       for (std::size_t d : used_definitions) site.protected_elements.insert(d);
+      weights_used.insert(weights_here.begin(), weights_here.end());
       const auto key = std::make_pair(type, varying);
       if (!partial_of.count(key)) {
         partial_of[key] = site.partials.size();
@@ -352,10 +365,27 @@ class Finder {
       why = "no sum in the loop has a factor the loop does not change";
       return false;
     }
-    for (const std::string& w : weights_used) site.guarded_names.insert(w);
+    for (const auto& [w, def] : weights_used) {
+      site.guarded_names.insert(w);
+      if (only_in(w, header, {def}, site)) site.dead_definitions.insert(def);
+    }
     for (const Statement& s : body)
       if (site.protected_elements.count(s.element) && s.expr)
         for (const std::string& n : names_in(*s.expr)) site.guarded_names.insert(n);
+    return true;
+  }
+
+  // Whether the function names `w` only in its declarations, in `elements`
+  // and in the site's factored sums (which no longer name it once rewritten).
+  bool only_in(const std::string& w, std::size_t at, const std::set<std::size_t>& elements, const FactorSite& site) const {
+    const int function = k_.elements[at].function;
+    for (std::size_t i = 0; i < k_.elements.size(); ++i) {
+      const Element& e = k_.elements[i];
+      if (e.function != function || e.kind == ElementKind::Declaration || elements.count(i)) continue;
+      if (std::any_of(site.sums.begin(), site.sums.end(), [&](const FactoredSum& s) { return s.statement == i; })) continue;
+      for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
+        if (t_[t].is(w) && grammar::names_something(k_, t, e.tokens.first)) return false;
+    }
     return true;
   }
 

@@ -73,6 +73,9 @@ struct FactorSite {
   // moved factors and of the weights' definitions).
   std::set<std::size_t> protected_elements;
   std::set<std::string> guarded_names;
+  // Weight definitions nothing reads once the sums are rewritten (the
+  // function names the weight nowhere else): the rewrite drops them.
+  std::set<std::size_t> dead_definitions;
 };
 
 struct FactorSites {

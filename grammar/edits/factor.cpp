@@ -124,6 +124,7 @@ class FactorFamily : public EditFamily {
       done.push_back("    " + sum.accumulator + " " + sum.op + " " + partial + sum.invariant + ";");
     }
     done.push_back("}");
+    for (std::size_t element : site.dead_definitions) s.rules[g.rule_of_element(element)].dropped = true;
     s.wraps[name() + ":" + std::to_string(rule)] = Wrap{first, close, open, done};
 
     LineGuard guard{print(e), rule, close, {}, site.guarded_names};
