@@ -344,12 +344,11 @@ class Finder {
         part += std::string(f.divisor ? " / " : " * ") + text(*f.e);
       }
       if (fixed.empty() || varying.empty()) continue;  // nothing to move out, or nothing left to sum: stays as it is
-      const std::string one = type == "float" ? "1.0f" : "1.0";
-      if (!varying_product) varying = one + varying;
+      if (!varying_product) varying = (type == "float" ? "1.0f" : "1.0") + varying;
       // One parenthesised product: sums that share it (a Jacobian's column)
       // share its multiplications after the loop.
-      if (!fixed_product) fixed = one + fixed;
-      fixed = fixed_factors > 1 ? " * (" + fixed + ")" : " * " + fixed;
+      // Divisions alone stay divisions: " / h".
+      if (fixed_product) fixed = fixed_factors > 1 ? " * (" + fixed + ")" : " * " + fixed;
       for (std::size_t d : used_definitions) site.protected_elements.insert(d);
       weights_used.insert(weights_here.begin(), weights_here.end());
       const auto key = std::make_pair(type, varying);
@@ -402,7 +401,12 @@ class Finder {
     if (!def || *def >= use || !body[*def].top) return std::nullopt;
     const auto& x = body[*def].expr;
     if (!x || x->kind != ExprKind::Binary || x->text != "=" || !x->children[0].is_name(w)) return std::nullopt;
+    // Read at the sum instead: a load could see a store made in between, so
+    // only weights of registers and local arrays are read through.
+    if (has_call(x->children[1]) || !reads_only_locals(x->children[1], body[*def].element)) return std::nullopt;
     const std::vector<std::string> names = names_in(x->children[1]);
+    // `h = h * 0.5f` reads the value before it: not one the sum could read.
+    if (std::find(names.begin(), names.end(), w) != names.end()) return std::nullopt;
     for (std::size_t b = *def + 1; b < use; ++b)
       for (const std::string& n : names)
         if (body[b].assigns.count(n)) return std::nullopt;

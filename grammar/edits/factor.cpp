@@ -74,7 +74,7 @@ class FactorFamily : public EditFamily {
       if (g.rule_of_element(s.loop) == t->index) return "no factor site: " + *shared_line(g, s);
     for (const std::string& refusal : sites.refusals)
       if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no factor site: " + refusal;
-    return e.target + " is no for loop with a float sum (or lies on a switch path the seed's default setting leaves out)";
+    return e.target + " is no innermost for loop with a float sum at its top (or lies on a switch path the seed's default setting leaves out)";
   }
 
   std::vector<Edit> candidates(const Grammar& g, const EditContext& context) const override {
