@@ -7,6 +7,8 @@
 // on the library's sum_reduction. CPU only.
 #include <gtest/gtest.h>
 
+#include "fitness/gpu/cuda_devices.hpp"
+
 
 #include <filesystem>
 #include <fstream>
@@ -181,7 +183,7 @@ TEST_F(AggregateFamily, EveryVariantOfAPlainKernelCompilesAndGivesTheSeedsResult
     const gi::Seed seed = gi::load_seed(kPlain / name);
     const auto& family = gi::grammar::edit_family("aggregate");
     const auto candidates = family.candidates(seed.grammar, seed.context);
-    ASSERT_EQ(candidates.size(), 2u) << name;  // one site, warp and block
+    ASSERT_EQ(candidates.size(), 4u) << name;  // one site: warp, block, and both with the toolkit's reduce
     for (const auto& edit : candidates) {
       gi::grammar::Patch patch;
       patch.edits.push_back(edit);
@@ -189,9 +191,34 @@ TEST_F(AggregateFamily, EveryVariantOfAPlainKernelCompilesAndGivesTheSeedsResult
       const std::string source = gi::grammar::apply_patch(seed.grammar, patch, seed.context);
       EXPECT_NE(source.find("// gi aggregate: one "), std::string::npos) << source;
       compiles(source, std::string(name) + " " + text);
+      // The donor's headers are the toolkit's C++, which the CPU emulator
+      // does not build: its variants run in the GPU suite (GpuDonorVariants...).
+      const bool donor = edit.literal.find("_cg") != std::string::npos;
+      EXPECT_EQ(source.find("cooperative_groups::reduce(") != std::string::npos, donor) << source;
+      EXPECT_EQ(source.rfind("#include <cooperative_groups.h>", 0) == 0, donor) << source;
+      if (donor) continue;
       const auto run = emulate(kPlain / name, text);
       EXPECT_EQ(run.exit_code, 0) << name << " " << text << "\n" << run.output;
       EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+    }
+  }
+}
+
+// The toolkit's reduce (cooperative groups) in place of gi's shuffles, at
+// warp and block level, on a float sum, an integer count and a float
+// maximum through a compare-and-swap helper: each variant passes `gi check`
+// on the GPU (skipped without one).
+TEST_F(AggregateFamily, GpuDonorVariantsGiveTheSeedsResult) {
+  if (gi::fitness::probe_cuda().gpus.empty()) GTEST_SKIP() << "no CUDA device: " << gi::fitness::probe_cuda().message;
+  for (const char* name : {"dot_product", "count_positive", "vector_max"}) {
+    const gi::Seed seed = gi::load_seed(kPlain / name);
+    for (const auto& edit : gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context)) {
+      if (edit.literal.find("_cg") == std::string::npos) continue;
+      const fs::path patch = dir_ / "donor.gi";
+      std::ofstream(patch) << gi::grammar::to_string(edit) << "\n";
+      const auto run = gi::test::run_gi("check \"" + (kPlain / name).string() + "\" --patch \"" + patch.string() +
+                                        "\" --cache \"" + (dir_ / "cache").string() + "\"");
+      EXPECT_EQ(run.exit_code, 0) << name << " " << gi::grammar::to_string(edit) << "\n" << run.output;
     }
   }
 }
@@ -224,8 +251,9 @@ TEST_F(AggregateFamily, TheLibrarysMaxVectorLengthPassesItsChecksAggregated) {
   const fs::path dir = gi::test::source_dir() / "seeds/tools/max_vector_length";
   const gi::Seed seed = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 2u);
+  ASSERT_EQ(candidates.size(), 4u);  // warp, block, and both with the toolkit's reduce (GPU suite only)
   for (const auto& e : candidates) {
+    if (e.literal.find("_cg") != std::string::npos) continue;
     const auto run = emulate(dir, gi::grammar::to_string(e));
     EXPECT_EQ(run.exit_code, 0) << gi::grammar::to_string(e) << "\n" << run.output;
   }
@@ -242,7 +270,7 @@ TEST_F(AggregateFamily, SignSplitFloatMinimaAndMaximaAreSites) {
   const fs::path dir = gi::test::source_dir() / "seeds/tools/intensity_minmax";
   const gi::Seed minmax = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("aggregate").candidates(minmax.grammar, minmax.context);
-  ASSERT_EQ(candidates.size(), 10u);  // four atomics, warp and block; and `all` at either level
+  ASSERT_EQ(candidates.size(), 20u);  // four atomics and `all`, each at four levels
   gi::grammar::Patch all;
   for (const auto& e : candidates)
     if (e.literal == "block" && e.target != "all") all.edits.push_back(e);
@@ -426,7 +454,7 @@ TEST_F(AggregateFamily, TheLibrarysCgDotProductsPassesItsChecksWithBothSitesAggr
   const fs::path dir = gi::test::source_dir() / "seeds/optimiser/cg_dot_products";
   const gi::Seed seed = gi::load_seed(dir);
   const auto candidates = gi::grammar::edit_family("aggregate").candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 6u);  // &sums[0] and &sums[1], warp and block, and all at either level
+  ASSERT_EQ(candidates.size(), 12u);  // &sums[0] and &sums[1], and all, each at four levels
   std::string patch;
   for (const auto& e : candidates)
     if (e.literal == "warp" && e.target != "all") patch += gi::grammar::to_string(e) + " ";
@@ -451,7 +479,7 @@ TEST_F(AggregateFamily, TheLibrarysPlainSumReductionPassesItsChecksAggregated) {
   const int line = gi::test::last_rule_line_holding(seed, "atomicAdd(sum, value)");
   const auto& family = gi::grammar::edit_family("aggregate");
   const auto candidates = family.candidates(seed.grammar, seed.context);
-  ASSERT_EQ(candidates.size(), 2u);  // the plain path's atomic; the switch paths' are not compiled by default
+  ASSERT_EQ(candidates.size(), 4u);  // the plain path's atomic at four levels; the switch paths' are not compiled by default
   EXPECT_EQ(candidates[0].target, "<_kernel.cu_" + std::to_string(line) + ">");
   const auto run = emulate(dir, "aggregate:<_kernel.cu_" + std::to_string(line) + ">=block");
   EXPECT_EQ(run.exit_code, 0) << run.output;

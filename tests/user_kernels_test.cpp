@@ -46,16 +46,16 @@ struct UserKernel {
   std::size_t remap = 0, registers = 0, stage = 0;
 };
 
-// Candidate order: aggregate per site warp then block, then (two sites or
-// more) `all` warp then block; privatise per buffer
+// Candidate order: aggregate per site warp, block, warp_cg, block_cg, then
+// (two sites or more) `all` at the same four levels; privatise per buffer
 // grid caps 0, 65536, 262144, 1048576 (the caps only where the kernel has an
 // `if (tid < N)` guard); warp_per_item per loop the group sizes 8 and 32;
 // coarsen the factors 2, 4, 8, 16, 32, each consecutive, strided, then with vector
 // loads where a buffer is read only at the item (15; 10 without).
 const std::vector<UserKernel> kKernels = {
-    {"count_positive", 2, 0, 0, 0, {{"aggregate", 1}}},
-    {"dot_product", 2, 0, 0, 15, {{"aggregate", 0}}},
-    {"vector_max", 2, 0, 0, 15, {{"aggregate", 1}}},
+    {"count_positive", 4, 0, 0, 0, {{"aggregate", 1}}},
+    {"dot_product", 4, 0, 0, 15, {{"aggregate", 0}}},
+    {"vector_max", 4, 0, 0, 15, {{"aggregate", 1}}},
     {"histogram256", 0, 4, 0, 15, {{"privatise", 1}}},
     {"grid_scatter", 0, 4, 0, 15, {{"privatise", 0}}},
     {"row_sum", 0, 0, 2, 0, {{"warp_per_item", 1}}},
@@ -63,11 +63,11 @@ const std::vector<UserKernel> kKernels = {
     {"joint_histogram64", 0, 1, 0, 0, {{"privatise", 0}}},
     {"slice_sums", 0, 4, 0, 10, {{"privatise", 0}, {"privatise", 2}}},
     // The user's own grid-stride loop: aggregate only.
-    {"weighted_sum", 2, 0, 0, 0, {{"aggregate", 0}}},
+    {"weighted_sum", 4, 0, 0, 0, {{"aggregate", 0}}},
     // A while loop keeping a maximum through a helper: a warp per row, and coarsening.
     {"row_max", 0, 0, 2, 10, {{"warp_per_item", 0}, {"warp_per_item", 1}, {"coarsen", 3}}},
     // `if (i < n) { ... } else { return; }`: the trailing return is dropped, both totals aggregate.
-    {"masked_mean", 6, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 5}}},
+    {"masked_mean", 12, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 9}}},
     // A 2-D kernel whose x thread index walks the rows: the axes swapped.
     {"scale_rows", 0, 0, 0, 0, {{"remap", 0}}, 1},
     // A lookup table in a local array, indexed by the data: read through selects (an early return: no coarsening).

@@ -21,6 +21,7 @@
 // The atomics' order and grouping change: a float sum is reassociated, which
 // the seed's tolerance judges as for any variant (integer sums are exact).
 #include <cstdio>
+#include <map>
 
 #include "analysis/aggregate_sites.hpp"
 #include "grammar/edit_family.hpp"
@@ -37,11 +38,26 @@ analysis::AggregateSites sites_of(const Grammar& g, const EditContext& context) 
   return analysis::find_aggregate_sites(g.parsed(), edits::live_tokens(g, context));
 }
 
+// The levels: gi's own combine (shuffles) per warp or per block, or the
+// toolkit's (cooperative groups' reduce, a donor) in the same places.
+bool is_level(const std::string& level) {
+  return level == "warp" || level == "block" || level == "warp_cg" || level == "block_cg";
+}
+bool donor_level(const std::string& level) { return level == "warp_cg" || level == "block_cg"; }
+
 // The lane's warp result of `v` (type t), among the lanes the warp has. A
 // 32-bit integer sum, minimum or maximum (and, or, xor on unsigned) is one
 // warp-wide instruction (__reduce_*_sync, sm_80 on); anything else takes
-// five shuffle steps.
-std::vector<std::string> warp_combine(const std::string& kind, const std::string& v, const std::string& t) {
+// five shuffle steps. With the donor, cooperative groups' reduce over the
+// warp's threads (every one of them reaches the kernel's end), whatever
+// instructions the toolkit picks for the type.
+std::vector<std::string> warp_combine(const std::string& kind, const std::string& v, const std::string& t, bool donor) {
+  if (donor) {
+    static const std::map<std::string, std::string> op = {{"add", "plus"},    {"min", "less"},   {"max", "greater"},
+                                                          {"and", "bit_and"}, {"or", "bit_or"}, {"xor", "bit_xor"}};
+    return {v + " = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), " + v + ", cooperative_groups::" +
+            op.at(kind) + "<" + t + ">());"};
+  }
   const bool is_int = t == "int", is_unsigned = t == "unsigned" || t == "unsigned int";
   if ((is_int && (kind == "add" || kind == "min" || kind == "max")) ||
       (is_unsigned && (kind == "add" || kind == "min" || kind == "max" || kind == "and" || kind == "or" || kind == "xor")))
@@ -80,12 +96,12 @@ std::vector<std::string> lanes() {
 
 // Part 1 of a site: its warp's combine, then the warp's atomic or the
 // warp's result into shared memory.
-std::vector<std::string> warp_part(const analysis::AggregateSite& site, const std::string& acc, bool block) {
+std::vector<std::string> warp_part(const analysis::AggregateSite& site, const std::string& acc, bool block, bool donor) {
   const std::string& atomic = site.operation.function;
   std::vector<std::string> out = {"// gi aggregate: one " + atomic + " per " + (block ? "block" : "warp") +
                                   " for all its threads' values"};
   if (block) out.push_back("__shared__ " + site.type + " " + acc + "_warps[32];");
-  for (const std::string& line : warp_combine(site.operation.kind, acc, site.type)) out.push_back(line);
+  for (const std::string& line : warp_combine(site.operation.kind, acc, site.type, donor)) out.push_back(line);
   if (block) out.push_back("if (gi_lane == 0u) " + acc + "_warps[gi_tid >> 5] = " + acc + ";");
   else out.push_back("if (gi_lane == 0u && " + acc + " != " + analysis::identity_literal(site.operation.kind, site.type) +
                      ") " + atomic + "(" + site.address + ", " + acc + ");");
@@ -94,14 +110,14 @@ std::vector<std::string> warp_part(const analysis::AggregateSite& site, const st
 
 // Part 3 of a block site, after the barrier: the first warp combines the
 // warps' results and its first thread makes the block's atomic.
-std::vector<std::string> block_part(const analysis::AggregateSite& site, const std::string& acc) {
+std::vector<std::string> block_part(const analysis::AggregateSite& site, const std::string& acc, bool donor) {
   const std::string& t = site.type;
   const std::string& kind = site.operation.kind;
   std::vector<std::string> out = {
       "if (gi_tid < 32u) {",
       "    " + t + " gi_sum = gi_tid < (gi_threads + 31u) / 32u ? " + acc + "_warps[gi_tid] : " +
           analysis::identity_literal(kind, t) + ";"};
-  for (const std::string& line : warp_combine(kind, "gi_sum", t)) out.push_back("    " + line);
+  for (const std::string& line : warp_combine(kind, "gi_sum", t, donor)) out.push_back("    " + line);
   out.push_back("    if (gi_tid == 0u && gi_sum != " + analysis::identity_literal(kind, t) + ") " + site.operation.function +
                 "(" + site.address + ", gi_sum);");
   out.push_back("}");
@@ -113,18 +129,18 @@ class AggregateFamily : public EditFamily {
   std::string name() const override { return "aggregate"; }
   EditGroup group() const override { return EditGroup::Transform; }
   std::string syntax() const override {
-    return "aggregate:<_k.cu_N>|all=warp|block (N: an atomic site; all: every site)";
+    return "aggregate:<_k.cu_N>|all=warp|block|warp_cg|block_cg (N: an atomic site; all: every site; _cg: cooperative groups' reduce)";
   }
 
   void parse(ArgumentReader& r, Edit& e) const override {
     e.target = r.accept_word(kEverySite) ? kEverySite : r.rule_ref();
     r.expect('=');
-    e.literal = r.one_of({"warp", "block"});
+    e.literal = r.one_of({"warp_cg", "block_cg", "warp", "block"});
   }
   std::string print(const Edit& e) const override { return "aggregate:" + e.target + "=" + e.literal; }
 
   std::optional<std::string> problem(const Grammar& g, const EditContext& context, const Edit& e) const override {
-    if (e.literal != "warp" && e.literal != "block") return "the level must be warp or block";
+    if (!is_level(e.literal)) return "the level must be warp, block, warp_cg or block_cg";
     if (e.target == kEverySite) {
       if (!sites_of(g, context).sites.empty()) return std::nullopt;
       return std::string("no aggregate site in the kernel");
@@ -140,11 +156,11 @@ class AggregateFamily : public EditFamily {
     std::vector<Edit> out;
     const auto sites = sites_of(g, context).sites;
     for (const auto& s : sites)
-      for (const char* level : {"warp", "block"})
+      for (const char* level : {"warp", "block", "warp_cg", "block_cg"})
         out.push_back(Edit{name(), g.rule_name(g.rule_of_element(s.element)), "", 0, 0, level});
     // With one site, `all` is that site's edit again.
     if (sites.size() > 1)
-      for (const char* level : {"warp", "block"}) out.push_back(Edit{name(), kEverySite, "", 0, 0, level});
+      for (const char* level : {"warp", "block", "warp_cg", "block_cg"}) out.push_back(Edit{name(), kEverySite, "", 0, 0, level});
     return out;
   }
 
@@ -176,12 +192,18 @@ class AggregateFamily : public EditFamily {
     s.rules[rule].text = edits::indentation_of(g.rule(rule).text) + edits::combine_value(site, acc);
     s.rules[first].line_before_wraps[own] = site.type + " " + acc + " = " + analysis::identity_literal(site.operation.kind, site.type) + ";";
     auto& before = s.rules[close].line_before;
-    const bool block = level == "block";
+    const bool block = level == "block" || level == "block_cg";
+    const bool donor = donor_level(level);
     before[kLanes] = text(lanes());
     before[kEnd] = text({"}"});
-    before["aggregate 1 " + std::string(number)] = text(warp_part(site, acc, block));
-    if (block) before["aggregate 3 " + std::string(number)] = text(block_part(site, acc));
+    before["aggregate 1 " + std::string(number)] = text(warp_part(site, acc, block, donor));
+    if (block) before["aggregate 3 " + std::string(number)] = text(block_part(site, acc, donor));
     else before.erase("aggregate 3 " + std::string(number));
+    // The donor's headers at the file's start (NVRTC finds them in the toolkit's include/cccl).
+    if (donor) {
+      s.rules[0].line_before["aggregate donor 1"] = "#include <cooperative_groups.h>  // gi aggregate: the toolkit's reduce";
+      s.rules[0].line_before["aggregate donor 2"] = "#include <cooperative_groups/reduce.h>";
+    }
     // The barrier while any site here reduces per block.
     const auto part3 = before.lower_bound("aggregate 3 ");
     if (part3 != before.end() && part3->first.rfind("aggregate 3 ", 0) == 0)
