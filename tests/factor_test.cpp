@@ -51,12 +51,7 @@ std::string problem(const std::string& source, const std::string& patch) {
   return edit_problem(Grammar::from_source(source, "k.cu"), parse_patch(patch).edits[0]).value_or("legal");
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using test::replaced;
 
 std::vector<std::string> sites(const std::string& source) {
   const Grammar g = Grammar::from_source(source, "k.cu");

@@ -23,6 +23,15 @@
 
 namespace gi::test {
 
+// `text` with the first `from` replaced by `to`; a failure where `from` is
+// not there (a test's variant of a kernel that no longer holds its line).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 class FamilyTest : public ::testing::Test {
  protected:
   void SetUp() override {
