@@ -147,6 +147,22 @@ class Finder {
     return "";
   }
 
+  // The type of a sum's target: the local's (an array's element type), or
+  // a component's of a float or double vector (`xx.x` of a float3).
+  std::string sum_type(const Expr& target, const std::string& root, std::size_t at) const {
+    if (root.empty()) return "";
+    std::string type = local_type(root, at);
+    if (!type.empty() && type.back() == '[') type.pop_back();
+    if (target.kind == ExprKind::Member && target.children[0].kind == ExprKind::Name) {
+      for (const char* v : {"float2", "float3", "float4"})
+        if (type == v) return "float";
+      for (const char* v : {"double2", "double3", "double4"})
+        if (type == v) return "double";
+      return "";
+    }
+    return type;
+  }
+
   // A factor the loop does not change: nothing it names is assigned in the
   // body, it calls nothing, and it reads memory only from local arrays.
   bool invariant(const Expr& e, std::size_t at, const std::set<std::string>& assigned) const {
@@ -263,8 +279,7 @@ class Finder {
       const auto& x = body[b].expr;
       if (!body[b].top || !x || x->kind != ExprKind::Binary || (x->text != "+=" && x->text != "-=")) continue;
       const std::string root = root_name(x->children[0]);
-      std::string type = root.empty() ? "" : local_type(root, body[b].element);
-      if (!type.empty() && type.back() == '[') type.pop_back();
+      const std::string type = sum_type(x->children[0], root, body[b].element);
       if (type != "float" && type != "double") continue;
       has_sum = true;
       ++root_statements[root];
@@ -276,7 +291,7 @@ class Finder {
       return false;
     }
 
-    std::map<std::string, std::size_t> weights_used;
+    std::map<std::string, std::set<std::size_t>> weights_used;  // weight -> the definitions the rewrite reads
     std::map<std::pair<std::string, std::string>, std::size_t> partial_of;
     for (std::size_t b : sums) {
       const Statement& s = body[b];
@@ -297,14 +312,13 @@ class Finder {
           why = where + "the index of " + expression_text(t_, x.children[0]) + " changes in the loop";
           return false;
         }
-      std::string type = local_type(root, s.element);
-      if (type.back() == '[') type.pop_back();
+      const std::string type = sum_type(x.children[0], root, s.element);
 
       // The factors, weights read through their one definition.
       std::vector<Factor> factors;
       flatten(x.children[1], false, factors);
       std::vector<std::size_t> used_definitions;
-      std::map<std::string, std::size_t> weights_here;  // weight -> its definition's element
+      std::map<std::string, std::size_t> weights_here;  // weight -> the definition's element this sum reads
       for (int round = 0; round < 4; ++round) {
         std::vector<Factor> next;
         bool expanded = false;
@@ -350,7 +364,7 @@ class Finder {
       // Divisions alone stay divisions: " / h".
       if (fixed_product) fixed = fixed_factors > 1 ? " * (" + fixed + ")" : " * " + fixed;
       for (std::size_t d : used_definitions) site.protected_elements.insert(d);
-      weights_used.insert(weights_here.begin(), weights_here.end());
+      for (const auto& [w, def] : weights_here) weights_used[w].insert(def);
       const auto key = std::make_pair(type, varying);
       if (!partial_of.count(key)) {
         partial_of[key] = site.partials.size();
@@ -364,9 +378,9 @@ class Finder {
       why = "no sum in the loop has a factor the loop does not change";
       return false;
     }
-    for (const auto& [w, def] : weights_used) {
+    for (const auto& [w, defs] : weights_used) {
       site.guarded_names.insert(w);
-      if (only_in(w, header, {def}, site)) site.dead_definitions.insert(def);
+      if (only_in(w, header, defs, site)) site.dead_definitions.insert(defs.begin(), defs.end());
     }
     for (const Statement& s : body)
       if (site.protected_elements.count(s.element) && s.expr)
@@ -388,17 +402,16 @@ class Finder {
     return true;
   }
 
-  // The statement `W = ...;` that sets the weight W once in the body before
-  // body[use], when nothing assigned between the two changes its names.
+  // The statement `W = ...;` that sets the weight W last before body[use],
+  // when nothing assigned between the two changes its names.
   std::optional<std::size_t> weight_definition(const std::vector<Statement>& body, std::size_t use,
                                                const std::string& w) const {
+    // The assignment that reaches the sum: the last one before it (a
+    // weight set anew for each group of sums, as the library's kernels do).
     std::optional<std::size_t> def;
-    for (std::size_t b = 0; b < body.size(); ++b) {
-      if (!body[b].assigns.count(w)) continue;
-      if (def) return std::nullopt;  // set twice
-      def = b;
-    }
-    if (!def || *def >= use || !body[*def].top) return std::nullopt;
+    for (std::size_t b = 0; b < use; ++b)
+      if (body[b].assigns.count(w)) def = b;
+    if (!def || !body[*def].top) return std::nullopt;
     const auto& x = body[*def].expr;
     if (!x || x->kind != ExprKind::Binary || x->text != "=" || !x->children[0].is_name(w)) return std::nullopt;
     // Read at the sum instead: a load could see a store made in between, so

@@ -107,6 +107,20 @@ TEST(Factor, AWeightStaysWhereTheFunctionReadsItElsewhere) {
   EXPECT_NE(variant.find("s += gi_factor_16_0 * yw[b];"), std::string::npos) << variant;
 }
 
+// The library's kernels set one weight anew before each group of sums, and
+// sum into the components of a float4: the assignment that reaches each
+// sum is the one read through, and every line of the weight goes.
+TEST(Factor, AWeightSetAnewForEachGroupOfSumsIsReadThroughTheOneThatReachesIt) {
+  const std::string anew = replaced(replaced(replaced(replaced(kKernel, "    float s;\n", "    float4 s;\n"), "s = 0.0f;", "s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);"), "s += w * v;\n",
+                                             "s.x += w * v;\n                w = xw[a] * h;\n                s.y += w * v;\n"),
+                                    "out[tid] = s + t;", "out[tid] = s.x + s.y + t;");
+  const std::string variant = apply_patch(Grammar::from_source(anew, "k.cu"), parse_patch("factor:<for_k.cu_16>"));
+  EXPECT_EQ(variant.find("w = "), std::string::npos) << variant;
+  EXPECT_NE(variant.find("s.x += gi_factor_16_0 * yw[b];"), std::string::npos) << variant;
+  EXPECT_NE(variant.find("s.y += gi_factor_16_0 * h;"), std::string::npos) << variant;
+  EXPECT_NE(variant.find("t -= gi_factor_16_0 / h;"), std::string::npos) << variant;
+}
+
 TEST(Factor, OnlyFactorsTheLoopCannotChangeMoveOut) {
   // yw read through a pointer: memory the loop might write, so it stays inside; nothing is left to move.
   const std::string pointer = replaced(replaced(kKernel, "const float* in,", "const float* in, const float* yp,"),
@@ -208,10 +222,12 @@ class FactorFamily : public test::FamilyTest {};
 
 // Library kernels with a site: a B-spline Jacobian (weights on lines of
 // their own, six partials for nine sums), the folding correction (its loop
-// inside an if inside three loops), the cubic resampling (an if/else in
+// inside an if inside three loops), the bending energy (one weight set
+// anew for each of six float4 sums), the cubic resampling (an if/else in
 // the loop) and the composition of deformations.
 TEST_F(FactorFamily, LibraryKernelsGiveTheSeedsResultsFactored) {
-  for (const char* seed : {"bspline/jacobian_voxels", "bspline/folding_correction", "resampling/cubic_bspline", "deformation/compose"}) {
+  for (const char* seed : {"bspline/jacobian_voxels", "bspline/folding_correction", "bspline/bending_energy",
+                           "resampling/cubic_bspline", "deformation/compose"}) {
     const gi::Seed s = gi::load_seed(test::source_dir() / "seeds" / seed);
     const auto candidates = edit_family("factor").candidates(s.grammar, s.context);
     ASSERT_EQ(candidates.size(), 1u) << seed;
