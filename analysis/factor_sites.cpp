@@ -63,6 +63,8 @@ void flatten(const Expr& e, bool divisor, std::vector<Factor>& out) {
   out.push_back({&e, divisor});
 }
 
+const std::string kNothingToMove = "no sum in the loop has a factor the loop does not change";
+
 class Finder {
  public:
   Finder(const grammar::ParsedKernel& k, const std::function<bool(std::size_t)>& live) : k_(k), t_(k.tokens), live_(live) {}
@@ -75,8 +77,10 @@ class Finder {
       FactorSite site;
       std::string why;
       bool has_sum = false;
+      const std::string where = "line " + std::to_string(t_[e.tokens.first].line) + ": ";
       if (read_site(i, site, why, has_sum)) out_.sites.push_back(std::move(site));
-      else if (has_sum) out_.refusals.push_back("line " + std::to_string(t_[e.tokens.first].line) + ": " + why);
+      else if (has_sum && why == kNothingToMove) out_.nothing_to_move.push_back(where + why);
+      else if (has_sum) out_.refusals.push_back(where + why);
     }
     return std::move(out_);
   }
@@ -375,7 +379,7 @@ class Finder {
       site.guarded_names.insert(root);
     }
     if (site.sums.empty()) {
-      why = "no sum in the loop has a factor the loop does not change";
+      why = kNothingToMove;
       return false;
     }
     for (const auto& [w, defs] : weights_used) {

@@ -35,7 +35,8 @@
 // runs no pass then adds partial * factors = 0, as the seed adds nothing
 // (unless a factor is infinite or NaN, where 0 * inf is NaN).
 // Loops with a float accumulation that are no site are refused with the
-// line and the reason; loops with none are neither.
+// line and the reason, except those with nothing to move out (every
+// reduction loop): they and loops with no float sum are neither.
 #include <cstddef>
 #include <functional>
 #include <set>
@@ -81,6 +82,10 @@ struct FactorSite {
 struct FactorSites {
   std::vector<FactorSite> sites;
   std::vector<std::string> refusals;  // "line N: why", one per loop with a float accumulation that is no site
+  // Loops whose sums are all fine but have no factor the loop leaves
+  // unchanged (every reduction loop): not listed as refusals, which would
+  // be noise in `gi families`; an edit that names one gets the reason.
+  std::vector<std::string> nothing_to_move;
 };
 
 // `live`: whether a token is compiled (switch paths the seed's default

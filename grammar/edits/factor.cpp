@@ -72,8 +72,9 @@ class FactorFamily : public EditFamily {
     const int line = g.rule(t->index).first_line;
     for (const auto& s : sites.sites)
       if (g.rule_of_element(s.loop) == t->index) return "no factor site: " + *shared_line(g, s);
-    for (const std::string& refusal : sites.refusals)
-      if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no factor site: " + refusal;
+    for (const auto* list : {&sites.refusals, &sites.nothing_to_move})
+      for (const std::string& refusal : *list)
+        if (refusal.rfind("line " + std::to_string(line) + ":", 0) == 0) return "no factor site: " + refusal;
     return e.target + " is no innermost for loop with a float sum at its top (or lies on a switch path the seed's default setting leaves out)";
   }
 
