@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/expression.hpp"
+#include "analysis/loop_nest.hpp"
 #include "analysis/token_ranges.hpp"
 #include "analysis/uniformity.hpp"
 
@@ -100,13 +101,6 @@ class Finder {
 
   int line_of(std::size_t element) const { return t_[next_code(t_, k_.elements[element].tokens.first)].line; }
 
-  std::size_t body_close(std::size_t open) const {
-    const std::size_t end = closing(t_, k_.elements[open].tokens.first);
-    for (std::size_t c = open; c < k_.elements.size(); ++c)
-      if (k_.elements[c].kind == ElementKind::BlockClose && k_.elements[c].tokens.first == end) return c;
-    return 0;
-  }
-
   // The declaration of `name` seen from element `at`, and its element.
   std::optional<std::size_t> declaring_element(const std::string& name, std::size_t at) const {
     const Element& e = k_.elements[at];
@@ -196,14 +190,10 @@ class Finder {
 
   bool read_site(std::size_t header, FactorSite& site, std::string& why, bool& has_sum) {
     const Element& h = k_.elements[header];
+    const std::size_t close = body_close(k_, header);
+    if (close == 0) return false;  // no braces: neither a site nor a refusal
     std::size_t open = header + 1;
-    while (open < k_.elements.size() && k_.elements[open].kind == ElementKind::Comment) ++open;
-    if (open >= k_.elements.size() || k_.elements[open].kind != ElementKind::BlockOpen) {
-      why = "the loop's body has no braces";
-      return false;
-    }
-    const std::size_t close = body_close(open);
-    if (close == 0) return false;
+    while (k_.elements[open].kind == ElementKind::Comment) ++open;
     site.function = h.function;
     site.loop = header;
     site.body_close = close;
@@ -321,7 +311,6 @@ class Finder {
       // The factors, weights read through their one definition.
       std::vector<Factor> factors;
       flatten(x.children[1], false, factors);
-      std::vector<std::size_t> used_definitions;
       std::map<std::string, std::size_t> weights_here;  // weight -> the definition's element this sum reads
       for (int round = 0; round < 4; ++round) {
         std::vector<Factor> next;
@@ -334,7 +323,6 @@ class Finder {
             continue;
           }
           flatten(body[*def].expr->children[1], false, next);
-          used_definitions.push_back(body[*def].element);
           weights_here[f.e->text] = body[*def].element;
           expanded = true;
         }
@@ -367,8 +355,10 @@ class Finder {
       // share its multiplications after the loop.
       // Divisions alone stay divisions: " / h".
       if (fixed_product) fixed = fixed_factors > 1 ? " * (" + fixed + ")" : " * " + fixed;
-      for (std::size_t d : used_definitions) site.protected_elements.insert(d);
-      for (const auto& [w, def] : weights_here) weights_used[w].insert(def);
+      for (const auto& [w, def] : weights_here) {
+        site.protected_elements.insert(def);
+        weights_used[w].insert(def);
+      }
       const auto key = std::make_pair(type, varying);
       if (!partial_of.count(key)) {
         partial_of[key] = site.partials.size();

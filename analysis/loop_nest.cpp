@@ -16,7 +16,9 @@ std::size_t next_element(const grammar::ParsedKernel& k, std::size_t i) {
   return i;
 }
 
-// The element of the closing brace of the braced body after header `h`; 0 without braces.
+
+}  // namespace
+
 std::size_t body_close(const grammar::ParsedKernel& k, std::size_t h) {
   const std::size_t open = next_element(k, h);
   if (open >= k.elements.size() || k.elements[open].kind != ElementKind::BlockOpen) return 0;
@@ -25,8 +27,6 @@ std::size_t body_close(const grammar::ParsedKernel& k, std::size_t h) {
     if (k.elements[c].kind == ElementKind::BlockClose && k.elements[c].tokens.first == end) return c;
   return 0;
 }
-
-}  // namespace
 
 long long literal_value(const Expr& e, bool& ok) {
   const Expr* x = &e;

@@ -30,6 +30,10 @@ struct ForLoopForm {
 };
 ForLoopForm for_loop_form(const grammar::ParsedKernel& k, std::size_t header);
 
+// The element of the closing brace of the braced body after header `h`
+// (comments between skipped); 0 without braces.
+std::size_t body_close(const grammar::ParsedKernel& k, std::size_t h);
+
 // One loop of a perfect nest, outermost first.
 struct NestLevel {
   std::string variable, start, span;  // span: the trip count as an expression
