@@ -5,7 +5,8 @@ tests/data/corpus/README.md), every kernel of every file is drafted twice:
 once without sizes (to learn its scalar parameters) and once with every
 scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
 1024 for integers, 0.5 for floats, true for bools, 64 or 0.5 per component
-of a vector such as int3),
+of a vector such as int3; a template the file never instantiates is drafted
+as the instance gi init suggests, float for each type),
 so that what FILL is left is what the kernel itself does not say. A Rodinia
 kernel file beside a define.c gets `--pre-include define.c`, as Rodinia's host
 code includes define.c (its `fp` type and NUMBER_THREADS) before the kernel
@@ -36,8 +37,8 @@ def kernels_of(gi, path, tmp):
     m = re.search(r"\d+ kernels \(([^)]*)\): name the one", out)
     if m:
         return [k.strip() for k in m.group(1).split(",")]
-    m = re.search(r"for kernel '([^']+)'", out)
-    return [m.group(1)] if m else []
+    m = re.search(r"for kernel '([^']+)'", out) or re.search(r": '([^']+)' is a template", out)
+    return [m.group(1).split("<")[0]] if m else []
 
 
 def survey_value(t):
@@ -57,6 +58,13 @@ def survey_value(t):
 def draft(gi, path, entry, tmp):
     out_dir = os.path.join(tmp, "seed", re.sub(r"\W", "_", entry))
     code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force"])
+    # A template the file never instantiates: the instance gi init suggests
+    # (float for each type, 4 for each value), the survey's choice as its
+    # sizes are.
+    m = re.search(r"name the instance to evolve, e.g. --entry '([^']+)'", out) if code != 0 else None
+    if m:
+        entry = m.group(1)
+        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force"])
     if code != 0:
         return {"status": "error", "message": out.strip().splitlines()[-1] if out.strip() else ""}
     spec = json.load(open(os.path.join(out_dir, "spec.json")))

@@ -18,6 +18,25 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// A kernel's name, or a template's instance (`scale<float, 2>`): the entry
+// goes into the emulator's C++ source, so nothing but names, numbers and the
+// punctuation of template arguments may be in it, with balanced brackets.
+bool is_kernel_name(const std::string& s) {
+  const std::size_t open = s.find('<');
+  if (open == std::string::npos) return is_identifier(s);
+  if (!is_identifier(s.substr(0, open)) || s.back() != '>') return false;
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(') ++depth;
+    else if (c == '>' || c == ')') --depth;
+    else if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ ,:*&.+-").find(c) == std::string_view::npos)
+      return false;
+    if (depth < 0 || (depth == 0 && i + 1 < s.size())) return false;
+  }
+  return depth == 0;
+}
+
 emulation::LaunchLimits limits_of(const EmulatorOptions& o) {
   emulation::LaunchLimits l;
   l.timeout = o.timeout;
@@ -34,8 +53,8 @@ EmulatedKernel CpuEmulator::load(std::string_view source, const std::string& ent
                                  const std::vector<std::string>& pre_includes) const {
   EmulatedKernel k;
   k.entry = entry;
-  if (!is_identifier(entry)) {
-    k.error = "'" + entry + "' is not a kernel name";
+  if (!is_kernel_name(entry)) {
+    k.error = "'" + entry + "' is not a kernel name (nor a template's instance, scale<float>)";
     return k;
   }
   std::string unit;

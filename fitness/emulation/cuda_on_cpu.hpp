@@ -1112,13 +1112,14 @@ constexpr Signature<P...> signature_of(void (*)(P...)) {
 }
 }  // namespace gi_emu
 
-#define GI_EMU_LAUNCHER(ENTRY)                                                                               \
-  extern "C" void gi_emulator_call(void**) { gi_emu::invoke(&ENTRY); }                                      \
+// Variadic: a template's instance, `scale<float, 2>`, holds a comma.
+#define GI_EMU_LAUNCHER(...)                                                                                 \
+  extern "C" void gi_emulator_call(void**) { gi_emu::invoke(&__VA_ARGS__); }                                \
   extern "C" __attribute__((visibility("default"))) size_t gi_emulator_param_count() {                      \
-    return decltype(gi_emu::signature_of(&ENTRY))::count;                                                     \
+    return decltype(gi_emu::signature_of(&__VA_ARGS__))::count;                                               \
   }                                                                                                          \
   extern "C" __attribute__((visibility("default"))) size_t gi_emulator_param_size(size_t i) {               \
-    return decltype(gi_emu::signature_of(&ENTRY))::sizes[i];                                                  \
+    return decltype(gi_emu::signature_of(&__VA_ARGS__))::sizes[i];                                            \
   }
 
 // The kernel source follows (with `#line 1` so lines are kernel.cu's).

@@ -127,7 +127,9 @@ void add_init(CLI::App& app) {
     const analysis::IncludedHeaders headers =
         read_included_headers(source, kernel.string(), a->include_dirs, a->pre_includes);
     SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes, headers);
-    const fs::path dir = a->out.empty() ? fs::path("user") / s.entry : fs::path(a->out);
+    // A template's instance (`scale<float>`) is cut, and named as a folder, by its template's name.
+    const std::string kernel_name = s.entry.substr(0, s.entry.find('<'));
+    const fs::path dir = a->out.empty() ? fs::path("user") / kernel_name : fs::path(a->out);
     if (!a->force && (fs::exists(dir / "spec.json") || fs::exists(dir / "kernel.cu")))
       throw std::runtime_error(dir.string() + " already holds a seed (--force replaces it)");
     fs::create_directories(dir);
@@ -162,7 +164,7 @@ void add_init(CLI::App& app) {
       if (const std::string why = seed_compile_problem(dir); !why.empty()) {
         bool fixed = false;
         for (const bool drop_includes : {false, true}) {
-          const KernelCut cut = cut_kernel(source, kernel.string(), s.entry, drop_includes);
+          const KernelCut cut = cut_kernel(source, kernel.string(), kernel_name, drop_includes);
           fitness::write_file_atomically(dir / "kernel.cu", cut.source);
           if (!seed_compile_problem(dir).empty()) continue;
           std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"

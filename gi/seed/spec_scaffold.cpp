@@ -20,6 +20,7 @@
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/template_instance.hpp"
 #include "grammar/type_aliases.hpp"
 
 namespace gi {
@@ -271,27 +272,102 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
   return out;
 }
 
+namespace {
+
+struct KernelChoice {
+  const grammar::Function* kernel = nullptr;
+  std::size_t kernels = 0;  // in the file
+  std::string names;        // theirs, for messages
+};
+
+// The kernel `entry` names (a template's instance by its template's name),
+// or the file's only one.
+KernelChoice choose_kernel(const grammar::ParsedKernel& k, const std::string& file_name,
+                           const std::optional<std::string>& entry) {
+  KernelChoice c;
+  std::vector<const grammar::Function*> kernels;
+  for (const auto& f : k.functions)
+    if (f.is_kernel) kernels.push_back(&f);
+  for (const auto* f : kernels) c.names += (c.names.empty() ? "" : ", ") + f->name;
+  c.kernels = kernels.size();
+  if (kernels.empty()) throw std::runtime_error(file_name + ": no __global__ kernel");
+  if (entry) {
+    for (const auto* f : kernels)
+      if (f->name == *entry) c.kernel = f;
+    if (c.kernel == nullptr)
+      throw std::runtime_error(file_name + ": no __global__ kernel '" + *entry + "' (kernels: " + c.names + ")");
+  } else if (kernels.size() > 1) {
+    throw std::runtime_error(file_name + ": " + std::to_string(kernels.size()) + " kernels (" + c.names +
+                             "): name the one to evolve with --entry (each can be a seed of its own)");
+  } else {
+    c.kernel = kernels.front();
+  }
+  return c;
+}
+
+SpecScaffold scaffold_kernel(std::string_view source, const std::string& file_name,
+                             const std::optional<std::string>& entry, const std::string& family,
+                             const InitSizes& given, const analysis::IncludedHeaders& headers);
+
+}  // namespace
+
+// A template kernel is drafted as one instance: the one --entry names
+// (`scale<float>`), else the file's one explicit instantiation. Its text with
+// the template's parameters written out is what the analyses read; the
+// seed's kernel.cu stays the template, and the spec's entry names the
+// instance, which NVRTC instantiates.
 SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name,
                            const std::optional<std::string>& entry, const std::string& family, const InitSizes& given,
                            const analysis::IncludedHeaders& headers) {
+  std::optional<grammar::TemplateInstance> instance;
+  if (entry) instance = grammar::parse_template_instance(*entry);
   const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
-  std::vector<const grammar::Function*> kernels;
-  for (const auto& f : g.parsed().functions)
-    if (f.is_kernel) kernels.push_back(&f);
-  std::string names;
-  for (const auto* k : kernels) names += (names.empty() ? "" : ", ") + k->name;
-  if (kernels.empty()) throw std::runtime_error(file_name + ": no __global__ kernel");
-  const grammar::Function* kernel = nullptr;
-  if (entry) {
-    for (const auto* k : kernels)
-      if (k->name == *entry) kernel = k;
-    if (kernel == nullptr) throw std::runtime_error(file_name + ": no __global__ kernel '" + *entry + "' (kernels: " + names + ")");
-  } else if (kernels.size() > 1) {
-    throw std::runtime_error(file_name + ": " + std::to_string(kernels.size()) + " kernels (" + names +
-                             "): name the one to evolve with --entry (each can be a seed of its own)");
-  } else {
-    kernel = kernels.front();
+  const std::optional<std::string> name = instance ? std::optional<std::string>(instance->name) : entry;
+  const grammar::Function& kernel = *choose_kernel(g.parsed(), file_name, name).kernel;
+  const std::vector<grammar::TemplateParameter> params = grammar::template_parameters(g.parsed(), kernel);
+  if (params.empty()) {
+    if (instance)
+      throw std::runtime_error(file_name + ": '" + kernel.name + "' is no template: give --entry " + kernel.name);
+    return scaffold_kernel(source, file_name, entry, family, given, headers);
   }
+  std::string evidence = "--entry";
+  if (!instance) {
+    const std::vector<grammar::ExplicitInstance> made = grammar::explicit_instances(g.parsed(), kernel.name);
+    std::string example = kernel.name + "<";
+    for (std::size_t i = 0; i < params.size(); ++i)
+      example += (i ? ", " : "") + std::string(params[i].type ? "float" : "4");
+    example += ">";
+    if (made.empty())
+      throw std::runtime_error(file_name + ": '" + kernel.name + "' is a template, and the file instantiates it "
+                               "nowhere: name the instance to evolve, e.g. --entry '" + example + "'");
+    if (made.size() > 1) {
+      std::string list;
+      for (const auto& m : made) list += (list.empty() ? "" : ", ") + m.instance.entry() + " (line " + std::to_string(m.line) + ")";
+      throw std::runtime_error(file_name + ": '" + kernel.name + "' is a template instantiated " +
+                               std::to_string(made.size()) + " times (" + list + "): name the one to evolve with --entry");
+    }
+    instance = made.front().instance;
+    evidence = "the file's explicit instantiation, line " + std::to_string(made.front().line);
+  }
+  SpecScaffold s = scaffold_kernel(grammar::instantiated_source(source, g.parsed(), kernel, *instance), file_name,
+                                   kernel.name, family, given, headers);
+  s.entry = instance->entry();
+  s.spec["entry"] = s.entry;
+  s.inferred.insert(s.inferred.begin(), "entry: " + s.entry + " (" + evidence +
+                                            "; its parameter types and indices are read with the template's "
+                                            "parameters written out)");
+  return s;
+}
+
+namespace {
+
+SpecScaffold scaffold_kernel(std::string_view source, const std::string& file_name,
+                             const std::optional<std::string>& entry, const std::string& family,
+                             const InitSizes& given, const analysis::IncludedHeaders& headers) {
+  const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
+  const KernelChoice choice = choose_kernel(g.parsed(), file_name, entry);
+  const grammar::Function* kernel = choice.kernel;
+  const std::string& names = choice.names;
   std::set<std::string> param_names;
   for (const grammar::Param& p : kernel->params) param_names.insert(p.name);
   // A type the project names once (`#define fp float` in a pre-included
@@ -394,7 +470,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     s.notes.push_back("'" + kernel->name + "' has no guard on its global index x: it runs exactly threads_x threads. "
                       "Where your host launches as many threads as a size of the kernel's (one per element of n), say "
                       "so with --size threads_x=n: the buffers then hold what your host allocates");
-  if (kernels.size() > 1)
+  if (choice.kernels > 1)
     s.notes.push_back("the other kernels of the file (" + names + ") stay as they are; each can be a seed of its own");
   const auto unset = analysis::unset_components(g.parsed(), *kernel);
   const auto use_of = [&](const std::string& name) -> const analysis::PointerUse* {
@@ -889,5 +965,7 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   untie_spec(s.spec, given.tied);
   return s;
 }
+
+}  // namespace
 
 }  // namespace gi
