@@ -7,7 +7,9 @@
 #include "grammar/edit_family.hpp"
 #include "grammar/edit_rules.hpp"
 #include "grammar/patch_state.hpp"
+#include "grammar/source_error.hpp"
 #include "grammar/switches.hpp"
+#include "grammar/token.hpp"
 #include "grammar/unified_diff.hpp"
 
 namespace gi::grammar {
@@ -245,11 +247,26 @@ void check_stage_composes(const LaunchEffect& launch) {
     throw PatchError("stage and " + other + " do not compose: stage's block writes its threads' records as consecutive items, one a thread");
 }
 
+// factor's partial sums are a thread's own: warp_per_item on the same loop
+// nest shares the loop among lanes (and may collapse the nest), so each
+// lane would scale a partial of its own passes and the lanes' shuffle would
+// add sums that factor's post-loop lines already scaled.
+void check_factor_composes(const Grammar& g, const PatchState& state) {
+  for (const auto& [f_key, f] : state.wraps) {
+    if (f_key.rfind("factor:", 0) != 0) continue;
+    for (const auto& [w_key, w] : state.wraps)
+      if (w_key.rfind("warp_per_item:", 0) == 0 && !(w.last < f.first || f.last < w.first))
+        throw PatchError("factor and warp_per_item do not compose on one loop nest (lines " +
+                         std::to_string(g.rule(f.first).first_line) + " and " + std::to_string(g.rule(w.first).first_line) +
+                         "): warp_per_item shares the loop among lanes and may collapse its nest");
+  }
+}
+
 // A line edit may not undo what a rewrite of the same patch relies on
 // (PatchState::line_guards): delete or replace a line it reads, or copy
-// into its loop a line naming what it moved (a copied line is a seed rule;
-// its names are read from its text, comments included, which errs on the
-// side of refusing).
+// into its loop a line naming what it moved (a copied line is a seed rule,
+// which tokenizes on its own: its names are its identifiers, not the words
+// of its comments or strings).
 void check_line_guards(const Grammar& g, const Patch& patch, const PatchState& state) {
   for (std::size_t i = 0; i < patch.edits.size(); ++i) {
     const Edit& e = patch.edits[i];
@@ -263,19 +280,15 @@ void check_line_guards(const Grammar& g, const Patch& patch, const PatchState& s
         throw PatchError(edit + "changes line " + std::to_string(g.rule(*target).first_line) + ", which " + guard.by +
                          " reads");
       if (!source || e.family == "delete" || *target < guard.first || *target > guard.last) continue;
-      const std::string& text = g.rule(*source).text;
-      for (std::size_t at = 0; at < text.size();) {
-        if (!(std::isalpha(static_cast<unsigned char>(text[at])) || text[at] == '_')) {
-          ++at;
-          continue;
-        }
-        std::size_t end = at;
-        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
-        const std::string word = text.substr(at, end - at);
-        if (guard.names.count(word))
-          throw PatchError(edit + "copies a line naming " + word + " into the loop " + guard.by + " rewrites");
-        at = end;
+      std::vector<Token> tokens;
+      try {
+        tokens = tokenize(g.rule(*source).text, g.file_name());
+      } catch (const SourceError&) {  // a line a comment spans: refused, as its names are not known
+        throw PatchError(edit + "copies a line gi cannot read on its own into the loop " + guard.by + " rewrites");
       }
+      for (const Token& t : tokens)
+        if (t.kind == TokenKind::Identifier && guard.names.count(t.text))
+          throw PatchError(edit + "copies a line naming " + t.text + " into the loop " + guard.by + " rewrites");
     }
   }
 }
@@ -295,6 +308,7 @@ void validate_patch(const Grammar& g, const Patch& patch, const EditContext& con
     throw PatchError("coarsen and warp_per_item both remake the global index: a patch holds one of them");
   check_remap_composes(patch);
   check_stage_composes(state.launch);
+  check_factor_composes(g, state);
   check_line_guards(g, patch, state);
   if (context.switches.empty()) return;
   if (!switch_setting_allowed(context.switch_combinations, state.launch.switches))

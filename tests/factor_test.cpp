@@ -191,6 +191,10 @@ TEST(Factor, LineEditsThatWouldUndoItAreRefused) {
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << patch << ": " << e.what();
     }
   }
+  // A copied line's names are its code's: a comment that names a sum is no reason to refuse.
+  const std::string commented = replaced(kKernel, "threadIdx.x;\n", "threadIdx.x;  // s and t start below\n");
+  EXPECT_NO_THROW(validate_patch(Grammar::from_source(commented, "k.cu"),
+                                 parse_patch("factor:<for_k.cu_16> <_k.cu_17>+<_k.cu_9>")));
 }
 
 TEST(Factor, DoesNotComposeWithWarpPerItemOnTheSameNest) {

@@ -100,11 +100,6 @@ class FactorFamily : public EditFamily {
     std::size_t first = rule;
     // A `#pragma unroll` of the seed's stays right before its loop.
     if (first > 0 && g.rule(first - 1).kind == RuleKind::Pragma) --first;
-    for (const auto& [key, wrap] : s.wraps)
-      if (key.rfind("warp_per_item:", 0) == 0 && !(wrap.last < first || close < wrap.first))
-        s.conflicts.push_back("factor and warp_per_item do not compose on one loop nest (lines " +
-                              std::to_string(g.rule(rule).first_line) + " and " + std::to_string(g.rule(wrap.first).first_line) +
-                              "): warp_per_item shares the loop among lanes and may collapse its nest");
 
     const std::string prefix = "gi_factor_" + std::to_string(g.rule(rule).first_line) + "_";
     std::vector<std::string> open = {

@@ -228,11 +228,6 @@ class WarpPerItemFamily : public EditFamily {
         s.conflicts.push_back("warp_per_item loops of one patch may not lie one inside the other (lines " +
                               std::to_string(g.rule(rule).first_line) + " and " + std::to_string(g.rule(wrap.first).first_line) + ")");
     s.launch.group = e.value;
-    for (const auto& [key, wrap] : s.wraps)
-      if (key.rfind("factor:", 0) == 0 && !(wrap.last < rule || close < wrap.first))
-        s.conflicts.push_back("factor and warp_per_item do not compose on one loop nest (lines " +
-                              std::to_string(g.rule(wrap.first).first_line) + " and " + std::to_string(g.rule(rule).first_line) +
-                              "): warp_per_item shares the loop among lanes and may collapse its nest");
 
     // The index: G threads per item, and each thread's lane in its group.
     const std::size_t index_rule = g.rule_of_element(site.index_line);
