@@ -46,3 +46,6 @@ check $k/block_sum.cu block_sum n=4194304
 # 11-28 (later): 64-bit scalars, a pre-included header's type alias and block size.
 check $k/scale_sizes64.cu scale_sizes64 n=4194304 offset=-3
 check $k/fixed_block.cu fixed_block d_Ne=4194304 --pre-include=fixed_block_defs.h
+# 11-29: template kernels, drafted as one instance (the file's, or the one --entry names).
+check $k/axpy_template.cu axpy_template n=4194304 a=2
+check $k/window_sum_template.cu window_sum_template n=4194304 "--entry=window_sum_template<double, 5>"
