@@ -5,6 +5,7 @@
 #include "analysis/parameter_use.hpp"
 #include "analysis/token_ranges.hpp"
 #include "grammar/call_graph.hpp"
+#include "grammar/template_instance.hpp"
 
 namespace gi::analysis {
 namespace {
@@ -42,7 +43,7 @@ RemapSites find_remap_sites(const grammar::ParsedKernel& k, const std::string& e
   RemapSites out;
   std::vector<int> kernels;
   for (std::size_t f = 0; f < k.functions.size(); ++f)
-    if (k.functions[f].is_kernel && (entry.empty() || k.functions[f].name == entry)) kernels.push_back(static_cast<int>(f));
+    if (k.functions[f].is_kernel && (entry.empty() || k.functions[f].name == grammar::entry_function_name(entry))) kernels.push_back(static_cast<int>(f));
   if (kernels.size() != 1) {
     out.refusals.push_back(kernels.empty() ? "no __global__ kernel named '" + entry + "'"
                                            : "the file has " + std::to_string(kernels.size()) +

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "grammar/template_instance.hpp"
+
 namespace gi::grammar {
 
 std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::string& entry) {
@@ -9,7 +11,7 @@ std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::str
   std::vector<bool> in(n, false);
   std::vector<std::size_t> todo;
   for (std::size_t f = 0; f < n; ++f)
-    if (k.functions[f].name == entry && k.functions[f].is_kernel) in[f] = true, todo.push_back(f);
+    if (k.functions[f].name == entry_function_name(entry) && k.functions[f].is_kernel) in[f] = true, todo.push_back(f);
   if (todo.empty()) return std::vector<bool>(n, true);
   std::map<std::string, std::vector<std::size_t>> by_name;
   for (std::size_t f = 0; f < n; ++f) by_name[k.functions[f].name].push_back(f);

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "grammar/grammar.hpp"
+
 namespace gi::grammar {
 
 namespace {
@@ -70,6 +72,12 @@ std::vector<std::string> arguments(const ParsedKernel& k, const std::vector<std:
 }
 
 }  // namespace
+
+std::string entry_function_name(const std::string& entry) {
+  std::string base = entry.substr(0, entry.find('<'));
+  if (const std::size_t colons = base.rfind("::"); colons != std::string::npos) base = base.substr(colons + 2);
+  return trimmed(base);
+}
 
 std::string TemplateInstance::entry() const {
   std::string e = name + "<";
@@ -197,6 +205,36 @@ std::string instantiated_source(std::string_view source, const ParsedKernel& k, 
       if (tok.text == p) replace(tok, arg);
   }
   out.append(source.substr(copied));
+  return out;
+}
+
+std::string written_out_instance(std::string_view source, const std::string& file_name, const TemplateInstance& instance) {
+  const Grammar g = Grammar::from_source(source, file_name);
+  const ParsedKernel& k = g.parsed();
+  const Function* kernel = nullptr;
+  for (const Function& f : k.functions)
+    if (f.is_kernel && f.name == instance.name && !template_parameters(k, f).empty()) kernel = &f;
+  if (kernel == nullptr)
+    throw std::runtime_error(file_name + ": no template kernel '" + instance.name + "' to write out");
+  std::string out = instantiated_source(source, k, *kernel, instance);
+  // The explicit instantiations: their text is before or after the kernel,
+  // which instantiated_source leaves as it was, so their offsets hold.
+  for (const Element& e : k.elements) {
+    if (e.kind != ElementKind::TopLevel || e.function != -1) continue;
+    const std::vector<std::size_t> code = code_tokens(k, e.tokens.first, e.tokens.last);
+    bool names_it = false;
+    for (std::size_t i = 0; i + 1 < code.size(); ++i)
+      names_it = names_it || (k.tokens[code[i]].is(instance.name) && k.tokens[code[i + 1]].is("<"));
+    if (code.size() < 2 || !names_it || !k.tokens[code[0]].is("template") || k.tokens[code[1]].is("<")) continue;
+    // Before the kernel the text is where it was; after it, moved by what the kernel grew.
+    const bool after = k.tokens[e.tokens.first].offset > k.tokens[kernel->name_token].offset;
+    const std::ptrdiff_t shift = after ? static_cast<std::ptrdiff_t>(out.size()) - static_cast<std::ptrdiff_t>(source.size()) : 0;
+    const Token& last = k.tokens[e.tokens.last];
+    const auto from = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(k.tokens[e.tokens.first].offset) + shift);
+    const auto to = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(last.offset + last.text.size()) + shift);
+    for (std::size_t c = from; c < to && c < out.size(); ++c)
+      if (out[c] != '\n') out[c] = ' ';
+  }
   return out;
 }
 

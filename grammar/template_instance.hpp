@@ -15,6 +15,12 @@
 
 namespace gi::grammar {
 
+// The source's name of the kernel a spec's entry names: `reg::cuda::scale<float, 2>`
+// is `scale` (namespaces and template arguments are the compiler's business,
+// fitness/gpu/entry_symbol.hpp). What every look-up of the entry's function
+// by name compares with.
+std::string entry_function_name(const std::string& entry);
+
 struct TemplateInstance {
   std::string name;               // the template's name, `scale`
   std::vector<std::string> args;  // as written, spaces trimmed: {"float", "2"}
@@ -54,5 +60,12 @@ std::vector<ExplicitInstance> explicit_instances(const ParsedKernel& k, const st
 // gives more arguments than the template has, or leaves one without a default.
 std::string instantiated_source(std::string_view source, const ParsedKernel& k, const Function& f,
                                 const TemplateInstance& instance);
+
+// The instance as a kernel of its own, for `gi init --instantiate`: the
+// file with `name`'s template header blanked, its parameters written out
+// (instantiated_source) and its explicit instantiations blanked (they would
+// name a template no longer there), lines kept. Its entry is the plain name.
+// Throws std::runtime_error where the file has no template kernel `instance.name`.
+std::string written_out_instance(std::string_view source, const std::string& file_name, const TemplateInstance& instance);
 
 }  // namespace gi::grammar

@@ -9,8 +9,10 @@
 
 #include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/emulation/emulated_module.hpp"
+#include "analysis/remap_sites.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/seed/spec_scaffold.hpp"
+#include "grammar/edit_family.hpp"
 #include "grammar/grammar.hpp"
 #include "grammar/template_instance.hpp"
 #include "tests/plan_helpers.hpp"
@@ -61,6 +63,16 @@ TEST(TemplateInstance, AnEntryNamesTheTemplateAndItsArguments) {
   EXPECT_THROW(grammar::parse_template_instance("box<float"), std::runtime_error);
   EXPECT_THROW(grammar::parse_template_instance("box<float,>"), std::runtime_error);
   EXPECT_THROW(grammar::parse_template_instance("box<float>x"), std::runtime_error);
+}
+
+// Every look-up of the entry's function by name (remap's sites, the call
+// graph, the texture port) finds the template under its instance's name.
+TEST(TemplateInstance, AnInstancesFunctionIsItsTemplates) {
+  EXPECT_EQ(grammar::entry_function_name("reg::cuda::scale<float, 2>"), "scale");
+  EXPECT_EQ(grammar::entry_function_name("box"), "box");
+  const grammar::Grammar g = grammar::Grammar::from_source(kBox, "k.cu");
+  for (const std::string& why : analysis::find_remap_sites(g.parsed(), "box<double, 3>").refusals)
+    EXPECT_EQ(why.find("no __global__ kernel named"), std::string::npos) << why;
 }
 
 TEST(TemplateInstance, ParametersDefaultsAndExplicitInstantiationsAreRead) {
@@ -140,6 +152,36 @@ TEST(TemplateInstance, GiInitSaysWhichInstanceToName) {
       << message(twice, std::nullopt);
   const std::string plain = "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = 0; }\n";
   EXPECT_NE(message(plain, std::string("k<float>")).find("'k' is no template"), std::string::npos);
+}
+
+// gi init --instantiate: the instance as a kernel of its own, which the
+// edit families read with its types and numbers. A record of R floats per
+// thread is a stage site once R is 4, and none while it is a template's R.
+TEST(TemplateInstance, WrittenOutTheFamiliesSeeItsTypesAndNumbers) {
+  const std::string records =
+      "template <typename T, int R>\n"
+      "__global__ void rows(const T* in, T* out, int n) {\n"
+      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "    if (i < n) {\n"
+      "        out[R * i + 0] = in[R * i + 1];\n"
+      "        out[R * i + 1] = in[R * i + 2];\n"
+      "        out[R * i + 2] = in[R * i + 3];\n"
+      "        out[R * i + 3] = in[R * i + 0];\n"
+      "    }\n"
+      "}\n"
+      "template __global__ void rows<float, 4>(const float*, float*, int);\n";
+  const std::string out = grammar::written_out_instance(records, "k.cu", *grammar::parse_template_instance("rows<float, 4>"));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(records.begin(), records.end(), '\n'));
+  EXPECT_EQ(out.find("template"), std::string::npos) << out;  // the header and the explicit instantiation blanked
+  EXPECT_NE(out.find("void rows(const float* in, float* out, int n)"), std::string::npos) << out;
+  EXPECT_NE(out.find("out[4 * i + 3] = in[4 * i + 0];"), std::string::npos) << out;
+  const auto stage_sites = [](const std::string& source) {
+    return grammar::edit_family("stage").candidates(grammar::Grammar::from_source(source, "k.cu"), grammar::EditContext{}).size();
+  };
+  EXPECT_EQ(stage_sites(records), 0u);
+  EXPECT_GT(stage_sites(out), 0u);
+  EXPECT_THROW(grammar::written_out_instance(kBox, "k.cu", *grammar::parse_template_instance("nothing<float>")),
+               std::runtime_error);
 }
 
 TEST(TemplateInstance, TheEmulatorRunsAnInstance) {

@@ -49,3 +49,4 @@ check $k/fixed_block.cu fixed_block d_Ne=4194304 --pre-include=fixed_block_defs.
 # 11-29: template kernels, drafted as one instance (the file's, or the one --entry names).
 check $k/axpy_template.cu axpy_template n=4194304 a=2
 check $k/window_sum_template.cu window_sum_template n=4194304 "--entry=window_sum_template<double, 5>"
+check $k/window_sum_template.cu window_sum_template_instantiated n=4194304 "--entry=window_sum_template<double, 5>" --instantiate

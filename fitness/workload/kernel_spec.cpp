@@ -15,6 +15,7 @@
 #include "grammar/grammar.hpp"
 #include "grammar/type_aliases.hpp"
 #include "grammar/switches.hpp"
+#include "grammar/template_instance.hpp"
 
 namespace gi::fitness {
 
@@ -615,9 +616,7 @@ class SpecReader {
     }
     // `reg::cuda::scale<float, 2>` names the source's `scale`: namespaces and
     // template arguments are the compiler's business (fitness/gpu/entry_symbol.hpp).
-    std::string base = k.entry.substr(0, k.entry.find('<'));
-    if (const std::size_t colons = base.rfind("::"); colons != std::string::npos) base = base.substr(colons + 2);
-    while (!base.empty() && base.back() == ' ') base.pop_back();
+    const std::string base = grammar::entry_function_name(k.entry);
     const bool instance = k.entry.find('<') != std::string::npos;
     const grammar::Function* f = nullptr;
     std::vector<std::string> kernels;

@@ -18,6 +18,7 @@
 #include "gi/seed/seed_compiles.hpp"
 #include "gi/seed/texture_port.hpp"
 #include "gi/seed/spec_scaffold.hpp"
+#include "grammar/template_instance.hpp"
 
 namespace gi::cli {
 
@@ -91,7 +92,7 @@ void add_init(CLI::App& app) {
     std::vector<std::string> include_dirs;
     std::vector<std::string> pre_includes;
     std::vector<std::string> sizes, likes;
-    bool force = false, check = false;
+    bool force = false, check = false, instantiate = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("KERNEL", a->kernel, "the CUDA file holding the kernel")->required();
@@ -107,6 +108,10 @@ void add_init(CLI::App& app) {
                   "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD) or constant(V) (default: "
                   "uniform(-1,1) for floats); repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
+  cmd->add_flag("--instantiate", a->instantiate,
+                "for a template kernel: kernel.cu is the instance written out (its template parameters replaced), "
+                "so the edit families read its types and numbers; the evolved diff then applies to that, not to "
+                "the template");
   cmd->add_flag("--check", a->check,
                 "then run the seed once on each workload and report its branch coverage (gi check, gi coverage), "
                 "adding a small check of one-signed float inputs where that takes directions the others miss; "
@@ -129,6 +134,17 @@ void add_init(CLI::App& app) {
     SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes, headers);
     // A template's instance (`scale<float>`) is cut, and named as a folder, by its template's name.
     const std::string kernel_name = s.entry.substr(0, s.entry.find('<'));
+    std::string seed_source = source;  // kernel.cu
+    if (a->instantiate) {
+      const auto instance = grammar::parse_template_instance(s.entry);
+      if (!instance) throw std::runtime_error("--instantiate: '" + s.entry + "' is no template kernel");
+      seed_source = grammar::written_out_instance(source, kernel.string(), *instance);
+      s.notes.push_back("kernel.cu is " + s.entry + " written out as the kernel '" + kernel_name +
+                        "' (--instantiate): the edit families read its types, and its evolved diff applies to it, "
+                        "not to your template");
+      s.entry = kernel_name;
+      s.spec["entry"] = kernel_name;
+    }
     const fs::path dir = a->out.empty() ? fs::path("user") / kernel_name : fs::path(a->out);
     if (!a->force && (fs::exists(dir / "spec.json") || fs::exists(dir / "kernel.cu")))
       throw std::runtime_error(dir.string() + " already holds a seed (--force replaces it)");
@@ -140,7 +156,7 @@ void add_init(CLI::App& app) {
     for (const auto& d : a->include_dirs) include_dirs.push_back(fs::relative(fs::absolute(d), fs::absolute(dir)).string());
     if (!include_dirs.empty()) s.spec["include_dirs"] = include_dirs;
     if (!a->pre_includes.empty()) s.spec["pre_includes"] = a->pre_includes;
-    fitness::write_file_atomically(dir / "kernel.cu", source);
+    fitness::write_file_atomically(dir / "kernel.cu", seed_source);
     fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
     const std::vector<std::string> left = fitness::fields_to_fill(nlohmann::json::parse(s.spec.dump()));
     std::cout << "made " << (dir / "spec.json").string() << " for kernel '" << s.entry << "' (" << left.size()
@@ -164,7 +180,7 @@ void add_init(CLI::App& app) {
       if (const std::string why = seed_compile_problem(dir); !why.empty()) {
         bool fixed = false;
         for (const bool drop_includes : {false, true}) {
-          const KernelCut cut = cut_kernel(source, kernel.string(), kernel_name, drop_includes);
+          const KernelCut cut = cut_kernel(seed_source, kernel.string(), kernel_name, drop_includes);
           fitness::write_file_atomically(dir / "kernel.cu", cut.source);
           if (!seed_compile_problem(dir).empty()) continue;
           std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"
@@ -175,7 +191,7 @@ void add_init(CLI::App& app) {
           break;
         }
         if (!fixed) {
-          fitness::write_file_atomically(dir / "kernel.cu", source);
+          fitness::write_file_atomically(dir / "kernel.cu", seed_source);
           std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
                     << "), nor cut down to '" << s.entry << "' and what it uses: put them in a file of their own that "
                     << "NVRTC builds and run gi init on that\n";

@@ -6,6 +6,7 @@
 
 #include "grammar/call_graph.hpp"
 #include "grammar/kernel_structure.hpp"
+#include "grammar/template_instance.hpp"
 
 namespace gi {
 
@@ -81,7 +82,7 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   for (std::size_t f = 0; f < k.functions.size(); ++f)
     if (k.functions[f].is_kernel) {
       ++kernels;
-      if (entry.empty() || k.functions[f].name == entry) kernel = static_cast<int>(f);
+      if (entry.empty() || k.functions[f].name == grammar::entry_function_name(entry)) kernel = static_cast<int>(f);
     }
   if (kernel < 0 || (entry.empty() && kernels > 1)) return port;  // gi init names the problem itself
   const grammar::Function& fn = k.functions[static_cast<std::size_t>(kernel)];
