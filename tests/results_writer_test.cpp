@@ -14,6 +14,7 @@
 #include "gi/publish/results_writer.hpp"
 #include "gi/seed/seed.hpp"
 #include "gi/publish/versions.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -163,6 +164,22 @@ TEST_F(ResultsWriter, ReadmeTableListsEveryKernelAndFlagsReview) {
   // sqrt(12 * 2): the two readable kernels, the broken one not counted.
   EXPECT_NE(readme.find("Geometric-mean speed-up over the tuned seeds: **4.899x** over 2 kernels."), std::string::npos)
       << readme;
+}
+
+// `gi results-table`: a kernel folder copied in from a run published
+// elsewhere gets its row, and the table is over every folder, not the run's.
+TEST_F(ResultsWriter, ResultsTableCommandWritesTheTableOverEveryFolder) {
+  gi::write_result(root_ / "evolved", record("demo", "scale", 0.2, 0.1));
+  gi::write_result(root_ / "elsewhere", record("bspline", "deformation_field", 2.4, 0.2));
+  fs::copy(root_ / "elsewhere/nvidia-h200/bspline-deformation_field", root_ / "evolved/nvidia-h200/bspline-deformation_field");
+  EXPECT_EQ(gi::read_text_file(root_ / "evolved/nvidia-h200/README.md").find("bspline/deformation_field"), std::string::npos);
+  const auto r = gi::test::run_gi("results-table \"" + (root_ / "evolved/nvidia-h200").string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string readme = gi::read_text_file(root_ / "evolved/nvidia-h200/README.md");
+  EXPECT_NE(readme.find("| bspline/deformation_field |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| demo/scale |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("over 2 kernels"), std::string::npos) << readme;
+  EXPECT_NE(gi::test::run_gi("results-table \"" + (root_ / "nothing").string() + "\"").exit_code, 0);
 }
 
 // A seed with switches: the diff is against its plain path (plain.cu, written

@@ -24,7 +24,7 @@
 // interior nodes (not on the outer layer) are read: border nodes have no
 // energy. One thread per control point; gradient[m] = (x, y, z, 0).
 
-extern "C" __global__ void __launch_bounds__(256, 2) bspline_bending_energy_gradient(const float4* secondDerivatives, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float4* gradient) {
+extern "C" __global__ void __launch_bounds__(512, 1) bspline_bending_energy_gradient(const float4* secondDerivatives, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float4* gradient) {
     int tid;
     int nodeNumber;
     int x;

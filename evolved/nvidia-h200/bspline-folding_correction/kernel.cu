@@ -39,9 +39,12 @@ extern "C" __global__ void bspline_folding_correction(const float4* controlPoint
     int Z;
     int nodeIndex;
     int controlPointIndex;
+    // gi registers: basis is read below with literal indices only (a select per element), so it stays in registers
     float basis[3];
     float xFirst[3];
+    // gi registers: yFirst is read below with literal indices only (a select per element), so it stays in registers
     float yFirst[3];
+    // gi registers: zFirst is read below with literal indices only (a select per element), so it stays in registers
     float zFirst[3];
     float weightX;
     float weightY;
@@ -92,7 +95,6 @@ extern "C" __global__ void bspline_folding_correction(const float4* controlPoint
         correctionZ = 0.0f;
         for (int c = 0; c < 3; c++) {
             Z = z + 1 - c;
-            #pragma unroll
             for (int b = 0; b < 3; b++) {
                 Y = y + 1 - b;
                 for (int a = 0; a < 3; a++) {
@@ -111,21 +113,38 @@ extern "C" __global__ void bspline_folding_correction(const float4* controlPoint
                             jzz = 1.0f;
                             for (int k = 0; k < 3; k++) {
                                 for (int j = 0; j < 3; j++) {
-                                    for (int i = 0; i < 3; i++) {
-                                        controlPointIndex = ((Z + k - 1) * controlPointDimY + Y + j - 1) * controlPointDimX + X + i - 1;
-                                        controlPoint = controlPointGrid[controlPointIndex];
-                                        weightX = xFirst[i] * basis[j] * basis[k];
-                                        weightY = basis[i] * yFirst[j] * basis[k];
-                                        weightZ = basis[i] * basis[j] * zFirst[k];
-                                        jxx += weightX * controlPoint.x;
-                                        jxy += weightY * controlPoint.x;
-                                        jxz += weightZ * controlPoint.x;
-                                        jyx += weightX * controlPoint.y;
-                                        jyy += weightY * controlPoint.y;
-                                        jyz += weightZ * controlPoint.y;
-                                        jzx += weightX * controlPoint.z;
-                                        jzy += weightY * controlPoint.z;
-                                        jzz += weightZ * controlPoint.z;
+                                    {  // gi factor: the loop sums only what changes in it; the factors it leaves unchanged multiply each sum once after it
+                                        float gi_factor_113_0 = 0.0f;  // xFirst[i] * controlPoint.x
+                                        float gi_factor_113_1 = 0.0f;  // basis[i] * controlPoint.x
+                                        float gi_factor_113_2 = 0.0f;  // xFirst[i] * controlPoint.y
+                                        float gi_factor_113_3 = 0.0f;  // basis[i] * controlPoint.y
+                                        float gi_factor_113_4 = 0.0f;  // xFirst[i] * controlPoint.z
+                                        float gi_factor_113_5 = 0.0f;  // basis[i] * controlPoint.z
+                                        for (int i = 0; i < 3; i++) {
+                                            controlPointIndex = ((Z + k - 1) * controlPointDimY + Y + j - 1) * controlPointDimX + X + i - 1;
+                                            controlPoint = controlPointGrid[controlPointIndex];
+                                            weightX = xFirst[i] * (j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2]));
+                                            weightY = (i == 0 ? basis[0] : (i == 1 ? basis[1] : basis[2])) * (j == 0 ? yFirst[0] : (j == 1 ? yFirst[1] : yFirst[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2]));
+                                            weightZ = (i == 0 ? basis[0] : (i == 1 ? basis[1] : basis[2])) * (j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? zFirst[0] : (k == 1 ? zFirst[1] : zFirst[2]));
+                                            gi_factor_113_0 += xFirst[i] * controlPoint.x;
+                                            gi_factor_113_1 += (i == 0 ? basis[0] : (i == 1 ? basis[1] : basis[2])) * controlPoint.x;
+                                            // gi factor: jxz takes its sum from gi_factor_113_1
+                                            gi_factor_113_2 += xFirst[i] * controlPoint.y;
+                                            gi_factor_113_3 += (i == 0 ? basis[0] : (i == 1 ? basis[1] : basis[2])) * controlPoint.y;
+                                            // gi factor: jyz takes its sum from gi_factor_113_3
+                                            gi_factor_113_4 += xFirst[i] * controlPoint.z;
+                                            gi_factor_113_5 += (i == 0 ? basis[0] : (i == 1 ? basis[1] : basis[2])) * controlPoint.z;
+                                            // gi factor: jzz takes its sum from gi_factor_113_5
+                                        }
+                                        jxx += gi_factor_113_0 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jxy += gi_factor_113_1 * ((j == 0 ? yFirst[0] : (j == 1 ? yFirst[1] : yFirst[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jxz += gi_factor_113_1 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? zFirst[0] : (k == 1 ? zFirst[1] : zFirst[2])));
+                                        jyx += gi_factor_113_2 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jyy += gi_factor_113_3 * ((j == 0 ? yFirst[0] : (j == 1 ? yFirst[1] : yFirst[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jyz += gi_factor_113_3 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? zFirst[0] : (k == 1 ? zFirst[1] : zFirst[2])));
+                                        jzx += gi_factor_113_4 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jzy += gi_factor_113_5 * ((j == 0 ? yFirst[0] : (j == 1 ? yFirst[1] : yFirst[2])) * (k == 0 ? basis[0] : (k == 1 ? basis[1] : basis[2])));
+                                        jzz += gi_factor_113_5 * ((j == 0 ? basis[0] : (j == 1 ? basis[1] : basis[2])) * (k == 0 ? zFirst[0] : (k == 1 ? zFirst[1] : zFirst[2])));
                                     }
                                 }
                             }
@@ -138,9 +157,9 @@ extern "C" __global__ void bspline_folding_correction(const float4* controlPoint
                             czx = jxy * jyz - jxz * jyy;
                             czy = jxz * jyx - jxx * jyz;
                             czz = jxx * jyy - jxy * jyx;
-                            weightX = xFirst[a] * basis[b] * basis[c];
-                            weightY = basis[a] * yFirst[b] * basis[c];
-                            weightZ = basis[a] * basis[b] * zFirst[c];
+                            weightX = xFirst[a] * (b == 0 ? basis[0] : (b == 1 ? basis[1] : basis[2])) * (c == 0 ? basis[0] : (c == 1 ? basis[1] : basis[2]));
+                            weightY = (a == 0 ? basis[0] : (a == 1 ? basis[1] : basis[2])) * (b == 0 ? yFirst[0] : (b == 1 ? yFirst[1] : yFirst[2])) * (c == 0 ? basis[0] : (c == 1 ? basis[1] : basis[2]));
+                            weightZ = (a == 0 ? basis[0] : (a == 1 ? basis[1] : basis[2])) * (b == 0 ? basis[0] : (b == 1 ? basis[1] : basis[2])) * (c == 0 ? zFirst[0] : (c == 1 ? zFirst[1] : zFirst[2]));
                             correctionX += cxx * weightX + cxy * weightY + cxz * weightZ;
                             correctionY += cyx * weightX + cyy * weightY + cyz * weightZ;
                             correctionZ += czx * weightX + czy * weightY + czz * weightZ;

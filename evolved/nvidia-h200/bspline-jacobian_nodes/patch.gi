@@ -1,2 +1,2 @@
 @seed=95ab451040135a5bb68c06ee392a2d67fc8cb8973e391cffe8f2192d4e6e8303
-
+factor:<for_kernel.cu_63> launch_bounds:1024 stage:jacobianMatrices

@@ -30,7 +30,7 @@ __device__ void bspline_basis_derivative(float u, float* basis, float* derivativ
     derivative[3] = 0.5f * u2;
 }
 
-extern "C" __global__ void bspline_jacobian_voxels(const float4* controlPointGrid, const int* activeVoxels, int activeVoxelNumber, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float* jacobianDeterminants) {
+extern "C" __global__ void bspline_jacobian_voxels(const float4* controlPointGrid, const int* activeVoxels, int activeVoxelNumber, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, float* __restrict__ jacobianDeterminants) {
     int tid;
     int index;
     int x;
@@ -55,10 +55,23 @@ extern "C" __global__ void bspline_jacobian_voxels(const float4* controlPointGri
     float jacobian[9];
     float determinant;
     float4 controlPoint;
+    const int gi_first = (blockIdx.x * blockDim.x + threadIdx.x) * 2;  // gi coarsen: this thread's first item
+    int gi_vec_activeVoxels[2];  // gi coarsen: 'activeVoxels' read as int2
+    if (gi_first + 2 <= (activeVoxelNumber) && ((unsigned long long)(activeVoxels + gi_first) & 7ull) == 0ull) {
+        #pragma unroll
+        for (int gi_v = 0; gi_v < 2; gi_v += 2) {
+            const int2 gi_w = *reinterpret_cast<const int2*>(activeVoxels + gi_first + gi_v);
+            gi_vec_activeVoxels[gi_v] = gi_w.x; gi_vec_activeVoxels[gi_v + 1] = gi_w.y;
+        }
+    } else {
+        for (int gi_v = 0; gi_v < 2; gi_v++)
+            if (gi_first + gi_v < (activeVoxelNumber)) gi_vec_activeVoxels[gi_v] = activeVoxels[gi_first + gi_v];
+    }
+    #pragma unroll
     for (int gi_item = 0; gi_item < 2; gi_item++) {
         tid = (blockIdx.x * blockDim.x + threadIdx.x) * 2 + gi_item;
         if (tid < activeVoxelNumber) {
-            index = activeVoxels[tid];
+            index = gi_vec_activeVoxels[gi_item];
             z = index / (imageDimX * imageDimY);
             index = index - z * imageDimX * imageDimY;
             y = index / imageDimX;
@@ -75,24 +88,37 @@ extern "C" __global__ void bspline_jacobian_voxels(const float4* controlPointGri
             for (int i = 0; i < 9; i++) {
                 jacobian[i] = 0.0f;
             }
-            #pragma unroll 4
             for (int c = 0; c < 4; c++) {
                 for (int b = 0; b < 4; b++) {
-                    for (int a = 0; a < 4; a++) {
-                        controlPointIndex = ((zPre + c) * controlPointDimY + yPre + b) * controlPointDimX + xPre + a;
-                        controlPoint = __ldg(&controlPointGrid[controlPointIndex]);
-                        weightX = xDerivative[a] * yBasis[b] * zBasis[c];
-                        weightY = xBasis[a] * yDerivative[b] * zBasis[c];
-                        weightZ = xBasis[a] * yBasis[b] * zDerivative[c];
-                        jacobian[0] += weightX * controlPoint.x;
-                        jacobian[1] += weightY * controlPoint.x;
-                        jacobian[2] += weightZ * controlPoint.x;
-                        jacobian[3] += weightX * controlPoint.y;
-                        jacobian[4] += weightY * controlPoint.y;
-                        jacobian[5] += weightZ * controlPoint.y;
-                        jacobian[6] += weightX * controlPoint.z;
-                        jacobian[7] += weightY * controlPoint.z;
-                        jacobian[8] += weightZ * controlPoint.z;
+                    {  // gi factor: the loop sums only what changes in it; the factors it leaves unchanged multiply each sum once after it
+                        float gi_factor_79_0 = 0.0f;  // xDerivative[a] * controlPoint.x
+                        float gi_factor_79_1 = 0.0f;  // xBasis[a] * controlPoint.x
+                        float gi_factor_79_2 = 0.0f;  // xDerivative[a] * controlPoint.y
+                        float gi_factor_79_3 = 0.0f;  // xBasis[a] * controlPoint.y
+                        float gi_factor_79_4 = 0.0f;  // xDerivative[a] * controlPoint.z
+                        float gi_factor_79_5 = 0.0f;  // xBasis[a] * controlPoint.z
+                        for (int a = 0; a < 4; a++) {
+                            controlPointIndex = ((zPre + c) * controlPointDimY + yPre + b) * controlPointDimX + xPre + a;
+                            controlPoint = controlPointGrid[controlPointIndex];
+                            gi_factor_79_0 += xDerivative[a] * controlPoint.x;
+                            gi_factor_79_1 += xBasis[a] * controlPoint.x;
+                            // gi factor: jacobian[2] takes its sum from gi_factor_79_1
+                            gi_factor_79_2 += xDerivative[a] * controlPoint.y;
+                            gi_factor_79_3 += xBasis[a] * controlPoint.y;
+                            // gi factor: jacobian[5] takes its sum from gi_factor_79_3
+                            gi_factor_79_4 += xDerivative[a] * controlPoint.z;
+                            gi_factor_79_5 += xBasis[a] * controlPoint.z;
+                            // gi factor: jacobian[8] takes its sum from gi_factor_79_5
+                        }
+                        jacobian[0] += gi_factor_79_0 * (yBasis[b] * zBasis[c]);
+                        jacobian[1] += gi_factor_79_1 * (yDerivative[b] * zBasis[c]);
+                        jacobian[2] += gi_factor_79_1 * (yBasis[b] * zDerivative[c]);
+                        jacobian[3] += gi_factor_79_2 * (yBasis[b] * zBasis[c]);
+                        jacobian[4] += gi_factor_79_3 * (yDerivative[b] * zBasis[c]);
+                        jacobian[5] += gi_factor_79_3 * (yBasis[b] * zDerivative[c]);
+                        jacobian[6] += gi_factor_79_4 * (yBasis[b] * zBasis[c]);
+                        jacobian[7] += gi_factor_79_5 * (yDerivative[b] * zBasis[c]);
+                        jacobian[8] += gi_factor_79_5 * (yBasis[b] * zDerivative[c]);
                     }
                 }
             }

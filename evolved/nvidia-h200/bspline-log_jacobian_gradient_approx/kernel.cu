@@ -81,6 +81,7 @@ extern "C" __global__ void bspline_log_jacobian_gradient_approx(const float* jac
                         cofactor[8] = jacobian[0] * jacobian[4] - jacobian[1] * jacobian[3];
                         determinant = jacobian[0] * cofactor[0] + jacobian[1] * cofactor[1] + jacobian[2] * cofactor[2];
                         if (determinant > 0.0f) {
+                            cofactor[5] = jacobian[1] * jacobian[6] - jacobian[0] * jacobian[7];
                             scale = 2.0f * logf(determinant) / determinant;
                             weightX = derivative[a] * basis[b] * basis[c] / spacingX;
                             weightY = basis[a] * derivative[b] * basis[c] / spacingY;

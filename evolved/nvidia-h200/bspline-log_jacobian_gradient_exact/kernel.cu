@@ -40,7 +40,7 @@ __device__ void bspline_basis_derivative(float u, float* basis, float* derivativ
     derivative[3] = 0.5f * u2;
 }
 
-extern "C" __global__ void __launch_bounds__(512, 8) bspline_log_jacobian_gradient_exact(const float* voxelTerms, const int* voxelToActive, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, int controlPointNumber, float4* gradient) {
+extern "C" __global__ void __launch_bounds__(1024, 1) bspline_log_jacobian_gradient_exact(const float* voxelTerms, const int* voxelToActive, int imageDimX, int imageDimY, int imageDimZ, int controlPointDimX, int controlPointDimY, int controlPointDimZ, float spacingX, float spacingY, float spacingZ, int controlPointNumber, float4* gradient) {
     int tid;
     int index;
     int x;
@@ -160,6 +160,7 @@ extern "C" __global__ void __launch_bounds__(512, 8) bspline_log_jacobian_gradie
         lastY = min((int)ceilf((float)(y0 + pointsY) * spacingY) + 1, imageDimY - 1);
         lastZ = min((int)ceilf((float)(z0 + pointsZ) * spacingZ) + 1, imageDimZ - 1);
         for (int n = 0; n < 3; n++) {
+            tile[5] = pointsZ;
             firstY += (int)((int)floorf((float)firstY / spacingY) < y0 - 3);
             firstZ += (int)((int)floorf((float)firstZ / spacingZ) < z0 - 3);
             lastX -= (int)((int)floorf((float)lastX / spacingX) >= x0 + pointsX);
@@ -265,7 +266,7 @@ extern "C" __global__ void __launch_bounds__(512, 8) bspline_log_jacobian_gradie
                 columnZ[n] = 0.0f;
             }
             voxelIndex = (tile[8] * imageDimY + tile[7] + rowStart + row) * imageDimX + tile[6] + column;
-            nextActive = voxelToActive[voxelIndex];
+            nextActive = __ldg(&voxelToActive[voxelIndex]);
             #pragma unroll 4
             for (int vz = 0; vz < countZ; vz++) {
                 activeIndex = nextActive;
@@ -323,7 +324,6 @@ extern "C" __global__ void __launch_bounds__(512, 8) bspline_log_jacobian_gradie
         __syncthreads();
     }
     x0 = tile[0];
-    y0 = tile[1];
     z0 = tile[2];
     pointsX = tile[3];
     pointsY = tile[4];

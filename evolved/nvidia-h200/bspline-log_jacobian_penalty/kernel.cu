@@ -26,7 +26,9 @@ extern "C" __global__ void bspline_log_jacobian_penalty(const float4* controlPoi
     int nodeDimX;
     int nodeDimY;
     int controlPointIndex;
+    // gi registers: basis is read below with literal indices only (a select per element), so it stays in registers
     float basis[3];
+    // gi registers: derivative is read below with literal indices only (a select per element), so it stays in registers
     float derivative[3];
     float weightX;
     float weightY;
@@ -60,10 +62,10 @@ extern "C" __global__ void bspline_log_jacobian_penalty(const float4* controlPoi
             for (int b = 0; b < 3; b++) {
                 for (int a = 0; a < 3; a++) {
                     controlPointIndex = ((z + c - 1) * controlPointDimY + y + b - 1) * controlPointDimX + x + a - 1;
-                    controlPoint = __ldg(&controlPointGrid[controlPointIndex]);
-                    weightX = derivative[a] * basis[b] * basis[c] / spacingX;
-                    weightY = basis[a] * derivative[b] * basis[c] / spacingY;
-                    weightZ = basis[a] * basis[b] * derivative[c] / spacingZ;
+                    controlPoint = controlPointGrid[controlPointIndex];
+                    weightX = (a == 0 ? derivative[0] : (a == 1 ? derivative[1] : derivative[2])) * (b == 0 ? basis[0] : (b == 1 ? basis[1] : basis[2])) * (c == 0 ? basis[0] : (c == 1 ? basis[1] : basis[2])) / spacingX;
+                    weightY = (a == 0 ? basis[0] : (a == 1 ? basis[1] : basis[2])) * (b == 0 ? derivative[0] : (b == 1 ? derivative[1] : derivative[2])) * (c == 0 ? basis[0] : (c == 1 ? basis[1] : basis[2])) / spacingY;
+                    weightZ = (a == 0 ? basis[0] : (a == 1 ? basis[1] : basis[2])) * (b == 0 ? basis[0] : (b == 1 ? basis[1] : basis[2])) * (c == 0 ? derivative[0] : (c == 1 ? derivative[1] : derivative[2])) / spacingZ;
                     jacobian[0] += weightX * controlPoint.x;
                     jacobian[1] += weightY * controlPoint.x;
                     jacobian[2] += weightZ * controlPoint.x;

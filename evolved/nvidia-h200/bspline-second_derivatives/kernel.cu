@@ -42,6 +42,10 @@ extern "C" __global__ void bspline_second_derivatives(const float4* controlPoint
     float4 xy;
     float4 yz;
     float4 xz;
+    // gi stage: the threads' records pass through shared memory; the block moves them to and from global memory in consecutive elements
+    extern __shared__ float4 gi_stage_area[];
+    const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;  // the block's first item
+    float4* gi_stage_secondDerivatives = reinterpret_cast<float4*>(gi_stage_area);  // 6 a thread
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     nodeNumber = controlPointDimX * controlPointDimY * controlPointDimZ;
     if (tid < nodeNumber) {
@@ -78,43 +82,72 @@ extern "C" __global__ void bspline_second_derivatives(const float4* controlPoint
         if (x > 0 && x < controlPointDimX - 1 && y > 0 && y < controlPointDimY - 1 && z > 0 && z < controlPointDimZ - 1) {
             for (int c = 0; c < 3; c++) {
                 for (int b = 0; b < 3; b++) {
-                    for (int a = 0; a < 3; a++) {
-                        controlPointIndex = ((z + c - 1) * controlPointDimY + y + b - 1) * controlPointDimX + x + a - 1;
-                        controlPoint = controlPointGrid[controlPointIndex];
-                        weight = xSecond[a] * basis[b] * basis[c];
-                        xx.x += weight * controlPoint.x;
-                        xx.y += weight * controlPoint.y;
-                        xx.z += weight * controlPoint.z;
-                        weight = basis[a] * ySecond[b] * basis[c];
-                        yy.x += weight * controlPoint.x;
-                        yy.y += weight * controlPoint.y;
-                        yy.z += weight * controlPoint.z;
-                        weight = basis[a] * basis[b] * zSecond[c];
-                        zz.x += weight * controlPoint.x;
-                        zz.y += weight * controlPoint.y;
-                        zz.z += weight * controlPoint.z;
-                        weight = xFirst[a] * yFirst[b] * basis[c];
-                        xy.x += weight * controlPoint.x;
-                        xy.y += weight * controlPoint.y;
-                        xy.z += weight * controlPoint.z;
-                        weight = basis[a] * yFirst[b] * zFirst[c];
-                        yz.x += weight * controlPoint.x;
-                        yz.y += weight * controlPoint.y;
-                        yz.z += weight * controlPoint.z;
-                        weight = xFirst[a] * basis[b] * zFirst[c];
-                        xz.x += weight * controlPoint.x;
-                        xz.y += weight * controlPoint.y;
-                        xz.z += weight * controlPoint.z;
+                    {  // gi factor: the loop sums only what changes in it; the factors it leaves unchanged multiply each sum once after it
+                        float gi_factor_81_0 = 0.0f;  // xSecond[a] * controlPoint.x
+                        float gi_factor_81_1 = 0.0f;  // xSecond[a] * controlPoint.y
+                        float gi_factor_81_2 = 0.0f;  // xSecond[a] * controlPoint.z
+                        float gi_factor_81_3 = 0.0f;  // basis[a] * controlPoint.x
+                        float gi_factor_81_4 = 0.0f;  // basis[a] * controlPoint.y
+                        float gi_factor_81_5 = 0.0f;  // basis[a] * controlPoint.z
+                        float gi_factor_81_6 = 0.0f;  // xFirst[a] * controlPoint.x
+                        float gi_factor_81_7 = 0.0f;  // xFirst[a] * controlPoint.y
+                        float gi_factor_81_8 = 0.0f;  // xFirst[a] * controlPoint.z
+                        for (int a = 0; a < 3; a++) {
+                            controlPointIndex = ((z + c - 1) * controlPointDimY + y + b - 1) * controlPointDimX + x + a - 1;
+                            controlPoint = controlPointGrid[controlPointIndex];
+                            gi_factor_81_0 += xSecond[a] * controlPoint.x;
+                            gi_factor_81_1 += xSecond[a] * controlPoint.y;
+                            gi_factor_81_2 += xSecond[a] * controlPoint.z;
+                            gi_factor_81_3 += basis[a] * controlPoint.x;
+                            gi_factor_81_4 += basis[a] * controlPoint.y;
+                            gi_factor_81_5 += basis[a] * controlPoint.z;
+                            // gi factor: zz.x takes its sum from gi_factor_81_3
+                            // gi factor: zz.y takes its sum from gi_factor_81_4
+                            // gi factor: zz.z takes its sum from gi_factor_81_5
+                            gi_factor_81_6 += xFirst[a] * controlPoint.x;
+                            gi_factor_81_7 += xFirst[a] * controlPoint.y;
+                            gi_factor_81_8 += xFirst[a] * controlPoint.z;
+                            // gi factor: yz.x takes its sum from gi_factor_81_3
+                            // gi factor: yz.y takes its sum from gi_factor_81_4
+                            // gi factor: yz.z takes its sum from gi_factor_81_5
+                            // gi factor: xz.x takes its sum from gi_factor_81_6
+                            // gi factor: xz.y takes its sum from gi_factor_81_7
+                            // gi factor: xz.z takes its sum from gi_factor_81_8
+                        }
+                        xx.x += gi_factor_81_0 * (basis[b] * basis[c]);
+                        xx.y += gi_factor_81_1 * (basis[b] * basis[c]);
+                        xx.z += gi_factor_81_2 * (basis[b] * basis[c]);
+                        yy.x += gi_factor_81_3 * (ySecond[b] * basis[c]);
+                        yy.y += gi_factor_81_4 * (ySecond[b] * basis[c]);
+                        yy.z += gi_factor_81_5 * (ySecond[b] * basis[c]);
+                        zz.x += gi_factor_81_3 * (basis[b] * zSecond[c]);
+                        zz.y += gi_factor_81_4 * (basis[b] * zSecond[c]);
+                        zz.z += gi_factor_81_5 * (basis[b] * zSecond[c]);
+                        xy.x += gi_factor_81_6 * (yFirst[b] * basis[c]);
+                        xy.y += gi_factor_81_7 * (yFirst[b] * basis[c]);
+                        xy.z += gi_factor_81_8 * (yFirst[b] * basis[c]);
+                        yz.x += gi_factor_81_3 * (yFirst[b] * zFirst[c]);
+                        yz.y += gi_factor_81_4 * (yFirst[b] * zFirst[c]);
+                        yz.z += gi_factor_81_5 * (yFirst[b] * zFirst[c]);
+                        xz.x += gi_factor_81_6 * (basis[b] * zFirst[c]);
+                        xz.y += gi_factor_81_7 * (basis[b] * zFirst[c]);
+                        xz.z += gi_factor_81_8 * (basis[b] * zFirst[c]);
                     }
                 }
             }
-            zFirst[0] = -0.5f / spacingZ;
         }
-        secondDerivatives[6 * tid + 0] = xx;
-        secondDerivatives[6 * tid + 1] = yy;
-        secondDerivatives[6 * tid + 2] = zz;
-        secondDerivatives[6 * tid + 3] = xy;
-        secondDerivatives[6 * tid + 4] = yz;
-        secondDerivatives[6 * tid + 5] = xz;
+        gi_stage_secondDerivatives[(6 * tid + 0) - 6 * gi_stage_first] = xx;
+        gi_stage_secondDerivatives[(6 * tid + 1) - 6 * gi_stage_first] = yy;
+        gi_stage_secondDerivatives[(6 * tid + 2) - 6 * gi_stage_first] = zz;
+        gi_stage_secondDerivatives[(6 * tid + 3) - 6 * gi_stage_first] = xy;
+        gi_stage_secondDerivatives[(6 * tid + 4) - 6 * gi_stage_first] = yz;
+        gi_stage_secondDerivatives[(6 * tid + 5) - 6 * gi_stage_first] = xz;
+    }
+    __syncthreads();  // gi stage: every record of the block is in shared memory
+    {
+        long long gi_items = (long long)(nodeNumber) - gi_stage_first;  // the block's items below the guard's bound
+        if (gi_items > (long long)blockDim.x) gi_items = blockDim.x;
+        for (int gi_j = threadIdx.x; gi_j < 6 * (int)gi_items; gi_j += blockDim.x)
+            secondDerivatives[6 * gi_stage_first + gi_j] = gi_stage_secondDerivatives[gi_j];
     }
 }

@@ -1,2 +1,2 @@
 @seed=5478af56fafb8c13879d7d4e53bc1338994b5ec8d1c6b7ab4c7a9435b818446c
-<fixed_kernel.cu_110>+<_kernel.cu_60>
+stage:secondDerivatives factor:<for_kernel.cu_81>

@@ -55,6 +55,7 @@ extern "C" __global__ void deformation_compose(const float4* innerField, const f
         for (int c = 0; c < 2; c++) {
             Z = zPre + c;
             if (Z < 0) {
+                yWeight[1] = relY;
                 Z = 0;
             }
             if (Z > imageDimZ - 1) {
@@ -68,19 +69,26 @@ extern "C" __global__ void deformation_compose(const float4* innerField, const f
                 if (Y > imageDimY - 1) {
                     Y = imageDimY - 1;
                 }
-                for (int a = 0; a < 2; a++) {
-                    X = xPre + a;
-                    if (X < 0) {
-                        X = 0;
+                {  // gi factor: the loop sums only what changes in it; the factors it leaves unchanged multiply each sum once after it
+                    float gi_factor_71_0 = 0.0f;  // xWeight[a] * ((node.x - (float) X))
+                    float gi_factor_71_1 = 0.0f;  // xWeight[a] * ((node.y - (float) Y))
+                    float gi_factor_71_2 = 0.0f;  // xWeight[a] * ((node.z - (float) Z))
+                    for (int a = 0; a < 2; a++) {
+                        X = xPre + a;
+                        if (X < 0) {
+                            X = 0;
+                        }
+                        if (X > imageDimX - 1) {
+                            X = imageDimX - 1;
+                        }
+                        node = outerField[(Z * imageDimY + Y) * imageDimX + X];
+                        gi_factor_71_0 += xWeight[a] * ((node.x - (float) X));
+                        gi_factor_71_1 += xWeight[a] * ((node.y - (float) Y));
+                        gi_factor_71_2 += xWeight[a] * ((node.z - (float) Z));
                     }
-                    if (X > imageDimX - 1) {
-                        X = imageDimX - 1;
-                    }
-                    node = outerField[(Z * imageDimY + Y) * imageDimX + X];
-                    weight = xWeight[a] * yWeight[b] * zWeight[c];
-                    displacementX += weight * (node.x - (float)X);
-                    displacementY += weight * (node.y - (float)Y);
-                    displacementZ += weight * (node.z - (float)Z);
+                    displacementX += gi_factor_71_0 * (yWeight[b] * zWeight[c]);
+                    displacementY += gi_factor_71_1 * (yWeight[b] * zWeight[c]);
+                    displacementZ += gi_factor_71_2 * (yWeight[b] * zWeight[c]);
                 }
             }
         }

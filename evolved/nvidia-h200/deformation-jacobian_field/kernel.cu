@@ -9,7 +9,7 @@
 // [9 i + 3 r + c] = J[r][c]; jacobianDeterminants[i] = det J (cofactor
 // expansion along the first row).
 
-extern "C" __global__ void deformation_jacobian(const float4* deformationField, int imageDimX, int imageDimY, int imageDimZ, float* jacobianMatrices, float* jacobianDeterminants) {
+extern "C" __global__ void __launch_bounds__(512, 1) deformation_jacobian(const float4* deformationField, int imageDimX, int imageDimY, int imageDimZ, float* jacobianMatrices, float* jacobianDeterminants) {
     int tid;
     int voxelNumber;
     int x;
@@ -22,6 +22,10 @@ extern "C" __global__ void deformation_jacobian(const float4* deformationField, 
     float4 after;
     float jacobian[9];
     float determinant;
+    // gi stage: the threads' records pass through shared memory; the block moves them to and from global memory in consecutive elements
+    extern __shared__ float4 gi_stage_area[];
+    const long long gi_stage_first = (long long)blockIdx.x * blockDim.x;  // the block's first item
+    float* gi_stage_jacobianMatrices = reinterpret_cast<float*>(gi_stage_area);  // 9 a thread
     tid = blockIdx.x * blockDim.x + threadIdx.x;
     voxelNumber = imageDimX * imageDimY * imageDimZ;
     if (tid < voxelNumber) {
@@ -71,10 +75,16 @@ extern "C" __global__ void deformation_jacobian(const float4* deformationField, 
         jacobian[5] = (after.y - before.y) / span;
         jacobian[8] = (after.z - before.z) / span;
         determinant = jacobian[0] * (jacobian[4] * jacobian[8] - jacobian[5] * jacobian[7]) - jacobian[1] * (jacobian[3] * jacobian[8] - jacobian[5] * jacobian[6]) + jacobian[2] * (jacobian[3] * jacobian[7] - jacobian[4] * jacobian[6]);
-        #pragma unroll 8
         for (int i = 0; i < 9; i++) {
-            jacobianMatrices[9 * tid + i] = jacobian[i];
+            gi_stage_jacobianMatrices[(9 * tid + i) - 9 * gi_stage_first] = jacobian[i];
         }
         jacobianDeterminants[tid] = determinant;
+    }
+    __syncthreads();  // gi stage: every record of the block is in shared memory
+    {
+        long long gi_items = (long long)(voxelNumber) - gi_stage_first;  // the block's items below the guard's bound
+        if (gi_items > (long long)blockDim.x) gi_items = blockDim.x;
+        for (int gi_j = threadIdx.x; gi_j < 9 * (int)gi_items; gi_j += blockDim.x)
+            jacobianMatrices[9 * gi_stage_first + gi_j] = gi_stage_jacobianMatrices[gi_j];
     }
 }

@@ -1,2 +1,2 @@
 @seed=924ce677296c2043bba774fc35177df06fb3d56004a0ad54e9d7c726313cca02
-unroll:<for_kernel.cu_74>=8
+stage:jacobianMatrices launch_bounds:512,1

@@ -17,6 +17,8 @@ extern "C" __global__ void cg_direction_update(float4* gradient, float4* conjuga
     if (tid < controlPointNumber) {
         gradientValue = gradient[tid];
         gValue.x = -gradientValue.x;
+        hValue = conjugateH[tid];
+        gradient[tid] = hValue;
         gValue.y = -gradientValue.y;
         gValue.z = -gradientValue.z;
         gValue.w = 0.0f;
@@ -26,7 +28,7 @@ extern "C" __global__ void cg_direction_update(float4* gradient, float4* conjuga
         hValue.y = gValue.y + gamma * hValue.y;
         hValue.z = gValue.z + gamma * hValue.z;
         hValue.w = 0.0f;
-        conjugateG[tid] = gValue;
+        gradientValue = gradient[tid];
         conjugateH[tid] = hValue;
         gradient[tid] = hValue;
     }

@@ -9,60 +9,61 @@
 // launch; the order of the additions is not fixed, so the last bits of the
 // sums vary from run to run.
 
-#define DOT_ITEMS 4  // switch: control points per thread of the block-reduction path(s) (their grid is ceil_div(N, B * DOT_ITEMS)); 1 for the plain kernel
 extern "C" __global__ void cg_dot_products(const float4* gradient, const float4* conjugateG, int controlPointNumber, float* sums) {
+    float gi_sum_77 = 0;
+    float gi_sum_78 = 0;
     int tid;
     float4 gradientValue;
     float4 gValue;
     float gg;
     float dgg;
-    // Each thread sums the terms of the control points it reads grid-stride
-    // (about DOT_ITEMS of them; the loop is correct for any grid), both sums
-    // at once. Shuffles reduce each warp's two sums, the warps' sums meet in
-    // shared memory, the first warp reduces them and one thread adds the
-    // block's two sums to sums[0] and sums[1]: two atomicAdds per block
-    // instead of two per control point.
-    __shared__ float warpSums[64];
-    float ggSum;
-    float dggSum;
-    int lane;
-    int warp;
-    tid = blockIdx.x * blockDim.x + threadIdx.x;
-    lane = threadIdx.x & 31;
-    warp = threadIdx.x >> 5;
-    ggSum = 0.0f;
-    dggSum = 0.0f;
-    for (int i = tid; i < controlPointNumber; i += gridDim.x * blockDim.x) {
-        gradientValue = gradient[i];
-        gValue = conjugateG[i];
-        gg = gValue.x * gValue.x + gValue.y * gValue.y + gValue.z * gValue.z;
-        dgg = (gradientValue.x + gValue.x) * gradientValue.x + (gradientValue.y + gValue.y) * gradientValue.y + (gradientValue.z + gValue.z) * gradientValue.z;
-        ggSum += gg;
-        dggSum += dgg;
-    }
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        ggSum += __shfl_down_sync(0xffffffffu, ggSum, offset);
-        dggSum += __shfl_down_sync(0xffffffffu, dggSum, offset);
-    }
-    if (lane == 0) {
-        warpSums[warp] = ggSum;
-        warpSums[32 + warp] = dggSum;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        ggSum = 0.0f;
-        dggSum = 0.0f;
-        for (int w = lane; w < (int)(blockDim.x >> 5); w += 32) {
-            ggSum += warpSums[w];
-            dggSum += warpSums[32 + w];
+    for (int gi_item = 0; gi_item < 2; gi_item++) {
+        tid = blockIdx.x * blockDim.x + threadIdx.x + gi_item * gridDim.x * blockDim.x;
+        if (tid < controlPointNumber) {
+            gradientValue = gradient[tid];
+            gValue = conjugateG[tid];
+            gg = gValue.x * gValue.x + gValue.y * gValue.y + gValue.z * gValue.z;
+            dgg = (gradientValue.x + gValue.x) * gradientValue.x + (gradientValue.y + gValue.y) * gradientValue.y + (gradientValue.z + gValue.z) * gradientValue.z;
+            gi_sum_77 += (float)(gg);
+            gi_sum_78 += (float)(dgg);
         }
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            ggSum += __shfl_down_sync(0xffffffffu, ggSum, offset);
-            dggSum += __shfl_down_sync(0xffffffffu, dggSum, offset);
+    }
+    {  // gi aggregate: each thread's values combined in its warp (and block) before the atomics
+        const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;
+        const unsigned gi_lane = gi_tid & 31u;
+        const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;
+        const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;
+        // gi aggregate: one atomicAdd per block for all its threads' values
+        __shared__ float gi_sum_77_warps[32];
+        for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {
+            const float gi_other = __shfl_down_sync(gi_mask, gi_sum_77, gi_step);
+            if (gi_lane + gi_step < gi_width) { gi_sum_77 += gi_other; }
         }
-        if (lane == 0) {
-            atomicAdd(&sums[0], ggSum);
-            atomicAdd(&sums[1], dggSum);
+        if (gi_lane == 0u) gi_sum_77_warps[gi_tid >> 5] = gi_sum_77;
+        // gi aggregate: one atomicAdd per block for all its threads' values
+        __shared__ float gi_sum_78_warps[32];
+        for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {
+            const float gi_other = __shfl_down_sync(gi_mask, gi_sum_78, gi_step);
+            if (gi_lane + gi_step < gi_width) { gi_sum_78 += gi_other; }
+        }
+        if (gi_lane == 0u) gi_sum_78_warps[gi_tid >> 5] = gi_sum_78;
+        __syncthreads();  // gi aggregate: the warps' results of the block sites
+        if (gi_tid < 32u) {
+            float gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_77_warps[gi_tid] : 0;
+            for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {
+                const float gi_other = __shfl_down_sync(gi_mask, gi_sum, gi_step);
+                if (gi_lane + gi_step < gi_width) { gi_sum += gi_other; }
+            }
+            if (gi_tid == 0u && gi_sum != 0) atomicAdd(&sums[0], gi_sum);
+        }
+        if (gi_tid < 32u) {
+            float gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_78_warps[gi_tid] : 0;
+            for (unsigned gi_step = 16u; gi_step > 0u; gi_step >>= 1) {
+                const float gi_other = __shfl_down_sync(gi_mask, gi_sum, gi_step);
+                if (gi_lane + gi_step < gi_width) { gi_sum += gi_other; }
+            }
+            if (gi_tid == 0u && gi_sum != 0) atomicAdd(&sums[1], gi_sum);
         }
     }
 }

@@ -1,2 +1,2 @@
 @seed=eee283495e7f047e382b6875f1e3a21f25845e08beb624ddf34ebf6034cea7cb
-define:DOT_PATH=1 define:DOT_ITEMS=4
+aggregate:all=block coarsen:2,strided
