@@ -4,7 +4,10 @@
 // entry names the instance, and the CPU emulator runs it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <fstream>
 #include <filesystem>
 
 #include "fitness/emulation/cpu_emulator.hpp"
@@ -16,6 +19,7 @@
 #include "grammar/grammar.hpp"
 #include "grammar/template_instance.hpp"
 #include "tests/plan_helpers.hpp"
+#include "test_support.hpp"
 
 namespace gi {
 namespace {
@@ -182,6 +186,35 @@ TEST(TemplateInstance, WrittenOutTheFamiliesSeeItsTypesAndNumbers) {
   EXPECT_GT(stage_sites(out), 0u);
   EXPECT_THROW(grammar::written_out_instance(kBox, "k.cu", *grammar::parse_template_instance("nothing<float>")),
                std::runtime_error);
+}
+
+// The command as a user runs it: kernel.cu is the template, or with
+// --instantiate the instance written out; the spec's entry names each.
+TEST(TemplateInstance, GiInitWritesTheTemplateOrWithInstantiateTheInstance) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gi-template-init-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "box.cu") << kBox;
+  const auto init = [&](const std::string& out, const std::string& more) {
+    return test::run_gi("init \"" + (dir / "box.cu").string() + "\" --out \"" + (dir / out).string() +
+                        "\" --size n=5000 --entry 'box<double, 3>'" + more);
+  };
+  const auto as_template = init("t", "");
+  ASSERT_EQ(as_template.exit_code, 0) << as_template.output;
+  EXPECT_EQ(read_text_file(dir / "t/kernel.cu"), kBox);
+  EXPECT_EQ(json::parse(read_text_file(dir / "t/spec.json"))["entry"], "box<double, 3>");
+  const auto written_out = init("i", " --instantiate");
+  ASSERT_EQ(written_out.exit_code, 0) << written_out.output;
+  EXPECT_NE(written_out.output.find("written out as the kernel 'box'"), std::string::npos) << written_out.output;
+  const std::string kernel = read_text_file(dir / "i/kernel.cu");
+  EXPECT_NE(kernel.find("void box(double* out, const double* in, int n)"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("in[3 * i + k]"), std::string::npos) << kernel;
+  EXPECT_EQ(json::parse(read_text_file(dir / "i/spec.json"))["entry"], "box");
+  std::ofstream(dir / "plain.cu") << "__global__ void k(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = 0; }\n";
+  const auto plain = test::run_gi("init \"" + (dir / "plain.cu").string() + "\" --out \"" + (dir / "p").string() +
+                                  "\" --size n=5000 --instantiate");
+  EXPECT_NE(plain.exit_code, 0);
+  EXPECT_NE(plain.output.find("--instantiate: 'k' is no template kernel"), std::string::npos) << plain.output;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TemplateInstance, TheEmulatorRunsAnInstance) {
