@@ -6,12 +6,15 @@
 # counts: gi init may add a small check of one-signed inputs and measure again).
 # Needs the binaries of scripts/pack_carry.sh in .carry/. Summary in
 # $OUT/init_check.txt, each kernel's whole output in $OUT/init-<kernel>.log.
+# ONLY='name ...' checks only those kernels.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/device_prelude.sh
 check() {  # kernel file, name, sizes (NAME=VALUE) and other gi init options (--pre-include=FILE)...
   local file=$1 name=$2
   shift 2
+  # ONLY='a b' keeps only the kernels of those names.
+  if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $name "* ]]; then return 0; fi
   local args=()
   for s in "$@"; do case $s in --*) args+=("$s") ;; *) args+=(--size "$s") ;; esac; done
   timeout 60 "$GI" init "$file" --out "runs/init-check/user/$name" --force "${args[@]}" --check > "$OUT/init-$name.log" 2>&1
