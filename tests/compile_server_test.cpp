@@ -3,6 +3,9 @@
 // log, and survive a server that dies. CPU only.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <fstream>
 #include <set>
@@ -50,6 +53,42 @@ TEST(CompileServer, GivesTheInProcessCubinAndLog) {
     EXPECT_EQ(a.registers, b.registers);
     EXPECT_NE(b.log.find("Used "), std::string::npos) << b.log;
   }
+}
+
+// The servers keep NVRTC's automatic precompiled headers for sources that
+// include headers (fitness/compile/automatic_pch.hpp): the cubins are the
+// ones NVRTC in this process gives without them, and a source that includes
+// nothing makes no PCH. (How much faster: bench/, not asserted here.)
+TEST(CompileServer, AutomaticPrecompiledHeadersChangeNoCubin) {
+  const auto pch_files = [] {
+    std::size_t n = 0;
+    const std::string mine = "gi-compile-" + std::to_string(::getpid()) + "-";
+    for (const auto& pool : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+      if (pool.path().filename().string().rfind(mine, 0) == 0)
+        for (const auto& f : std::filesystem::recursive_directory_iterator(pool.path()))
+          n += f.path().extension() == ".pch";
+    return n;
+  };
+  Compiler here(std::nullopt), served(std::nullopt);
+  served.set_compile_servers(gi_binary(), 1);
+  ASSERT_TRUE(served.compile(request(seed_source())).ok);
+  EXPECT_EQ(pch_files(), 0u);  // nothing included, nothing precompiled
+  for (const char* factor : {"2.0f", "3.0f", "4.0f"}) {
+    const std::string source = std::string(
+        "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+        "extern \"C\" __global__ void k(const float* x, float* y, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float v = i < n ? x[i] * ") + factor + " : 0.0f;\n"
+        "  v = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), v, cooperative_groups::plus<float>());\n"
+        "  if (threadIdx.x % 32 == 0) atomicAdd(y, v);\n}\n";
+    const CompileResult a = here.compile(request(source));
+    const CompileResult b = served.compile(request(source));
+    ASSERT_TRUE(a.ok) << a.error << a.log;
+    ASSERT_TRUE(b.ok) << b.error << b.log;
+    EXPECT_EQ(a.cubin, b.cubin) << factor;
+    EXPECT_EQ(b.log.find("precompiled header"), std::string::npos) << b.log;  // --pch-messages=false
+  }
+  EXPECT_GE(pch_files(), 1u);  // the headers' parse was kept for the next compiles
 }
 
 TEST(CompileServer, CompileErrorsComeBackWithTheirLog) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "fitness/process/json_line_server.hpp"
@@ -67,8 +68,15 @@ CompileServerPool::CompileServerPool(std::filesystem::path executable, int serve
              ("gi-compile-" + std::to_string(::getpid()) + "-" + std::to_string(pools++));
   std::error_code ignored;  // a folder that cannot be made shows up as a server's write error
   std::filesystem::create_directories(scratch_, ignored);
+  // GI_AUTOMATIC_PCH=0 turns NVRTC's automatic precompiled headers off (for
+  // the comparison in bench/throughput/pch_compare.sh).
+  const char* pch_setting = std::getenv("GI_AUTOMATIC_PCH");
+  const bool pch = pch_setting == nullptr || std::string(pch_setting) != "0";
   for (int i = 0; i < std::max(1, servers); ++i) {
-    servers_.push_back(std::make_unique<WorkerProcess>(executable.string(), std::vector<std::string>{"nvrtc-serve"}));
+    // Each server's precompiled headers in a folder of its own, removed with the scratch folder.
+    std::vector<std::string> args = {"nvrtc-serve"};
+    if (pch) args.insert(args.end(), {"--pch-dir", (scratch_ / ("pch-" + std::to_string(i))).string()});
+    servers_.push_back(std::make_unique<WorkerProcess>(executable.string(), args));
     idle_.push_back(static_cast<std::size_t>(i));
   }
 }

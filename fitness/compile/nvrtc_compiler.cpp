@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "fitness/compile/automatic_pch.hpp"
 #include "fitness/compile/compile_server.hpp"
 #include "fitness/compile/cuda_toolkit.hpp"
 #include "fitness/compile/first_occurrence.hpp"
@@ -192,6 +193,9 @@ NvrtcOutput nvrtc_compile_once(const CompileRequest& request, const std::string&
   for (const auto& option : options) argv.push_back(option.c_str());
   // After the request's own, so a user's include folders come first.
   for (const std::string& option : toolkit_include_options()) argv.push_back(option.c_str());
+  // On in compile servers only (fitness/compile/automatic_pch.hpp); no binary changes with it.
+  const std::vector<std::string> pch = automatic_pch_options(request.source, options);
+  for (const std::string& option : pch) argv.push_back(option.c_str());
   ProgramGuard guard;
   std::vector<const char*> header_texts, header_names;
   for (const auto& [name, text] : request.headers) {
