@@ -89,6 +89,21 @@ TEST(CompileServer, AutomaticPrecompiledHeadersChangeNoCubin) {
     EXPECT_EQ(b.log.find("precompiled header"), std::string::npos) << b.log;  // --pch-messages=false
   }
   EXPECT_GE(pch_files(), 1u);  // the headers' parse was kept for the next compiles
+  // A PCH folder removed under a running server (a temp cleaner) is made again.
+  const std::string mine = "gi-compile-" + std::to_string(::getpid()) + "-";
+  for (const auto& pool : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (pool.path().filename().string().rfind(mine, 0) == 0)
+      for (const auto& f : std::filesystem::directory_iterator(pool.path()))
+        if (f.path().filename().string().rfind("pch-", 0) == 0) std::filesystem::remove_all(f.path());
+  EXPECT_EQ(pch_files(), 0u);
+  const std::string again = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                            "extern \"C\" __global__ void k(float* y) {\n"
+                            "  y[0] = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), y[threadIdx.x], "
+                            "cooperative_groups::plus<float>());\n}\n";
+  const CompileResult a = here.compile(request(again));
+  const CompileResult b = served.compile(request(again));
+  ASSERT_TRUE(b.ok) << b.error << b.log;
+  EXPECT_EQ(a.cubin, b.cubin);
 }
 
 TEST(CompileServer, CompileErrorsComeBackWithTheirLog) {

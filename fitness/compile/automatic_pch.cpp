@@ -34,6 +34,10 @@ std::vector<std::string> automatic_pch_options(const std::string& source, const 
                           return o.rfind("--pre-include", 0) == 0 || o.rfind("-include", 0) == 0;
                         });
   if (!includes) return {};
+  // NVRTC fails the compile for a PCH folder that is not there: one removed
+  // under a running server (a temp cleaner) is made again, else no PCH.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(pch_dir(), ec) && !std::filesystem::create_directories(pch_dir(), ec)) return {};
   return {"--pch", "--pch-messages=false", "--pch-dir=" + pch_dir().string()};
 }
 
