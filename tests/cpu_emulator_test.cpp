@@ -192,6 +192,40 @@ extern "C" __global__ void warp_ops(int* out) {
   }
 }
 
+// Cooperative groups' reduce as gi's donors write it: over the coalesced
+// threads, here the odd lanes of each warp, which the branch leaves.
+constexpr const char* kCoalescedReduce = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+extern "C" __global__ void odd_lane_sums(const int* in, int* sums, int* maxima) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x % 2 == 1) {
+        int s = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), in[i], cooperative_groups::plus<int>());
+        int m = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), in[i], cooperative_groups::greater<int>());
+        if (threadIdx.x % 32 == 1) { sums[i / 32] = s; maxima[i / 32] = m; }
+    }
+}
+)";
+
+TEST_F(EmulatedKernels, CooperativeGroupsReduceOverTheCoalescedThreads) {
+  const EmulatedKernel k = load(kCoalescedReduce, "odd_lane_sums");
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i) in[static_cast<std::size_t>(i)] = (i * 7) % 23;
+  LaunchPlan p;
+  p.entry = "odd_lane_sums";
+  p.buffers = {in_ints("in", in), out_buffer("sums", 2, ElementType::I32), out_buffer("maxima", 2, ElementType::I32)};
+  p.params = {{true, 0}, {true, 1}, {true, 2}};
+  p.grid = {1, 1, 1};
+  p.block = {64, 1, 1};
+  std::vector<double> sums(2, 0), maxima(2, -1);
+  for (int i = 1; i < 64; i += 2) {
+    sums[static_cast<std::size_t>(i / 32)] += in[static_cast<std::size_t>(i)];
+    maxima[static_cast<std::size_t>(i / 32)] = std::max(maxima[static_cast<std::size_t>(i / 32)], double(in[static_cast<std::size_t>(i)]));
+  }
+  const CheckReport r = emulator().run_checked(k, p, {expect("sums", sums), expect("maxima", maxima)}, Tolerance{0, 0});
+  EXPECT_TRUE(r.ok()) << r.message;
+}
+
 TEST_F(EmulatedKernels, ActiveMaskIsTheLanesThatReachTheSameCall) {
   // Divergent branches: each side's lanes see their own side (the GPU's
   // converged lanes at that instruction); lanes of a partial last warp only

@@ -25,9 +25,10 @@
 //     or a mismatch (lanes of one mask in different collectives) ends the
 //     launch with a message naming the block and what each thread waits in.
 //   - texture objects over linear memory (tex1Dfetch), as plain loads;
+//   - cooperative groups' reduce over coalesced threads (gi's donors);
 // Not modelled: timing, memory ordering between blocks (blocks run in
-// order), textures over arrays, surface objects,
-// cooperative groups, half precision, inline PTX other than reads of
+// order), textures over arrays, surface objects, the rest of cooperative
+// groups, half precision, inline PTX other than reads of
 // %laneid, %globaltimer and %dynamic_smem_size.
 #pragma once
 
@@ -1121,5 +1122,56 @@ constexpr Signature<P...> signature_of(void (*)(P...)) {
   extern "C" __attribute__((visibility("default"))) size_t gi_emulator_param_size(size_t i) {               \
     return decltype(gi_emu::signature_of(&__VA_ARGS__))::sizes[i];                                            \
   }
+
+// ---------------------------------------------------------------- cooperative groups
+// The part of the toolkit's cooperative groups gi's donors write
+// (aggregate's _cg levels, grammar/edits/aggregate.cpp): reduce over the
+// coalesced threads of a warp, with the operators of cooperative_groups/
+// reduce.h. The kernel's `#include <cooperative_groups.h>` lines are blanked
+// (emulation_source.cpp). Every lane of the group folds the group's values
+// in lane order, so a float sum may differ from the GPU's tree in its last
+// bits, as any reordered sum does; the tolerance judges it.
+namespace cooperative_groups {
+struct coalesced_group {
+  unsigned mask;
+};
+inline coalesced_group coalesced_threads(unsigned gi_line = __builtin_LINE()) { return {__activemask(gi_line)}; }
+template <class T>
+struct plus {
+  T operator()(T a, T b) const { return a + b; }
+};
+template <class T>
+struct less {
+  T operator()(T a, T b) const { return b < a ? b : a; }
+};
+template <class T>
+struct greater {
+  T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <class T>
+struct bit_and {
+  T operator()(T a, T b) const { return a & b; }
+};
+template <class T>
+struct bit_or {
+  T operator()(T a, T b) const { return a | b; }
+};
+template <class T>
+struct bit_xor {
+  T operator()(T a, T b) const { return a ^ b; }
+};
+template <class T, class Op>
+inline T reduce(const coalesced_group& g, T v, Op op, unsigned gi_line = __builtin_LINE()) {
+  T out = v;
+  bool first = true;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(g.mask >> lane & 1u)) continue;
+    const T x = __shfl_sync(g.mask, v, lane, 32, gi_line);
+    out = first ? x : op(out, x);
+    first = false;
+  }
+  return out;
+}
+}  // namespace cooperative_groups
 
 // The kernel source follows (with `#line 1` so lines are kernel.cu's).

@@ -60,6 +60,9 @@ std::string rewrite_for_cpu(std::string_view source) {
   static const std::regex dynamic_smem_size(
       R"re(\basm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u32\s+%0\s*,\s*%%dynamic_smem_size\s*;?"\s*:\s*"=r"\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\)\s*;)re");
   text = replace_all(text, dynamic_smem_size, [](const std::smatch& m) { return m.str(1) + " = gi_emu_dynamic_smem_size();"; });
+  // The prelude has the cooperative groups gi's donors use (cuda_on_cpu.hpp); the line stays, blank.
+  static const std::regex cooperative_groups(R"re(#\s*include\s*<cooperative_groups(/reduce)?\.h>)re");
+  text = std::regex_replace(text, cooperative_groups, "// (cooperative groups: the emulator's own)");
   static const std::regex other_asm(R"(\b(asm|__asm__)\s*(volatile\s*|__volatile__\s*)?\()");
   std::smatch m;
   if (std::regex_search(text, m, other_asm))
