@@ -53,10 +53,11 @@ std::size_t closing_angle(const ParsedKernel& k, const std::vector<std::size_t>&
   return code.size();
 }
 
-// The arguments between code[open] `<` and code[close] `>`, split at top-level commas.
-std::vector<std::string> arguments(const ParsedKernel& k, const std::vector<std::size_t>& code, std::size_t open,
-                                   std::size_t close) {
-  std::vector<std::string> out;
+// What stands between code[open] `<` and code[close] `>`, split at its
+// top-level commas: each part as [first, end) indices into `code`.
+std::vector<std::pair<std::size_t, std::size_t>> angle_parts(const ParsedKernel& k, const std::vector<std::size_t>& code,
+                                                             std::size_t open, std::size_t close) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
   int depth = 0;
   std::size_t from = open + 1;
   for (std::size_t i = open + 1; i <= close; ++i) {
@@ -64,7 +65,7 @@ std::vector<std::string> arguments(const ParsedKernel& k, const std::vector<std:
     if (t.is("<") || t.is("(")) ++depth;
     else if ((t.is(">") || t.is(")")) && i < close) --depth;
     if (i == close || (depth == 0 && t.is(","))) {
-      out.push_back(text_of(k, code, from, i));
+      out.emplace_back(from, i);
       from = i + 1;
     }
   }
@@ -119,31 +120,25 @@ std::vector<TemplateParameter> template_parameters(const ParsedKernel& k, const 
   const std::size_t close = closing_angle(k, code, 1);
   if (close >= code.size()) return {};
   std::vector<TemplateParameter> out;
-  int depth = 0;
-  std::size_t from = 2;
-  for (std::size_t i = 2; i <= close; ++i) {
-    const Token& t = k.tokens[code[i]];
-    if (t.is("<") || t.is("(")) ++depth;
-    else if ((t.is(">") || t.is(")")) && i < close) --depth;
-    if (i != close && !(depth == 0 && t.is(","))) continue;
+  for (const auto& [from, end] : angle_parts(k, code, 1, close)) {
     std::size_t eq = from;
-    while (eq < i && !k.tokens[code[eq]].is("=")) ++eq;
+    while (eq < end && !k.tokens[code[eq]].is("=")) ++eq;
     TemplateParameter p;
     p.type = from < eq && (k.tokens[code[from]].is("typename") || k.tokens[code[from]].is("class"));
     for (std::size_t j = from; j < eq; ++j)
       if (k.tokens[code[j]].kind == TokenKind::Identifier && !k.tokens[code[j]].is("typename") &&
           !k.tokens[code[j]].is("class"))
         p.name = k.tokens[code[j]].text;  // the last word before `=`: the parameter's name
-    if (eq < i) p.default_value = text_of(k, code, eq + 1, i);
+    if (eq < end) p.default_value = text_of(k, code, eq + 1, end);
     if (!p.name.empty()) out.push_back(p);
-    from = i + 1;
   }
   return out;
 }
 
 std::vector<ExplicitInstance> explicit_instances(const ParsedKernel& k, const std::string& name) {
   std::vector<ExplicitInstance> out;
-  for (const Element& e : k.elements) {
+  for (std::size_t element = 0; element < k.elements.size(); ++element) {
+    const Element& e = k.elements[element];
     if (e.kind != ElementKind::TopLevel || e.function != -1) continue;
     const std::vector<std::size_t> code = code_tokens(k, e.tokens.first, e.tokens.last);
     std::size_t i = 0;
@@ -155,8 +150,9 @@ std::vector<ExplicitInstance> explicit_instances(const ParsedKernel& k, const st
       if (close >= code.size()) break;
       ExplicitInstance x;
       x.instance.name = name;
-      x.instance.args = arguments(k, code, j + 1, close);
+      for (const auto& [from, end] : angle_parts(k, code, j + 1, close)) x.instance.args.push_back(text_of(k, code, from, end));
       x.line = k.tokens[code[j]].line;
+      x.element = element;
       out.push_back(std::move(x));
       break;
     }
@@ -216,26 +212,15 @@ std::string written_out_instance(std::string_view source, const std::string& fil
     if (f.is_kernel && f.name == instance.name && !template_parameters(k, f).empty()) kernel = &f;
   if (kernel == nullptr)
     throw std::runtime_error(file_name + ": no template kernel '" + instance.name + "' to write out");
-  std::string out = instantiated_source(source, k, *kernel, instance);
-  // The explicit instantiations: their text is before or after the kernel,
-  // which instantiated_source leaves as it was, so their offsets hold.
-  for (const Element& e : k.elements) {
-    if (e.kind != ElementKind::TopLevel || e.function != -1) continue;
-    const std::vector<std::size_t> code = code_tokens(k, e.tokens.first, e.tokens.last);
-    bool names_it = false;
-    for (std::size_t i = 0; i + 1 < code.size(); ++i)
-      names_it = names_it || (k.tokens[code[i]].is(instance.name) && k.tokens[code[i + 1]].is("<"));
-    if (code.size() < 2 || !names_it || !k.tokens[code[0]].is("template") || k.tokens[code[1]].is("<")) continue;
-    // Before the kernel the text is where it was; after it, moved by what the kernel grew.
-    const bool after = k.tokens[e.tokens.first].offset > k.tokens[kernel->name_token].offset;
-    const std::ptrdiff_t shift = after ? static_cast<std::ptrdiff_t>(out.size()) - static_cast<std::ptrdiff_t>(source.size()) : 0;
-    const Token& last = k.tokens[e.tokens.last];
-    const auto from = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(k.tokens[e.tokens.first].offset) + shift);
-    const auto to = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(last.offset + last.text.size()) + shift);
-    for (std::size_t c = from; c < to && c < out.size(); ++c)
-      if (out[c] != '\n') out[c] = ' ';
+  // The explicit instantiations name a template no longer there: blanked
+  // first, at the same length, so the tokens' offsets hold for the rest.
+  std::string blanked(source);
+  for (const ExplicitInstance& x : explicit_instances(k, instance.name)) {
+    const TokenRange r = k.elements[x.element].tokens;
+    for (std::size_t c = k.tokens[r.first].offset; c < k.tokens[r.last].offset + k.tokens[r.last].text.size(); ++c)
+      if (blanked[c] != '\n') blanked[c] = ' ';
   }
-  return out;
+  return instantiated_source(blanked, k, *kernel, instance);
 }
 
 }  // namespace gi::grammar

@@ -50,6 +50,7 @@ std::vector<TemplateParameter> template_parameters(const ParsedKernel& k, const 
 struct ExplicitInstance {
   TemplateInstance instance;
   int line = 0;
+  std::size_t element = 0;  // its TopLevel element in ParsedKernel::elements
 };
 std::vector<ExplicitInstance> explicit_instances(const ParsedKernel& k, const std::string& name);
 

@@ -59,14 +59,22 @@ TEST(CompileServer, GivesTheInProcessCubinAndLog) {
 // include headers (fitness/compile/automatic_pch.hpp): the cubins are the
 // ones NVRTC in this process gives without them, and a source that includes
 // nothing makes no PCH. (How much faster: bench/, not asserted here.)
+// The servers' PCH folders of this process's pools (their scratch folders).
+std::vector<std::filesystem::path> pch_folders() {
+  std::vector<std::filesystem::path> out;
+  const std::string mine = "gi-compile-" + std::to_string(::getpid()) + "-";
+  for (const auto& pool : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (pool.path().filename().string().rfind(mine, 0) == 0)
+      for (const auto& f : std::filesystem::directory_iterator(pool.path()))
+        if (f.path().filename().string().rfind("pch-", 0) == 0) out.push_back(f.path());
+  return out;
+}
+
 TEST(CompileServer, AutomaticPrecompiledHeadersChangeNoCubin) {
   const auto pch_files = [] {
     std::size_t n = 0;
-    const std::string mine = "gi-compile-" + std::to_string(::getpid()) + "-";
-    for (const auto& pool : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-      if (pool.path().filename().string().rfind(mine, 0) == 0)
-        for (const auto& f : std::filesystem::recursive_directory_iterator(pool.path()))
-          n += f.path().extension() == ".pch";
+    for (const auto& folder : pch_folders())
+      for (const auto& f : std::filesystem::recursive_directory_iterator(folder)) n += f.path().extension() == ".pch";
     return n;
   };
   Compiler here(std::nullopt), served(std::nullopt);
@@ -90,11 +98,7 @@ TEST(CompileServer, AutomaticPrecompiledHeadersChangeNoCubin) {
   }
   EXPECT_GE(pch_files(), 1u);  // the headers' parse was kept for the next compiles
   // A PCH folder removed under a running server (a temp cleaner) is made again.
-  const std::string mine = "gi-compile-" + std::to_string(::getpid()) + "-";
-  for (const auto& pool : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-    if (pool.path().filename().string().rfind(mine, 0) == 0)
-      for (const auto& f : std::filesystem::directory_iterator(pool.path()))
-        if (f.path().filename().string().rfind("pch-", 0) == 0) std::filesystem::remove_all(f.path());
+  for (const auto& folder : pch_folders()) std::filesystem::remove_all(folder);
   EXPECT_EQ(pch_files(), 0u);
   const std::string again = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
                             "extern \"C\" __global__ void k(float* y) {\n"

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "fitness/emulation/emulation_source.hpp"
 #include "fitness/emulation/host_buffers.hpp"
 #include "fitness/check/output_check.hpp"
 #include "fitness/check/output_digest.hpp"
+#include "grammar/template_instance.hpp"
 
 namespace gi::fitness {
 
@@ -18,23 +21,24 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// A kernel's name, or a template's instance (`scale<float, 2>`): the entry
-// goes into the emulator's C++ source, so nothing but names, numbers and the
-// punctuation of template arguments may be in it, with balanced brackets.
+// A kernel's name, or a template's instance (`scale<float, 2>`, as
+// grammar/template_instance.hpp reads it): the entry goes into the
+// emulator's C++ source, so nothing but names, numbers and the punctuation of
+// template arguments may be in it.
 bool is_kernel_name(const std::string& s) {
-  const std::size_t open = s.find('<');
-  if (open == std::string::npos) return is_identifier(s);
-  if (!is_identifier(s.substr(0, open)) || s.back() != '>') return false;
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '<' || c == '(') ++depth;
-    else if (c == '>' || c == ')') --depth;
-    else if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ ,:*&.+-").find(c) == std::string_view::npos)
-      return false;
-    if (depth < 0 || (depth == 0 && i + 1 < s.size())) return false;
+  std::optional<grammar::TemplateInstance> instance;
+  try {
+    instance = grammar::parse_template_instance(s);
+  } catch (const std::runtime_error&) {
+    return false;  // brackets that do not close, text after them
   }
-  return depth == 0;
+  if (!instance) return is_identifier(s);
+  return is_identifier(instance->name) &&
+         std::all_of(instance->args.begin(), instance->args.end(), [](const std::string& arg) {
+           return std::all_of(arg.begin(), arg.end(), [](char c) {
+             return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_ ,:*&.+-<>()").find(c) != std::string_view::npos;
+           });
+         });
 }
 
 emulation::LaunchLimits limits_of(const EmulatorOptions& o) {

@@ -133,7 +133,7 @@ void add_init(CLI::App& app) {
         read_included_headers(source, kernel.string(), a->include_dirs, a->pre_includes);
     SpecScaffold s = scaffold_spec(source, kernel.string(), entry, first_family, sizes, headers);
     // A template's instance (`scale<float>`) is cut, and named as a folder, by its template's name.
-    const std::string kernel_name = s.entry.substr(0, s.entry.find('<'));
+    const std::string kernel_name = grammar::entry_function_name(s.entry);
     std::string seed_source = source;  // kernel.cu
     if (a->instantiate) {
       const auto instance = grammar::parse_template_instance(s.entry);

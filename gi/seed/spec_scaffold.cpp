@@ -305,9 +305,10 @@ KernelChoice choose_kernel(const grammar::ParsedKernel& k, const std::string& fi
   return c;
 }
 
-SpecScaffold scaffold_kernel(std::string_view source, const std::string& file_name,
-                             const std::optional<std::string>& entry, const std::string& family,
-                             const InitSizes& given, const analysis::IncludedHeaders& headers);
+// The draft for `choice`'s kernel of `g`, the grammar of `source`.
+SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g, const KernelChoice& choice,
+                             const std::string& family, const InitSizes& given,
+                             const analysis::IncludedHeaders& headers);
 
 }  // namespace
 
@@ -323,12 +324,13 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
   if (entry) instance = grammar::parse_template_instance(*entry);
   const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
   const std::optional<std::string> name = instance ? std::optional<std::string>(instance->name) : entry;
-  const grammar::Function& kernel = *choose_kernel(g.parsed(), file_name, name).kernel;
+  const KernelChoice choice = choose_kernel(g.parsed(), file_name, name);
+  const grammar::Function& kernel = *choice.kernel;
   const std::vector<grammar::TemplateParameter> params = grammar::template_parameters(g.parsed(), kernel);
   if (params.empty()) {
     if (instance)
       throw std::runtime_error(file_name + ": '" + kernel.name + "' is no template: give --entry " + kernel.name);
-    return scaffold_kernel(source, file_name, entry, family, given, headers);
+    return scaffold_kernel(source, g, choice, family, given, headers);
   }
   std::string evidence = "--entry";
   if (!instance) {
@@ -349,8 +351,10 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
     instance = made.front().instance;
     evidence = "the file's explicit instantiation, line " + std::to_string(made.front().line);
   }
-  SpecScaffold s = scaffold_kernel(grammar::instantiated_source(source, g.parsed(), kernel, *instance), file_name,
-                                   kernel.name, family, given, headers);
+  const std::string written_out = grammar::instantiated_source(source, g.parsed(), kernel, *instance);
+  const grammar::Grammar instance_grammar = grammar::Grammar::from_source(written_out, file_name);
+  SpecScaffold s = scaffold_kernel(written_out, instance_grammar, choose_kernel(instance_grammar.parsed(), file_name, kernel.name),
+                                   family, given, headers);
   s.entry = instance->entry();
   s.spec["entry"] = s.entry;
   s.inferred.insert(s.inferred.begin(), "entry: " + s.entry + " (" + evidence +
@@ -361,11 +365,9 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
 
 namespace {
 
-SpecScaffold scaffold_kernel(std::string_view source, const std::string& file_name,
-                             const std::optional<std::string>& entry, const std::string& family,
-                             const InitSizes& given, const analysis::IncludedHeaders& headers) {
-  const grammar::Grammar g = grammar::Grammar::from_source(source, file_name);
-  const KernelChoice choice = choose_kernel(g.parsed(), file_name, entry);
+SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g, const KernelChoice& choice,
+                             const std::string& family, const InitSizes& given,
+                             const analysis::IncludedHeaders& headers) {
   const grammar::Function* kernel = choice.kernel;
   const std::string& names = choice.names;
   std::set<std::string> param_names;
