@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/block_index_use.hpp"
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/file_symbols.hpp"
@@ -96,7 +97,64 @@ ParameterUse Analyser::run() {
     block_symbols_ = false;
     out.dynamic_shared = std::move(d);
   }
+  out.static_shared = static_shared_arrays();
   return out;
+}
+
+// The kernel body's one-dimensional `__shared__ T name[E];` arrays with a
+// whole-number E, each with its accesses over the block size B.
+std::vector<StaticShared> Analyser::static_shared_arrays() {
+  std::vector<StaticShared> out;
+  for (std::size_t e : elements_) {
+    const grammar::Element& el = k_.elements[e];
+    if (el.kind != ElementKind::Declaration) continue;
+    bool shared = false;
+    for (std::size_t t = el.tokens.first; t <= el.tokens.last; t = next(t)) {
+      if (tok(t).is("__shared__")) shared = true;
+      if (!shared || tok(t).kind != TokenKind::Identifier || !tok(next(t)).is("[")) continue;
+      const std::size_t open = next(t), close = matching(open);
+      if (tok(next(close)).is("[") || close == next(open)) break;  // two dimensions, or `[]`
+      const auto extent = whole_value(next(open), prev(close));
+      if (!extent) break;
+      StaticShared s;
+      s.name = tok(t).text;
+      s.extent = *extent;
+      s.line = tok(t).line;
+      declarator_ = t;
+      block_symbols_ = true;
+      s.use = pointer_use(s.name);
+      block_symbols_ = false;
+      declarator_ = static_cast<std::size_t>(-1);
+      out.push_back(std::move(s));
+      break;
+    }
+  }
+  return out;
+}
+
+// A whole number the tokens spell: a literal, a whole-number macro, or a
+// `const`/`constexpr` integer the file defines by a literal (`constexpr int
+// kReduceThreads = 256;`).
+std::optional<long long> Analyser::whole_value(std::size_t first, std::size_t last) const {
+  if (const auto e = parse(first, last)) {
+    std::string why;
+    if (const auto r = eval(*e, {}, why); r && r->hi && r->lo == *r->hi && r->lo.is_constant())
+      return r->lo.constant_part();
+  }
+  if (first != last || tok(first).kind != TokenKind::Identifier) return std::nullopt;
+  const std::string& name = tok(first).text;
+  for (std::size_t t = 1; t + 3 < k_.tokens.size(); ++t) {
+    if (!tok(t).is(name) || !tok(t + 1).is("=") || tok(t + 2).kind != TokenKind::Number || !tok(t + 3).is(";")) continue;
+    bool constant = false;  // `const int`, `constexpr unsigned int`, `static const int`
+    for (std::size_t b = t; b-- > 0 && b + 4 > t;) constant = constant || tok(b).is("const") || tok(b).is("constexpr");
+    if (!constant) continue;
+    try {
+      return std::stoll(tok(t + 2).text);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 // The expression with each local that only names a built-in
@@ -295,7 +353,14 @@ ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar
   const FileSymbols symbols = file_symbols(k, headers, k.tokens[kernel.name_token].line);
   detail::Analyser a(k, kernel, symbols);
   for (const auto& [axis, name] : exact_names) a.exact_names_[axis] = name;
-  return a.run();
+  ParameterUse out = a.run();
+  WorkItem& w = out.work;
+  if (!w.bound[0] && !w.bound[1] && !w.bound[2] && w.written_block == 0 && w.fixed_block_line == 0) {
+    const OneBlock one = one_block_kernel(k, kernel, headers);
+    if (one.one_block) w.one_block_evidence = one.evidence;
+    else if (w.refusal.empty()) w.refusal = one.why_not;
+  }
+  return out;
 }
 
 }  // namespace gi::analysis

@@ -90,6 +90,9 @@ struct WorkItem {
   // block size at it; 0 where the index uses blockDim.x.
   long long written_block = 0;
   std::string written_block_evidence;
+  // No global index and no block index anywhere (analysis/block_index_use.hpp):
+  // every block would do the same work, so the grid is one block. Why, or "".
+  std::string one_block_evidence;
 };
 
 // The block size a spec fixes where a buffer has one element per block.
@@ -103,10 +106,21 @@ struct DynamicShared {
   PointerUse use;
 };
 
+// A `__shared__ T name[E];` in the kernel's body, E a whole number: its
+// accesses bounded as the dynamic array's are, over the block size B. A
+// block size whose use.count exceeds E would write past the array.
+struct StaticShared {
+  std::string name;
+  long long extent = 0;
+  int line = 0;
+  PointerUse use;
+};
+
 struct ParameterUse {
   std::vector<PointerUse> pointers;  // in parameter order
   WorkItem work;
   std::optional<DynamicShared> dynamic_shared;
+  std::vector<StaticShared> static_shared;
   // The file's array __constant__s the kernel body indexes, as pointers: the
   // count their indices need, which the declared length must hold.
   std::vector<PointerUse> constant_arrays;

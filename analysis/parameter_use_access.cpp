@@ -420,6 +420,7 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     // The alias's own declarator (`float* q = ...`), not a store `*q = v;`.
     if (!offsets.empty() && tok(p).is("*") && tok(n).is("=") && tok(prev(p)).kind == TokenKind::Identifier) continue;
     if (tok(n).is("[") && tok(next(n)).is("]")) continue;        // `extern __shared__ float s[];`
+    if (t == declarator_) continue;                               // `__shared__ float s[256];`
     // tex1Dfetch<T>(name, i): a texture object's element i, of type T.
     if (const auto fetch = texture_fetch_type(p); fetch && tok(n).is(",")) {
       u.read = true;

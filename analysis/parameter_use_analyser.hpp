@@ -115,6 +115,7 @@ class Analyser {
   std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
   const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
   mutable bool block_symbols_ = false;         // threadIdx.x and blockDim.x over the block size B (shared memory)
+  std::size_t declarator_ = static_cast<std::size_t>(-1);  // a static shared array's own name in its declaration
   std::optional<SymbolicSize> x_bound_;        // the guard's bound on the global index x, from the pre-pass
   mutable int per_block_line_ = 0;             // first index by blockIdx.x alone (one element per block)
   bool guarded_[3] = {false, false, false};    // a guard bounds the global index on this axis somewhere
@@ -190,6 +191,8 @@ class Analyser {
   static bool is_integer_constant(const grammar::ConstantVariable& c);
   std::string constant_refusal(const std::string& name) const;
   std::optional<std::pair<std::string, std::string>> dynamic_shared_array() const;
+  std::vector<StaticShared> static_shared_arrays();
+  std::optional<long long> whole_value(std::size_t first, std::size_t last) const;
 
   // analysis/parameter_use_ranges.cpp: the range evaluator.
   std::optional<Range> eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,

@@ -13,6 +13,7 @@
 #include "fitness/emulation/cpu_emulator.hpp"
 #include "fitness/emulation/emulated_module.hpp"
 #include "fitness/emulation/emulation_source.hpp"
+#include "grammar/entry_namespace.hpp"
 #include "tests/plan_helpers.hpp"
 
 namespace gi::fitness {
@@ -143,6 +144,23 @@ TEST_F(EmulatedKernels, SharedMemoryTreeReductionWithSyncthreads) {
   EXPECT_EQ(r.output_digest.size(), 16u);
   // Deterministic: the same digest again.
   EXPECT_EQ(emulator().run_checked(k, plan, {expect("out", sums)}, Tolerance{0, 0}).output_digest, r.output_digest);
+}
+
+// NiftyReg's kernels live in `namespace NiftyReg::Cuda { namespace { ... } }`:
+// the spec names the kernel as the source does, and the launcher, at file
+// scope after the source, calls it through the named namespaces.
+TEST_F(EmulatedKernels, AKernelInsideNamespacesRunsByItsPlainName) {
+  std::string source = kBlockSum;
+  source.replace(source.find("extern \"C\" "), 11, "");
+  source = "namespace outer::inner {\nnamespace {\n" + source + "}\n}  // namespace outer::inner\n";
+  const EmulatedKernel k = load(source, "block_sum");
+  std::vector<float> in(300, 1.0f);
+  const CheckReport r =
+      emulator().run_checked(k, block_sum_plan(in, 3), {expect("out", {128, 128, 44})}, Tolerance{0, 0});
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(grammar::entry_qualified_from_file_scope(source, "block_sum"), "outer::inner::block_sum");
+  EXPECT_EQ(grammar::entry_qualified_from_file_scope(source, "outer::inner::block_sum"), "outer::inner::block_sum");
+  EXPECT_EQ(grammar::entry_qualified_from_file_scope(kBlockSum, "block_sum"), "block_sum");
 }
 
 TEST_F(EmulatedKernels, WarpShufflesBallotVotesMatchAndReduce) {

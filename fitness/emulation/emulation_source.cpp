@@ -4,6 +4,8 @@
 #include <regex>
 #include <set>
 
+#include "grammar/entry_namespace.hpp"
+
 namespace gi::fitness::emulation {
 
 namespace {
@@ -145,7 +147,9 @@ std::string emulation_translation_unit(std::string_view source, const std::strin
   tu += cuda_on_cpu_prelude();
   tu += "\n#line 1 \"" + file + "\"\n";
   tu += rewrite_for_cpu(source);
-  tu += "\n#line 1 \"gi-emulator-launcher\"\nGI_EMU_LAUNCHER(" + entry + ")\n";
+  // Appended at file scope: a kernel inside a namespace is called by its qualified name.
+  tu += "\n#line 1 \"gi-emulator-launcher\"\nGI_EMU_LAUNCHER(" +
+        grammar::entry_qualified_from_file_scope(source, entry) + ")\n";
   return tu;
 }
 

@@ -16,6 +16,7 @@
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/launch_plan.hpp"
 #include "gi/publish/validation.hpp"
+#include "gi/seed/block_size_choice.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
@@ -690,6 +691,11 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                              " (" + use.work.variable[a] + " past " + use.work.bound[a]->text() +
                              ": never, with the grid's " + rows + ")");
       }
+  } else if (!rows_clash && !use.work.one_block_evidence.empty()) {
+    grid = json::array({1, 1, 1});
+    work_item = "the whole problem, in one block of B threads";
+    s.inferred.push_back("grid: one block (" + use.work.one_block_evidence + ", so one block does it once)");
+    s.inferred.push_back("work_item: " + work_item);
   } else {
     const std::string why =
         rows_clash ? "line " + std::to_string(use.work.flattened_rows_line) +
@@ -701,7 +707,12 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     work_item = fill("what one thread computes, e.g. one output element");
   }
   std::string min_bytes = min_bytes_total.text();
-  if (!min_bytes_known || min_bytes_total.is_constant())
+  // Buffers of fixed lengths (a 3 x 3 matrix built from 15 sums): no size varies.
+  const bool fixed_lengths = min_bytes_known && size_vars.empty() && min_bytes_total.constant_part() > 0;
+  if (fixed_lengths)
+    s.inferred.push_back("min_bytes: " + min_bytes + " (every buffer has a fixed length: each input read once, each "
+                         "output written once)");
+  else if (!min_bytes_known || min_bytes_total.is_constant())
     min_bytes = fill("bytes the kernel must read and write at least, over the workload's variables (e.g. 8 * n), "
                      "for the memory-floor report");
   else
@@ -766,6 +777,13 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                          " indexes a buffer by blockIdx.x: one element per block, so the block size sets its length "
                          "and what each element holds; where your host's is another, change tunables.block_sizes and the " +
                          std::to_string(analysis::kFixedBlock) + " in the counts to it)");
+
+  // Block sizes a static __shared__ array of the kernel can hold.
+  const BlockSizeChoice blocks =
+      choose_block_sizes(use.static_shared, fixed_block > 0 ? std::vector<int>{fixed_block} : kBlockSizes,
+                         fixed_block > 0 ? fixed_block : 256);
+  for (const std::string& i : blocks.inferred) s.inferred.push_back(i);
+  for (const std::string& n : blocks.notes) s.notes.push_back(n);
 
   // The launch; with dynamic shared memory, its bytes from the indices into it.
   json launch = {{"block", json::array({"B", 1, 1})}, {"grid", grid}};
@@ -917,7 +935,10 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     if (std::find(known_sizes.begin(), known_sizes.end(), name) != known_sizes.end())
       exact_sizes += (exact_sizes.empty() ? "" : ", ") + name + " a multiple of " + number(m).dump();
   const bool only_exact = !exact_sizes.empty() && multiples.size() == known_sizes.size();
-  json purpose = sized ? json((only_exact ? "small sizes (" + exact_sizes + ": the kernel has no guard)"
+  json purpose = fixed_lengths && missing.empty()
+                     ? json(std::string("other input values (every buffer has a fixed length, so no size varies)") +
+                            (has_bool ? "; every bool the other way from the timed workload" : ""))
+                 : sized ? json((only_exact ? "small sizes (" + exact_sizes + ": the kernel has no guard)"
                                : !exact_sizes.empty()
                                    ? "sizes that are no multiple of any block size, but " + exact_sizes +
                                          " (the kernel has no guard on x): the guards' edges"
@@ -953,8 +974,11 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       {"tolerance", tolerance},
       {"tolerance_note", note},
       {"min_bytes", min_bytes},
-      {"tunables", {{"block_sizes", fixed_block > 0 ? std::vector<int>{fixed_block} : kBlockSizes},
-                    {"default_block_size", fixed_block > 0 ? fixed_block : 256},
+      {"tunables", {{"block_sizes", blocks.sizes.empty() ? json(fill("block sizes the kernel runs correctly with: " +
+                                                                     blocks.refusal))
+                                                         : json(blocks.sizes)},
+                    {"default_block_size", blocks.sizes.empty() ? json(fill("one of tunables.block_sizes"))
+                                                                : json(blocks.default_size)},
                     {"options", json::array({json::array(), json::array({"--use_fast_math"})})}}},
       {"workloads",
        {{"train", {{"generator", "random"}, {"variables", variables(base, "on the timed workload (large: it ranks variants)", -1)}}},
