@@ -41,6 +41,44 @@ TEST(ClockInstrument, WrapperKeepsTheEntryNameAndAddsTheCounterPointer) {
   EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
 }
 
+// A template kernel's entry names an instance: the body stays a template,
+// the wrapper is one too, and NVRTC instantiates the instance from its name.
+TEST(ClockInstrument, ATemplateInstanceAndANamespacedKernelAreInstrumented) {
+  const std::string templated =
+      "template <typename T, int R>\n"
+      "__global__ void box(const T* in, T* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { T s = 0; for (int k = 0; k < R; ++k) s += in[R * i + k]; out[i] = s; }\n"
+      "}\n"
+      "template __global__ void box<double, 3>(const double*, double*, int);\n";
+  const std::string out = instrument_clock_ticks(templated, "box<double, 3>");
+  EXPECT_TRUE(contains(out, "template <typename T, int R>\nstatic __device__ __forceinline__ void gi_clock_body_box(")) << out;
+  EXPECT_TRUE(contains(out, "template <typename T, int R>\n__global__ void box(const T* in, T* out, int n, unsigned long long* gi_clock)"))
+      << out;
+  EXPECT_TRUE(contains(out, "gi_clock_body_box<T, R>(in, out, n);")) << out;
+  Compiler compiler(std::nullopt);
+  CompileRequest r;
+  r.source = out;
+  r.name_expressions = {"box<double, 3>"};
+  CompileResult c = compiler.compile(r);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+
+  // In a namespace (NiftyReg's): the wrapper stays in it, beside the body.
+  const std::string namespaced =
+      "namespace outer {\nnamespace {\n"
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = in[i];\n"
+      "}\n"
+      "}\n}  // namespace outer\n";
+  const std::string wrapped = instrument_clock_ticks(namespaced, "k");
+  EXPECT_LT(wrapped.find("unsigned long long* gi_clock"), wrapped.find("}  // namespace outer")) << wrapped;
+  r = CompileRequest{};
+  r.source = wrapped;
+  c = compiler.compile(r);
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
 TEST(ClockInstrument, UnknownEntryOrBrokenSourceIsAnError) {
   EXPECT_THROW(instrument_clock_ticks("__global__ void k() {\n}\n", "other"), std::invalid_argument);
   EXPECT_THROW(instrument_clock_ticks("__global__ void k( {\n", "k"), std::exception);
