@@ -17,7 +17,7 @@
 // reference grid); elements of non-active voxels are not written.
 
 #define LNCC_TILE 2048  // switch: path 1: floats per image in the shared-memory tile (dynamic shared memory of 8 LNCC_TILE bytes); the plain kernel ignores it
-extern "C" __global__ void __launch_bounds__(512, 4) similarity_lncc(const float* referenceImage, const float* warpedImage, int imageDimX, int imageDimY, int imageDimZ, const int* activeVoxels, int activeVoxelNumber, int windowRadius, float* lnccValues) {
+extern "C" __global__ void __launch_bounds__(1024, 2) similarity_lncc(const float* referenceImage, const float* warpedImage, int imageDimX, int imageDimY, int imageDimZ, const int* activeVoxels, int activeVoxelNumber, int windowRadius, float* lnccValues) {
     int tid;
     int index;
     int x;
@@ -163,7 +163,7 @@ extern "C" __global__ void __launch_bounds__(512, 4) similarity_lncc(const float
             offsetZ = row / boxDimY;
             offsetY = row - offsetZ * boxDimY;
             neighbour = ((boxZ + offsetZ) * imageDimY + boxY + offsetY) * imageDimX + boxX + offsetX;
-            referenceTile[i] = __ldg(&referenceImage[neighbour]);
+            referenceTile[i] = referenceImage[neighbour];
             warpedTile[i] = warpedImage[neighbour];
         }
     }
@@ -203,8 +203,7 @@ extern "C" __global__ void __launch_bounds__(512, 4) similarity_lncc(const float
             }
         } else {
             referenceCentre = referenceImage[index];
-            warpedCentre = warpedImage[index];
-            #pragma unroll
+            warpedCentre = __ldg(&warpedImage[index]);
             for (int c = firstC; c <= lastC; c++) {
                 for (int b = firstB; b <= lastB; b++) {
                     rowStart = ((z + c) * imageDimY + y + b) * imageDimX + x;

@@ -29,7 +29,7 @@
 // warpedGradient and nmiGradient are indexed by i. Only x, y and z of
 // warpedGradient are read; the output w is 0.
 
-extern "C" __global__ void similarity_nmi_gradient(const float* referenceImage, const float* warpedImage, const float4* warpedGradient, const int* activeVoxels, int activeVoxelNumber, int referenceBinNumber, int warpedBinNumber, float referenceScale, float referenceOffset, float warpedScale, float warpedOffset, const float* logJointProbability, const float* logWarpedProbability, float nmiValue, float jointEntropy, float4* nmiGradient) {
+extern "C" __global__ void __launch_bounds__(256, 8) similarity_nmi_gradient(const float* referenceImage, const float* warpedImage, const float4* warpedGradient, const int* activeVoxels, int activeVoxelNumber, int referenceBinNumber, int warpedBinNumber, float referenceScale, float referenceOffset, float warpedScale, float warpedOffset, const float* logJointProbability, const float* logWarpedProbability, float nmiValue, float jointEntropy, float4* nmiGradient) {
     int tid;
     int index;
     int referencePre;

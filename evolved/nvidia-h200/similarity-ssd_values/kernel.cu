@@ -8,20 +8,18 @@
 // and elements of non-active voxels are not written (they keep whatever the
 // caller put there). The SSD itself is the sum of these values.
 
-extern "C" __global__ void similarity_ssd_values(const float* referenceImage, const float* warpedImage, const int* activeVoxels, int activeVoxelNumber, float* __restrict__ ssdValues) {
+extern "C" __global__ void similarity_ssd_values(const float* referenceImage, const float* warpedImage, const int* activeVoxels, int activeVoxelNumber, float* ssdValues) {
     int tid;
     int index;
     float referenceValue;
     float warpedValue;
     float difference;
-    for (int gi_item = 0; gi_item < 4; gi_item++) {
-        tid = blockIdx.x * blockDim.x + threadIdx.x + gi_item * gridDim.x * blockDim.x;
-        if (tid < activeVoxelNumber) {
-            index = activeVoxels[tid];
-            referenceValue = referenceImage[index];
-            warpedValue = warpedImage[index];
-            difference = referenceValue - warpedValue;
-            ssdValues[index] = difference * difference;
-        }
+    tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid < activeVoxelNumber) {
+        index = activeVoxels[tid];
+        referenceValue = referenceImage[index];
+        warpedValue = warpedImage[index];
+        difference = referenceValue - warpedValue;
+        ssdValues[index] = difference * difference;
     }
 }

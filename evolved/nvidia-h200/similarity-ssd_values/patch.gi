@@ -1,2 +1,2 @@
 @seed=bb69faf87ad921adf2321f410760781e5d23fb878fdc2bb6672235d71961d8ce
-restrict:ssdValues coarsen:4,strided
+

@@ -1,3 +1,5 @@
+#include <cooperative_groups.h>  // gi aggregate: the toolkit's reduce
+#include <cooperative_groups/reduce.h>
 // Minimum and maximum intensity of an image (e.g. before rescaling it for the
 // joint histogram).
 //
@@ -15,85 +17,80 @@
 // (the caller supplies it; the workload does).
 
 extern "C" __global__ void intensity_minmax(const float* image, int voxelNumber, float* minMax) {
+    int gi_sum_107 = 0x7fffffff;
+    int gi_sum_108 = (-0x7fffffff - 1);
+    unsigned int gi_sum_110 = 0u;
+    unsigned int gi_sum_111 = 0xffffffffu;
     int tid;
     float value;
-    // Each thread keeps the least and greatest of the intensities it reads
-    // (grid-stride float4 loads, the buffer start being 16-byte aligned; the
-    // last voxelNumber % 4 one by one; correct for any grid) as unsigned keys
-    // in float order: a non-negative float's bits with the sign bit set, a
-    // negative float's bits inverted (so -0 sorts below +0, as the seed's
-    // atomics order them; no float comparison, so denormals stay exact).
-    // A warp reduces its keys with __reduce_min_sync and __reduce_max_sync,
-    // the warps' keys meet in shared memory, the first warp reduces them and
-    // one thread folds the block's minimum and maximum into minMax with the
-    // seed's sign-dependent atomics: two atomics per block.
-    __shared__ unsigned warpKeys[64];
-    const float4* quads;
-    float4 quad;
-    unsigned key;
-    unsigned lowest;
-    unsigned highest;
-    int lane;
-    int warp;
-    int quadNumber;
-    quads = (const float4*)image;
-    tid = blockIdx.x * blockDim.x + threadIdx.x;
-    lane = threadIdx.x & 31;
-    warp = threadIdx.x >> 5;
-    quadNumber = voxelNumber >> 2;
-    lowest = 0xffffffffu;
-    highest = 0u;
-    for (int i = tid; i < quadNumber; i += gridDim.x * blockDim.x) {
-        quad = quads[i];
-        key = __float_as_uint(quad.x) ^ ((unsigned)(__float_as_int(quad.x) >> 31) | 0x80000000u);
-        lowest = min(lowest, key);
-        highest = max(highest, key);
-        key = __float_as_uint(quad.y) ^ ((unsigned)(__float_as_int(quad.y) >> 31) | 0x80000000u);
-        lowest = min(lowest, key);
-        highest = max(highest, key);
-        key = __float_as_uint(quad.z) ^ ((unsigned)(__float_as_int(quad.z) >> 31) | 0x80000000u);
-        lowest = min(lowest, key);
-        highest = max(highest, key);
-        key = __float_as_uint(quad.w) ^ ((unsigned)(__float_as_int(quad.w) >> 31) | 0x80000000u);
-        lowest = min(lowest, key);
-        highest = max(highest, key);
-    }
-    for (int i = 4 * quadNumber + tid; i < voxelNumber; i += gridDim.x * blockDim.x) {
-        key = __float_as_uint(image[i]) ^ ((unsigned)(__float_as_int(image[i]) >> 31) | 0x80000000u);
-        lowest = min(lowest, key);
-        highest = max(highest, key);
-    }
-    lowest = __reduce_min_sync(0xffffffffu, lowest);
-    highest = __reduce_max_sync(0xffffffffu, highest);
-    if (lane == 0) {
-        warpKeys[warp] = lowest;
-        warpKeys[32 + warp] = highest;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        lowest = 0xffffffffu;
-        highest = 0u;
-        for (int w = lane; w < (int)(blockDim.x >> 5); w += 32) {
-            lowest = min(lowest, warpKeys[w]);
-            highest = max(highest, warpKeys[32 + w]);
+    const int gi_first = (blockIdx.x * blockDim.x + threadIdx.x) * 8;  // gi coarsen: this thread's first item
+    float gi_vec_image[8];  // gi coarsen: 'image' read as float4
+    if (gi_first + 8 <= (voxelNumber) && ((unsigned long long)(image + gi_first) & 15ull) == 0ull) {
+        #pragma unroll
+        for (int gi_v = 0; gi_v < 8; gi_v += 4) {
+            const float4 gi_w = *reinterpret_cast<const float4*>(image + gi_first + gi_v);
+            gi_vec_image[gi_v] = gi_w.x; gi_vec_image[gi_v + 1] = gi_w.y; gi_vec_image[gi_v + 2] = gi_w.z; gi_vec_image[gi_v + 3] = gi_w.w;
         }
-        lowest = __reduce_min_sync(0xffffffffu, lowest);
-        highest = __reduce_max_sync(0xffffffffu, highest);
-        if (lane == 0) {
-            // Back from keys to float bits: a key with the top bit set was a
-            // non-negative float, one without a negative float.
-            lowest = lowest ^ (((unsigned)((int)lowest >> 31) ^ 0xffffffffu) | 0x80000000u);
-            highest = highest ^ (((unsigned)((int)highest >> 31) ^ 0xffffffffu) | 0x80000000u);
-            if ((int)lowest >= 0) {
-                atomicMin((int*)&minMax[0], (int)lowest);
+    } else {
+        for (int gi_v = 0; gi_v < 8; gi_v++)
+            if (gi_first + gi_v < (voxelNumber)) gi_vec_image[gi_v] = image[gi_first + gi_v];
+    }
+    #pragma unroll
+    for (int gi_item = 0; gi_item < 8; gi_item++) {
+        tid = (blockIdx.x * blockDim.x + threadIdx.x) * 8 + gi_item;
+        if (tid < voxelNumber) {
+            value = gi_vec_image[gi_item];
+            if (__float_as_int(value) >= 0) {
+                { const int gi_value = (int)(__float_as_int(value)); if (gi_value < gi_sum_107) gi_sum_107 = gi_value; }
+                { const int gi_value = (int)(__float_as_int(value)); if (gi_value > gi_sum_108) gi_sum_108 = gi_value; }
             } else {
-                atomicMax((unsigned int*)&minMax[0], lowest);
+                { const unsigned int gi_value = (unsigned int)(__float_as_uint(value)); if (gi_value > gi_sum_110) gi_sum_110 = gi_value; }
+                { const unsigned int gi_value = (unsigned int)(__float_as_uint(value)); if (gi_value < gi_sum_111) gi_sum_111 = gi_value; }
             }
-            if ((int)highest >= 0) {
-                atomicMax((int*)&minMax[1], (int)highest);
-            } else {
-                atomicMin((unsigned int*)&minMax[1], highest);
-            }
+        }
+    }
+    {  // gi aggregate: each thread's values combined in its warp (and block) before the atomics
+        const unsigned gi_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        const unsigned gi_threads = blockDim.x * blockDim.y * blockDim.z;
+        const unsigned gi_lane = gi_tid & 31u;
+        const unsigned gi_width = gi_threads - (gi_tid & ~31u) < 32u ? gi_threads - (gi_tid & ~31u) : 32u;
+        const unsigned gi_mask = gi_width == 32u ? 0xffffffffu : (1u << gi_width) - 1u;
+        // gi aggregate: one atomicMin per block for all its threads' values
+        __shared__ int gi_sum_107_warps[32];
+        gi_sum_107 = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum_107, cooperative_groups::less<int>());
+        if (gi_lane == 0u) gi_sum_107_warps[gi_tid >> 5] = gi_sum_107;
+        // gi aggregate: one atomicMax per block for all its threads' values
+        __shared__ int gi_sum_108_warps[32];
+        gi_sum_108 = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum_108, cooperative_groups::greater<int>());
+        if (gi_lane == 0u) gi_sum_108_warps[gi_tid >> 5] = gi_sum_108;
+        // gi aggregate: one atomicMax per block for all its threads' values
+        __shared__ unsigned int gi_sum_110_warps[32];
+        gi_sum_110 = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum_110, cooperative_groups::greater<unsigned int>());
+        if (gi_lane == 0u) gi_sum_110_warps[gi_tid >> 5] = gi_sum_110;
+        // gi aggregate: one atomicMin per block for all its threads' values
+        __shared__ unsigned int gi_sum_111_warps[32];
+        gi_sum_111 = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum_111, cooperative_groups::less<unsigned int>());
+        if (gi_lane == 0u) gi_sum_111_warps[gi_tid >> 5] = gi_sum_111;
+        __syncthreads();  // gi aggregate: the warps' results of the block sites
+        if (gi_tid < 32u) {
+            int gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_107_warps[gi_tid] : 0x7fffffff;
+            gi_sum = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum, cooperative_groups::less<int>());
+            if (gi_tid == 0u && gi_sum != 0x7fffffff) atomicMin((int *) & minMax[0], gi_sum);
+        }
+        if (gi_tid < 32u) {
+            int gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_108_warps[gi_tid] : (-0x7fffffff - 1);
+            gi_sum = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum, cooperative_groups::greater<int>());
+            if (gi_tid == 0u && gi_sum != (-0x7fffffff - 1)) atomicMax((int *) & minMax[1], gi_sum);
+        }
+        if (gi_tid < 32u) {
+            unsigned int gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_110_warps[gi_tid] : 0u;
+            gi_sum = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum, cooperative_groups::greater<unsigned int>());
+            if (gi_tid == 0u && gi_sum != 0u) atomicMax((unsigned int *) & minMax[0], gi_sum);
+        }
+        if (gi_tid < 32u) {
+            unsigned int gi_sum = gi_tid < (gi_threads + 31u) / 32u ? gi_sum_111_warps[gi_tid] : 0xffffffffu;
+            gi_sum = cooperative_groups::reduce(cooperative_groups::coalesced_threads(), gi_sum, cooperative_groups::less<unsigned int>());
+            if (gi_tid == 0u && gi_sum != 0xffffffffu) atomicMin((unsigned int *) & minMax[1], gi_sum);
         }
     }
 }

@@ -1,2 +1,2 @@
 @seed=bfa8b919b664e800bd181033387e27dda6c3e7f78c82129f2f394116084daffd
-define:MINMAX_ITEMS=8 define:MINMAX_PATH=1
+aggregate:all=block_cg coarsen:8,vector

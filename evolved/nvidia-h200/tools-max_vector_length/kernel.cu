@@ -9,7 +9,7 @@
 // supplies it; the workload does).
 
 #define MAXLEN_ITEMS 4  // switch: vectors per thread of the block-reduction path(s) (their grid is ceil_div(N, B * MAXLEN_ITEMS)); 1 for the plain kernel
-extern "C" __global__ void max_vector_length(const float4* field, int vectorNumber, float* maxLength) {
+extern "C" __global__ void max_vector_length(const float4* __restrict__ field, int vectorNumber, float* __restrict__ maxLength) {
     int tid;
     float length;
     float4 vector;
@@ -29,7 +29,7 @@ extern "C" __global__ void max_vector_length(const float4* field, int vectorNumb
     warp = threadIdx.x >> 5;
     longest = 0u;
     for (int i = tid; i < vectorNumber; i += gridDim.x * blockDim.x) {
-        vector = field[i];
+        vector = __ldg(&field[i]);
         length = sqrtf(vector.x * vector.x + vector.y * vector.y + vector.z * vector.z);
         longest = max(longest, __float_as_uint(length));
     }
@@ -39,7 +39,6 @@ extern "C" __global__ void max_vector_length(const float4* field, int vectorNumb
     }
     __syncthreads();
     if (warp == 0) {
-        longest = 0u;
         for (int w = lane; w < (int)(blockDim.x >> 5); w += 32) {
             longest = max(longest, warpMaxima[w]);
         }

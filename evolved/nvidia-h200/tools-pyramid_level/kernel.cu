@@ -37,6 +37,7 @@ extern "C" __global__ void pyramid_level(const float* input, int inputDimX, int 
         for (int c = -kernelRadius; c <= kernelRadius; c++) {
             Z = 2 * z + c;
             if (Z >= 0 && Z < inputDimZ) {
+                #pragma unroll 4
                 for (int b = -kernelRadius; b <= kernelRadius; b++) {
                     Y = 2 * y + b;
                     if (Y >= 0 && Y < inputDimY) {

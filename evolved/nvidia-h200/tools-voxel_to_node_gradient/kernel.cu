@@ -234,7 +234,7 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
             }
             voxelIndex = (tile[8] * imageDimY + tile[7] + rowStart + row) * imageDimX + tile[6] + column;
             for (int z = 0; z < countZ; z++) {
-                gradient = __ldg(&voxelGradient[voxelIndex]);
+                gradient = voxelGradient[voxelIndex];
                 voxelIndex += imageDimX * imageDimY;
                 for (int n = 0; n < V2N_TZ; n++) {
                     w = tileShared[weightZ + z * V2N_TZ + n];
@@ -251,12 +251,12 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
         i0 = tile[0];
         nodesX = tile[3];
         xFirst = tile[6];
-        countX = tile[9];
         capacityX = tile[12];
         capacityY = tile[13];
         capacityColumns = tile[14];
         columnSums = tileX * capacityX + V2N_TY * capacityY + V2N_TZ * tile[15];
         rowSums = columnSums + 3 * V2N_TZ * capacityColumns;
+        #pragma unroll 8
         for (int item = threadIdx.x; item < 3 * V2N_TZ * rows * nodesX; item += blockDim.x) {
             node = item % nodesX;
             row = (item / nodesX) % rows;
@@ -283,7 +283,6 @@ extern "C" __global__ void voxel_to_node_gradient(const float4* voxelGradient, i
     capacityY = tile[13];
     weightY = tileX * tile[12];
     rowSums = weightY + V2N_TY * capacityY + V2N_TZ * tile[15] + 3 * V2N_TZ * tile[14];
-    #pragma unroll 4
     for (int item = threadIdx.x; item < nodesX * nodesY * nodesZ; item += blockDim.x) {
         i = item % nodesX;
         j = (item / nodesX) % nodesY;
