@@ -67,6 +67,16 @@ TEST(EntrySymbol, ExternCByNameAndCppKernelsByTheirSourceName) {
   EXPECT_EQ(demangle(cpp.symbol), "cpp_kernel(float*, int)");
 }
 
+// NiftyReg's kernels, in `namespace NiftyReg::Cuda { namespace { ... } }`:
+// the symbol as NVRTC mangles it, found by the plain and the qualified name.
+TEST(EntrySymbol, AKernelOfAnUnnamedNamespaceByItsSourceName) {
+  const std::vector<std::string> symbols = {"_ZN8NiftyReg4Cuda12_GLOBAL__N_115ReduceRigidSumsEPKfS3_iPd", "plain"};
+  ASSERT_EQ(demangle(symbols[0]), "NiftyReg::Cuda::(anonymous namespace)::ReduceRigidSums(float const*, float const*, int, double*)");
+  EXPECT_EQ(match_entry(symbols, "ReduceRigidSums").symbol, symbols[0]) << match_entry(symbols, "ReduceRigidSums").problem;
+  EXPECT_EQ(match_entry(symbols, "NiftyReg::Cuda::ReduceRigidSums").symbol, symbols[0]);
+  EXPECT_TRUE(match_entry(symbols, "Cuda").symbol.empty());
+}
+
 TEST(EntrySymbol, OverloadsAndUnknownNamesAreProblemsNamingTheCandidates) {
   const auto symbols = compiled_entries({});
   const EntryMatch overloaded = match_entry(symbols, "twice");

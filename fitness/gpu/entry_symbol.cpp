@@ -19,7 +19,12 @@ std::string without_spaces(const std::string& s) {
 // "void ns::scale<float, 2>(float*, int)" -> "ns::scale<float,2>": the name
 // before the top-level parameter list ('(' outside template arguments),
 // after the return type a template instance's symbol carries.
-std::string name_part(const std::string& demangled) {
+std::string name_part(std::string demangled) {
+  // An unnamed namespace's members are named through its parent in source
+  // (NiftyReg's `namespace NiftyReg::Cuda { namespace { ... } }`); its
+  // demangled "(anonymous namespace)::" would also end the name at its '('.
+  for (std::size_t at; (at = demangled.find("(anonymous namespace)::")) != std::string::npos;)
+    demangled.erase(at, std::string("(anonymous namespace)::").size());
   int angle = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i < demangled.size(); ++i) {
