@@ -242,9 +242,10 @@ class Parser {
       if (j > last || tok(j).kind != TokenKind::Identifier) return std::nullopt;
       j = next_code(j + 1);
     } else if (kIntegerWords.count(tok(j).text) || is_type_word(tok(j).text)) {
-      // one or more type words: `unsigned long long`, `float4`
+      // one or more type words: `unsigned long long`, `float4`, `unsigned char`
       while (j <= last && tok(j).kind == TokenKind::Identifier &&
-             (kIntegerWords.count(tok(j).text) || (j == type_first && is_type_word(tok(j).text))))
+             (kIntegerWords.count(tok(j).text) || (j == type_first && is_type_word(tok(j).text)) ||
+              (j != type_first && tok(j).is("char") && kIntegerWords.count(tok(prev_code(j)).text))))
         j = next_code(j + 1);
       if (j == type_first) j = next_code(j + 1);
     } else {

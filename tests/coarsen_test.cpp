@@ -228,6 +228,32 @@ TEST_F(CoarsenVectorFamily, VariantsGiveTheSeedsResults) {
   EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(), [](const auto& e) { return e.literal == "vector"; }));
 }
 
+// An 8-bit image (a threshold into a mask): its reads as uchar4, aligned to
+// 4 bytes, against the seed in the emulator on a small check of 1003 bytes.
+TEST_F(CoarsenVectorFamily, AnEightBitImageIsLoadedAsUchar4) {
+  const std::filesystem::path kernel = dir_ / "threshold.cu";
+  std::ofstream(kernel) << "__global__ void threshold(const unsigned char* image, unsigned char* mask, int n, int level) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) {\n"
+                           "    mask[i] = image[i] > level ? 255 : 0;\n"
+                           "  }\n"
+                           "}\n";
+  const auto init = gi::test::run_gi("init \"" + kernel.string() + "\" --out \"" + (dir_ / "seed").string() +
+                           "\" --size n=100000 --size level=100");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  const gi::Seed seed = gi::load_seed(dir_ / "seed");
+  const std::string out = apply_patch(seed.grammar, parse_patch("coarsen:8,vector"));
+  EXPECT_NE(out.find("const uchar4 gi_w = *reinterpret_cast<const uchar4*>(image + gi_first + gi_v);"), std::string::npos) << out;
+  EXPECT_NE(out.find("& 3ull) == 0ull"), std::string::npos) << out;
+  EXPECT_NE(apply_patch(seed.grammar, parse_patch("coarsen:2,vector")).find("const uchar2 gi_w"), std::string::npos);
+  compiles(out, "coarsen:8,vector on unsigned char");
+  for (const char* patch : {"coarsen:4,vector", "coarsen:16,vector"}) {
+    const auto run = emulate(dir_ / "seed", patch);
+    EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
+    EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << patch << "\n" << run.output;
+  }
+}
+
 TEST_F(CoarsenVectorFamily, AVariantThatUnpacksWronglyFails) {
   const gi::Seed seed = gi::load_seed(std::filesystem::path(GI_TEST_DATA) / "user/dot_product");
   PatchedKernel variant =

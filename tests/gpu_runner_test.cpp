@@ -368,6 +368,15 @@ extern "C" __global__ void vector_scalars(float* y, int3 dim, float2 w) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < dim.x * dim.y * dim.z) y[i] = w.x * i + w.y;
 }
+// 8-bit and uchar4 buffers (an odd length: the data ends inside a word);
+// mode 1 leaves element 7 unwritten, mode 2 writes one byte past the end.
+extern "C" __global__ void narrow_threshold(const unsigned char* image, unsigned char* mask, uchar4* rgba, int n,
+                                            short level, int mode) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mode == 1 && i == 7) return;
+  if (i < n + (mode == 2)) mask[i] = image[i < n ? i : 0] > level ? 255 : 0;
+  if (i < n) rgba[i] = make_uchar4(image[i], 0, 255 - image[i], 255);
+}
 // A float4 buffer read through a texture object, and a bool by value.
 extern "C" __global__ void texture_scale(cudaTextureObject_t x, float* y, int n, bool twice) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -668,6 +677,47 @@ TEST_F(GpuRunnerCheck, VectorScalarsPassTheirComponents) {
   for (std::uint32_t i = 0; i < 600; ++i) e.written_elements->push_back(i);
   const CheckReport r = runner_->run_checked(kernel("vector_scalars"), p, {e}, Tolerance{0, 0});
   EXPECT_TRUE(r.ok()) << r.message;
+}
+
+// 8- and 16-bit scalars and buffers, and uchar4: checked on the host (the
+// device's check reads 32-bit words), filled with kSubWordFillByte, and an
+// odd length's guard still catches the byte after the last element.
+TEST_F(GpuRunnerCheck, NarrowIntegerBuffersAreFilledGuardedAndChecked) {
+  constexpr int n = 1003;
+  std::vector<std::uint8_t> image(n);
+  for (int i = 0; i < n; ++i) image[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 37);
+  LaunchPlan p;
+  p.buffers.push_back({"image", ParamRole::In, ElementType::U8, n, bytes_of(image)});
+  p.buffers.push_back({"mask", ParamRole::Out, ElementType::U8, n, {}});
+  p.buffers.push_back({"rgba", ParamRole::Out, ElementType::U8x4, n, {}});
+  p.params = {{true, 0}, {true, 1}, {true, 2}, {false, 0}, {false, 1}, {false, 2}};
+  p.block = {128, 1, 1};
+  p.grid = {8, 1, 1};
+  ExpectedOutput mask{"mask", std::vector<double>(n), std::nullopt, {}};
+  ExpectedOutput rgba{"rgba", std::vector<double>(4 * n), std::nullopt, {}};
+  for (std::size_t i = 0; i < n; ++i) {
+    mask.values[i] = image[i] > 100 ? 255 : 0;
+    rgba.values[4 * i] = image[i];
+    rgba.values[4 * i + 1] = 0;
+    rgba.values[4 * i + 2] = 255 - image[i];
+    rgba.values[4 * i + 3] = 255;
+  }
+  const LoadedKernel k = kernel("narrow_threshold");
+  auto run = [&](int mode) {
+    p.scalars = {scalar("n", n), ScalarArg{"level", bytes_of(std::vector<std::int16_t>{100})}, scalar("mode", mode)};
+    return runner_->run_checked(k, p, {mask, rgba}, Tolerance{0, 0});
+  };
+  const CheckReport good = run(0);
+  EXPECT_TRUE(good.ok()) << good.message;
+  EXPECT_EQ(good.values_checked, 5u * n);
+  const CheckReport unwritten = run(1);
+  EXPECT_EQ(unwritten.status, RunStatus::WrongOutput);
+  EXPECT_TRUE(contains(unwritten.message, "buffer 'mask' element 7: got 167")) << unwritten.message;
+  const CheckReport past_end = run(2);
+  EXPECT_EQ(past_end.status, RunStatus::GuardViolation);
+  EXPECT_TRUE(contains(past_end.message, "guard region after buffer 'mask' was written: byte 0 bytes after the end"))
+      << past_end.message;
+  EXPECT_TRUE(run(0).ok());  // the guard is set again after a violation
 }
 
 // A texture buffer reaches the kernel as a texture object over its data,

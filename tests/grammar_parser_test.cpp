@@ -52,6 +52,17 @@ TEST(GrammarParser, RuleKindsOfTheSample) {
   EXPECT_EQ(rule_at_line(g, 14).sub_text(), "int");
 }
 
+// `unsigned char g = ...;` declares g: a line edit that deletes it, or
+// replaces it by another line, would leave g undefined where it is read.
+TEST(GrammarParser, EightBitIntegerLocalsAreDeclarations) {
+  for (const char* line : {"unsigned char g = (unsigned char)(v[0]);", "signed char g = 1;", "char g = 1;",
+                           "unsigned short g = 2;"}) {
+    const Grammar g = Grammar::from_source(
+        std::string("__global__ void k(const float* v, float* o) {\n  ") + line + "\n  o[0] = g;\n}\n", "k.cu");
+    EXPECT_EQ(rule_at_line(g, 2).kind, RuleKind::Declaration) << line;
+  }
+}
+
 TEST(GrammarParser, MultiLineStatementIsOneRule) {
   const Grammar g = Grammar::from_source(test::sample_source(), "sample.cu");
   const Rule& r = rule_at_line(g, 30);

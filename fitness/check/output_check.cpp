@@ -13,6 +13,11 @@ namespace gi::fitness {
 namespace {
 
 bool is_nan_fill(const std::byte* element, std::size_t bytes) {
+  if (bytes < 4) {  // an 8- or 16-bit element: kSubWordFillByte in each byte
+    for (std::size_t i = 0; i < bytes; ++i)
+      if (std::to_integer<unsigned char>(element[i]) != kSubWordFillByte) return false;
+    return true;
+  }
   for (std::size_t i = 0; i < bytes; i += 4) {
     std::uint32_t word;
     std::memcpy(&word, element + i, 4);
@@ -30,6 +35,14 @@ std::string number(double v) {
 
 }  // namespace
 
+void fill_output(std::byte* data, std::size_t bytes, ElementType type) {
+  if (element_is_sub_word(type)) {
+    std::memset(data, kSubWordFillByte, bytes);
+    return;
+  }
+  for (std::size_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(data + i, &kNanFillWord, 4);
+}
+
 double component_value(ElementType type, const std::byte* element, std::size_t c) {
   if (type == ElementType::F64) {
     double v;
@@ -37,6 +50,17 @@ double component_value(ElementType type, const std::byte* element, std::size_t c
     return v;
   }
   if (type == ElementType::Bool) return std::to_integer<int>(*element) != 0;
+  switch (component_bytes(type)) {  // 8- and 16-bit integers, uchar4's components
+    case 1:
+      return element_is_signed_int(type) ? static_cast<double>(std::to_integer<std::int8_t>(element[c]))
+                                         : static_cast<double>(std::to_integer<std::uint8_t>(element[c]));
+    case 2: {
+      std::uint16_t v;
+      std::memcpy(&v, element + 2 * c, 2);
+      return element_is_signed_int(type) ? static_cast<double>(static_cast<std::int16_t>(v)) : static_cast<double>(v);
+    }
+    default: break;
+  }
   if (element_is_signed_int(type)) {
     std::int32_t v;
     std::memcpy(&v, element + 4 * c, 4);
@@ -165,8 +189,12 @@ std::optional<std::string> describe_element_failure(const BufferArg& buffer, con
                   : " (not finite" + undefined + ")");
     if (!undefined.empty()) return at + ": got " + number(value) + ", expected " + number(reference) + " (" + undefined.substr(2) + ")";
     const double diff = std::abs(value - reference);
+    // An 8- or 16-bit element still holding the fill: most likely never written.
+    const std::string fill = element_is_sub_word(buffer.type) && is_nan_fill(element, bytes)
+                                 ? "; every byte is still the fill 0xA7: never written, or written with that value"
+                                 : "";
     return at + ": got " + number(value) + ", expected " + number(reference) + " (|diff| " + number(diff) + " > " +
-           number(tolerance.abs + tolerance.rel * std::abs(reference)) + ")";
+           number(tolerance.abs + tolerance.rel * std::abs(reference)) + fill + ")";
   }
   return std::nullopt;
 }

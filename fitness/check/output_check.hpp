@@ -19,6 +19,16 @@ namespace gi::fitness {
 // run: an element the kernel does not write is caught as NaN, and an element
 // it must not write is caught by a changed bit pattern.
 inline constexpr std::uint32_t kNanFillWord = 0x7FC00000u;
+// An output of 8- or 16-bit elements (element_is_sub_word) has every byte
+// set to this instead: its elements do not fill whole words, and the NaN
+// word's low bytes are 0, the commonest value a kernel writes. Any byte value
+// is a value such a kernel can write; this one (167, -89, 42919, -22617) is
+// an unlikely one.
+inline constexpr unsigned char kSubWordFillByte = 0xA7;
+
+// Sets an output's bytes as a checked run starts: NaN words, or
+// kSubWordFillByte for a buffer of sub-word elements.
+void fill_output(std::byte* data, std::size_t bytes, ElementType type);
 
 // What one buffer's comparison found.
 struct BufferCheck {

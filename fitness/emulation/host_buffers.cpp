@@ -53,7 +53,7 @@ HostBuffers::HostBuffers(const LaunchPlan& plan) {
     b.data = start + kGuardBytes;
     fill_words(start, kGuardBytes, b.guard);
     fill_words(b.data + b.bytes, kGuardBytes, b.guard);
-    if (arg.role == ParamRole::Out) fill_words(b.data, b.bytes, kNanFillWord);
+    if (arg.role == ParamRole::Out) fill_output(b.data, b.bytes, arg.type);
     else if (b.bytes > 0) std::memcpy(b.data, arg.initial.data(), b.bytes);
     buffers_.push_back(b);
   }

@@ -1,6 +1,7 @@
 #include "fitness/gpu/device_buffers.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -58,6 +59,9 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
       b.role = arg.role;
       b.guard = guard_word(arg.type);
       b.bytes = arg.count * element_bytes(arg.type);
+      // Guards start on a word: 8- and 16-bit elements may end inside one.
+      b.padded = (b.bytes + 3) / 4 * 4;
+      b.sub_word = element_is_sub_word(arg.type);
       const bool uploads = arg.role == ParamRole::In || arg.role == ParamRole::InOut;
       if (uploads && arg.initial.size() != b.bytes)
         throw std::invalid_argument("buffer '" + arg.name + "': " +
@@ -66,12 +70,13 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
                                     std::to_string(arg.count) + " elements)");
       buffers_.push_back(b);
       Buffer& added = buffers_.back();
-      check_runtime(cudaMalloc(&added.allocation, b.bytes + 2 * kGuardBytes),
+      check_runtime(cudaMalloc(&added.allocation, b.padded + 2 * kGuardBytes),
                     "cudaMalloc(buffer with guards)");
       added.data = reinterpret_cast<CUdeviceptr>(added.allocation) + kGuardBytes;
-      // Element sizes are whole words, so the guards start and end on words.
+      // The data is padded to whole words, so the guards start and end on
+      // words; the pad (at most 3 bytes) holds the guard's bytes too.
       check_driver(driver_api().memset_d32_async(reinterpret_cast<CUdeviceptr>(added.allocation), added.guard,
-                                                 (b.bytes + 2 * kGuardBytes) / 4, stream),
+                                                 (b.padded + 2 * kGuardBytes) / 4, stream),
                    "cuMemsetD32Async(guards)");
       if (uploads && b.bytes > 0) {
         check_runtime(cudaMemcpyAsync(host_pointer(added.data), arg.initial.data(), b.bytes,
@@ -110,7 +115,10 @@ void DeviceBuffers::release() {
 
 void DeviceBuffers::reset_outputs(cudaStream_t stream) {
   for (const Buffer& b : buffers_) {
-    if (b.role == ParamRole::Out && b.bytes > 0) {
+    if (b.role == ParamRole::Out && b.bytes > 0 && b.sub_word) {
+      check_runtime(cudaMemsetAsync(host_pointer(b.data), kSubWordFillByte, b.bytes, stream),
+                    "cudaMemsetAsync(sub-word fill)");
+    } else if (b.role == ParamRole::Out && b.bytes > 0) {
       check_driver(driver_api().memset_d32_async(b.data, kNanFillWord, b.bytes / 4, stream),
                    "cuMemsetD32Async(NaN fill)");
     }
@@ -136,19 +144,26 @@ std::optional<std::string> DeviceBuffers::check_guards(cudaStream_t stream, Devi
     for (const Buffer& b : buffers_) {
       const auto base = reinterpret_cast<CUdeviceptr>(b.allocation);
       if (device->first_other_word(base, kGuardBytes / 4, b.guard, stream) ||
-          device->first_other_word(base + kGuardBytes + b.bytes, kGuardBytes / 4, b.guard, stream)) {
+          device->first_other_word(base + kGuardBytes + b.padded, kGuardBytes / 4, b.guard, stream) ||
+          b.padded != b.bytes) {  // the pad's bytes are read on the host
         intact = false;
         break;
       }
     }
     if (intact) return std::nullopt;
   }
-  std::vector<std::byte> before(kGuardBytes), after(kGuardBytes);
   for (const Buffer& b : buffers_) {
     const auto* base = static_cast<const std::byte*>(b.allocation);
+    // The region after the data starts at its last element's end, inside
+    // the pad where there is one: its byte i is byte (bytes + i) % 4 of the
+    // guard word, which describe_guard_damage, counting from a word's start,
+    // reads from the word rotated by that much.
+    std::vector<std::byte> before(kGuardBytes), after(b.padded - b.bytes + kGuardBytes);
     copy_to_host(before.data(), base, kGuardBytes, stream);
-    copy_to_host(after.data(), base + kGuardBytes + b.bytes, kGuardBytes, stream);
-    if (auto damage = describe_guard_damage(b.name, b.guard, before, after)) return damage;
+    copy_to_host(after.data(), base + kGuardBytes + b.bytes, after.size(), stream);
+    const std::uint32_t after_guard = std::rotr(b.guard, static_cast<int>(8 * (b.bytes % 4)));
+    if (auto damage = describe_guard_damage(b.name, b.guard, before, {})) return damage;
+    if (auto damage = describe_guard_damage(b.name, after_guard, {}, after)) return damage;
   }
   return std::nullopt;
 }

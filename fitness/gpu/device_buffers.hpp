@@ -68,7 +68,9 @@ class DeviceBuffers {
     ParamRole role = ParamRole::In;
     std::uint32_t guard = kIntGuardWord;  // guard_word of its element type
     std::size_t bytes = 0;
-    void* allocation = nullptr;  // guard | data | guard
+    std::size_t padded = 0;      // bytes rounded up to a whole word
+    bool sub_word = false;       // 8- or 16-bit elements (filled with kSubWordFillByte)
+    void* allocation = nullptr;  // guard | data | pad | guard
     CUdeviceptr data = 0;
     void* pristine = nullptr;    // In and InOut: the initial bytes
     cudaTextureObject_t texture = 0;  // a linear texture over data, for a texture buffer

@@ -476,7 +476,9 @@ CheckReport GpuRunner::run_checked(const LoadedKernel& kernel, const LaunchPlan&
     for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
       const ParamRole role = plan.buffers[b].role;
       if (role != ParamRole::Out && role != ParamRole::InOut) continue;
-      if (on_device) {
+      // The device's check reads 32-bit components: 8- and 16-bit ones
+      // (an image of unsigned char, a uchar4) are compared on the host.
+      if (on_device && component_bytes(plan.buffers[b].type) >= 4) {
         check_on_device(resident, slot, buffers, plan, b, expected, indices, tolerance, checker, digest);
         continue;
       }

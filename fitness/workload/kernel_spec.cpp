@@ -62,8 +62,8 @@ bool is_performance_option(const std::string& o) {
 }  // namespace
 
 // Every type name a spec may use, for messages.
-constexpr const char* kTypeNames = "int, unsigned, float, double, bool, int64, uint64, float2, float3, float4, int2, "
-                                   "int3, int4, uint2, uint3, uint4";
+constexpr const char* kTypeNames = "int, unsigned, float, double, bool, int64, uint64, uint8, int8, uint16, int16, "
+                                   "float2, float3, float4, int2, int3, int4, uint2, uint3, uint4, uchar4";
 
 bool type_matches(const std::string& spec_type, const std::string& base) {
   if (spec_type == base) return true;
@@ -75,6 +75,15 @@ bool type_matches(const std::string& spec_type, const std::string& base) {
                                               "int64_t", "ptrdiff_t", "ssize_t"};
   static const std::set<std::string> uint64 = {"unsigned long", "unsigned long int", "unsigned long long",
                                                "unsigned long long int", "uint64_t", "size_t", "ulong"};
+  // 8- and 16-bit integers: `char` is signed on every platform CUDA runs on.
+  static const std::set<std::string> uint8 = {"unsigned char", "uchar", "uint8_t"};
+  static const std::set<std::string> int8 = {"char", "signed char", "int8_t"};
+  static const std::set<std::string> uint16 = {"unsigned short", "unsigned short int", "ushort", "uint16_t"};
+  static const std::set<std::string> int16 = {"short", "short int", "signed short", "signed short int", "int16_t"};
+  if (spec_type == "uint8") return uint8.count(base) > 0;
+  if (spec_type == "int8") return int8.count(base) > 0;
+  if (spec_type == "uint16") return uint16.count(base) > 0;
+  if (spec_type == "int16") return int16.count(base) > 0;
   if (spec_type == "int64") return int64.count(base) > 0;
   if (spec_type == "uint64") return uint64.count(base) > 0;
   return false;
@@ -774,6 +783,11 @@ std::optional<ElementType> element_type_from_name(std::string_view name) {
   if (name == "uint3") return ElementType::U32x3;
   if (name == "uint4") return ElementType::U32x4;
   if (name == "bool") return ElementType::Bool;
+  if (name == "uint8") return ElementType::U8;
+  if (name == "int8") return ElementType::I8;
+  if (name == "uint16") return ElementType::U16;
+  if (name == "int16") return ElementType::I16;
+  if (name == "uchar4") return ElementType::U8x4;
   if (name == "int64") return ElementType::I64;
   if (name == "uint64") return ElementType::U64;
   return std::nullopt;

@@ -2,11 +2,24 @@
 
 namespace gi::fitness {
 
-std::size_t element_bytes(ElementType t) {
-  if (t == ElementType::F64 || t == ElementType::I64 || t == ElementType::U64) return 8;
-  if (t == ElementType::Bool) return 1;
-  return 4 * element_components(t);
+std::size_t component_bytes(ElementType t) {
+  switch (t) {
+    case ElementType::F64:
+    case ElementType::I64:
+    case ElementType::U64: return 8;
+    case ElementType::Bool:
+    case ElementType::U8:
+    case ElementType::I8:
+    case ElementType::U8x4: return 1;
+    case ElementType::U16:
+    case ElementType::I16: return 2;
+    default: return 4;
+  }
 }
+
+std::size_t element_bytes(ElementType t) { return component_bytes(t) * element_components(t); }
+
+bool element_is_sub_word(ElementType t) { return element_is_buffer_type(t) && element_bytes(t) < 4; }
 
 std::size_t element_components(ElementType t) {
   switch (t) {
@@ -16,7 +29,11 @@ std::size_t element_components(ElementType t) {
     case ElementType::U32:
     case ElementType::Bool:
     case ElementType::I64:
-    case ElementType::U64: return 1;
+    case ElementType::U64:
+    case ElementType::U8:
+    case ElementType::I8:
+    case ElementType::U16:
+    case ElementType::I16: return 1;
     case ElementType::F32x2:
     case ElementType::I32x2:
     case ElementType::U32x2: return 2;
@@ -25,7 +42,8 @@ std::size_t element_components(ElementType t) {
     case ElementType::U32x3: return 3;
     case ElementType::F32x4:
     case ElementType::I32x4:
-    case ElementType::U32x4: return 4;
+    case ElementType::U32x4:
+    case ElementType::U8x4: return 4;
   }
   return 0;
 }
@@ -42,17 +60,19 @@ bool element_is_float(ElementType t) {
 }
 
 bool element_is_signed_int(ElementType t) {
-  return t == ElementType::I32 || t == ElementType::I32x2 || t == ElementType::I32x3 || t == ElementType::I32x4;
+  return t == ElementType::I32 || t == ElementType::I32x2 || t == ElementType::I32x3 || t == ElementType::I32x4 ||
+         t == ElementType::I8 || t == ElementType::I16;
 }
 
 bool fits_linear_texture(ElementType t) {
-  return element_is_buffer_type(t) && t != ElementType::F64 && element_components(t) != 3;
+  return element_is_buffer_type(t) && component_bytes(t) == 4 && element_components(t) != 3;
 }
 
 bool element_is_buffer_type(ElementType t) { return static_cast<int>(t) < static_cast<int>(ElementType::Bool); }
 
 bool element_is_unsigned_int(ElementType t) {
-  return t == ElementType::U32 || t == ElementType::U32x2 || t == ElementType::U32x3 || t == ElementType::U32x4;
+  return t == ElementType::U32 || t == ElementType::U32x2 || t == ElementType::U32x3 || t == ElementType::U32x4 ||
+         t == ElementType::U8 || t == ElementType::U16 || t == ElementType::U8x4;
 }
 
 std::string to_string(RunStatus s) {

@@ -15,11 +15,17 @@ namespace gi::fitness {
 enum class ParamRole { In, Out, InOut, Scalar };
 
 // CUDA's vector types of 32-bit components (float3, int2, uint3, ...) have
-// their components' kind. From Bool on, the types are for by-value
-// parameters and __constant__ scalars only: Bool (one byte, 0 or 1), and the
-// 64-bit integers (`long`, `size_t`: a count passed by value), whose buffers
-// the output checks, which work in 32-bit words, cannot compare yet.
-enum class ElementType { F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4, Bool, I64, U64 };
+// their components' kind. U8 ... I16 are 8- and 16-bit integers (an image of
+// `unsigned char` or `short`), U8x4 CUDA's uchar4. From Bool on, the types
+// are for by-value parameters and __constant__ scalars only: Bool (one byte,
+// 0 or 1), and the 64-bit integers (`long`, `size_t`: a count passed by
+// value), whose buffers the GPU's output check, which reads 32-bit words,
+// cannot compare yet.
+enum class ElementType {
+  F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4,
+  U8, I8, U16, I16, U8x4,
+  Bool, I64, U64
+};
 // Whether a buffer (or an array __constant__) may hold the type.
 bool element_is_buffer_type(ElementType t);
 // Whether the components are int, unsigned (else float or double).
@@ -29,6 +35,10 @@ bool element_is_unsigned_int(ElementType t);
 bool fits_linear_texture(ElementType t);
 std::size_t element_bytes(ElementType t);
 std::size_t element_components(ElementType t);  // floats/ints per element (float4 -> 4)
+std::size_t component_bytes(ElementType t);     // bytes per component (uchar4 -> 1)
+// A buffer element narrower than a 32-bit word (an 8- or 16-bit integer; not Bool, a scalar): its
+// output buffer is filled with kSubWordFillByte, not NaN words.
+bool element_is_sub_word(ElementType t);
 bool element_is_float(ElementType t);
 
 // One pointer parameter of the kernel.

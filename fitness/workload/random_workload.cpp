@@ -1,8 +1,10 @@
 #include "fitness/workload/random_workload.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/launch_plan.hpp"
@@ -125,8 +127,21 @@ double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint
   return 0;
 }
 
+// The values an 8- or 16-bit integer component holds.
+std::pair<double, double> narrow_range(ElementType type) {
+  const bool is_signed = element_is_signed_int(type);
+  if (component_bytes(type) == 1) return is_signed ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
+  return is_signed ? std::pair{-32768.0, 32767.0} : std::pair{0.0, 65535.0};
+}
+
 void store(ElementType type, std::byte* element, std::size_t component, double value) {
-  if (type == ElementType::F64) {
+  if (component_bytes(type) == 1) {
+    const auto v = static_cast<std::uint8_t>(static_cast<std::int64_t>(value));
+    element[component] = static_cast<std::byte>(v);
+  } else if (component_bytes(type) == 2) {
+    const auto v = static_cast<std::uint16_t>(static_cast<std::int64_t>(value));
+    std::memcpy(element + 2 * component, &v, 2);
+  } else if (type == ElementType::F64) {
     std::memcpy(element, &value, 8);
   } else if (element_is_signed_int(type)) {
     const auto v = static_cast<std::int32_t>(value);
@@ -170,6 +185,15 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     const bool integer = !element_is_float(p.type);
     if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
       reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
+    if (component_bytes(p.type) < 4) {
+      const auto [lo, hi] = narrow_range(p.type);
+      const double top = d.kind == Distribution::Kind::Constant ? d.a : d.b;
+      if (d.a < lo || top > hi)
+        reader.fail(".inputs." + p.name, "'" + p.name + "' holds " + std::to_string(8 * component_bytes(p.type)) +
+                                             "-bit integers, " + std::to_string(static_cast<long long>(lo)) + ".." +
+                                             std::to_string(static_cast<long long>(hi)) +
+                                             ": give a distribution within them");
+    }
     std::vector<std::byte> bytes(count * eb);
     const std::uint64_t stream = mix(seed ^ name_hash(p.name));
     for (std::size_t e = 0; e < count; ++e)

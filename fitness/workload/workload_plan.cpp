@@ -53,11 +53,29 @@ std::size_t element_count(const KernelSpec& spec, const ParamSpec& p, const Vari
       whole(spec, p.count, variables, p.json_path + ".count", 0, 17179869184.0, "an element count"));
 }
 
-// One component of a vector scalar (int3, float2, ...), at 4 * c.
+// An 8- or 16-bit integer (one component of a uchar4 too), range-checked.
+void narrow_integer(const KernelSpec& spec, const ParamSpec& p, const Expression& e, const Variables& variables,
+                    const std::string& path, std::byte* out) {
+  const std::size_t bytes = component_bytes(p.type);
+  const bool is_signed = element_is_signed_int(p.type);
+  const double top = bytes == 1 ? (is_signed ? 127.0 : 255.0) : (is_signed ? 32767.0 : 65535.0);
+  const double bottom = is_signed ? -top - 1 : 0.0;
+  const std::int64_t v = whole(spec, e, variables, path, bottom, top,
+                               bytes == 1 ? (is_signed ? "an 8-bit int" : "an 8-bit unsigned")
+                                          : (is_signed ? "a 16-bit int" : "a 16-bit unsigned"));
+  const auto bits = static_cast<std::uint16_t>(v);  // two's complement, low bytes first
+  std::memcpy(out, &bits, bytes);
+}
+
+// One component of a vector scalar (int3, float2, uchar4, ...), at its component's bytes times c.
 void vector_component(const KernelSpec& spec, const ParamSpec& p, std::size_t c, const Variables& variables,
                       std::byte* out) {
   const std::string path = p.json_path + ".value[" + std::to_string(c) + "]";
   const Expression& e = p.components.at(c);
+  if (component_bytes(p.type) < 4) {
+    narrow_integer(spec, p, e, variables, path, out);
+    return;
+  }
   if (element_is_signed_int(p.type)) {
     const auto v = static_cast<std::int32_t>(whole(spec, e, variables, path, -2147483648.0, 2147483647.0, "an int"));
     std::memcpy(out, &v, 4);
@@ -78,7 +96,11 @@ std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, 
   std::vector<std::byte> bytes(element_bytes(p.type));
   if (element_components(p.type) > 1) {
     for (std::size_t c = 0; c < element_components(p.type); ++c)
-      vector_component(spec, p, c, variables, bytes.data() + 4 * c);
+      vector_component(spec, p, c, variables, bytes.data() + component_bytes(p.type) * c);
+    return bytes;
+  }
+  if (element_is_sub_word(p.type)) {
+    narrow_integer(spec, p, p.value, variables, path, bytes.data());
     return bytes;
   }
   switch (p.type) {

@@ -40,8 +40,8 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // The spec's name for a kernel parameter's type; empty when gi cannot
 // generate or check it.
 std::string spec_type(const std::string& base) {
-  for (const char* t : {"float", "double", "int", "unsigned", "bool", "int64", "uint64", "float2", "float3", "float4", "int2", "int3", "int4",
-                        "uint2", "uint3", "uint4"})
+  for (const char* t : {"float", "double", "int", "unsigned", "bool", "int64", "uint64", "uint8", "int8", "uint16", "int16",
+                        "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4", "uchar4"})
     if (fitness::type_matches(t, base)) return t;
   return "";
 }
@@ -172,6 +172,8 @@ std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKerne
 // An integer input's values where nothing else says: small, of both signs
 // (an unsigned type holds no negative value, which the generator refuses).
 json default_integer_distribution(const std::string& type) {
+  // An 8-bit unsigned buffer is an image's grey levels or a mask: all of 0..255.
+  if (type == "uint8" || type == "uchar4") return {{"uniform", json::array({0, 255})}};
   const bool is_unsigned = type == "unsigned" || type.rfind("uint", 0) == 0;
   return {{"uniform", json::array({is_unsigned ? 0 : -100, 100})}};
 }

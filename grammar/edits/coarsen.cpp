@@ -14,7 +14,7 @@
 // `coarsen:K,vector` takes consecutive items and loads each buffer the
 // kernel reads only as `p[tid]` (grammar/edits/vector_loads.hpp) as vectors
 // before the thread's loop: K / W loads of W = min(K, 4) elements (float4,
-// int2, ...) where the thread's K items are all below the guard's bound and
+// int2, uchar4, ...) where the thread's K items are all below the guard's bound and
 // the address is aligned, else element by element; inside the loop `p[tid]`
 // reads the thread's copy. Only where the bound names kernel parameters.
 // Not where the loop would change what the kernel means: a `return` or a
@@ -118,7 +118,7 @@ class CoarsenFamily : public EditFamily {
       const std::string vec = v.vector4.substr(0, v.vector4.size() - 1) + W;
       out.push_back(v.element + " " + copy + "[" + K + "];  // gi coarsen: '" + v.pointer + "' read as " + vec);
       out.push_back("if (gi_first + " + K + " <= (" + site.bound + ") && ((unsigned long long)(" + v.pointer +
-                    " + gi_first) & " + std::to_string(4 * w - 1) + "ull) == 0ull) {");
+                    " + gi_first) & " + std::to_string(v.bytes * w - 1) + "ull) == 0ull) {");
       out.push_back("    #pragma unroll");
       out.push_back("    for (int gi_v = 0; gi_v < " + K + "; gi_v += " + W + ") {");
       out.push_back("        const " + vec + " gi_w = *reinterpret_cast<const " + vec + "*>(" + v.pointer + " + gi_first + gi_v);");

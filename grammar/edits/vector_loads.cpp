@@ -36,10 +36,15 @@ std::vector<VectorLoad> vector_loads(const Grammar& g, const WorkItemRegion& sit
   std::vector<VectorLoad> out;
   for (const Param& p : k.functions[static_cast<std::size_t>(fn)].params) {
     if (!p.pointer) continue;
-    VectorLoad v{p.name, p.base_type, ""};
-    if (p.base_type == "float") v.vector4 = "float4";
-    else if (p.base_type == "int") v.vector4 = "int4";
-    else if (p.base_type == "unsigned" || p.base_type == "unsigned int") v.vector4 = "uint4";
+    VectorLoad v{p.name, p.base_type, "", 4};
+    const std::string& t = p.base_type;
+    if (t == "float") v.vector4 = "float4";
+    else if (t == "int") v.vector4 = "int4";
+    else if (t == "unsigned" || t == "unsigned int") v.vector4 = "uint4";
+    else if (t == "unsigned char" || t == "uchar" || t == "uint8_t") v = {p.name, t, "uchar4", 1};
+    else if (t == "char" || t == "signed char" || t == "int8_t") v = {p.name, t, "char4", 1};
+    else if (t == "unsigned short" || t == "ushort" || t == "uint16_t") v = {p.name, t, "ushort4", 2};
+    else if (t == "short" || t == "int16_t") v = {p.name, t, "short4", 2};
     else continue;
     bool ok = true, seen = false;
     for (std::size_t e = 0; e < k.elements.size() && ok; ++e) {

@@ -1,9 +1,11 @@
 #pragma once
 // The buffers `coarsen:K,vector` loads as vectors: a pointer parameter of the
-// work-item region's kernel to float, int or unsigned that the kernel only
-// reads, and only as `p[tid]` (tid the region's index) inside the region.
-// Each thread's K consecutive items of such a buffer are then K / W loads of
-// W-wide vectors (float4, int2, ...) made once before the thread's loop.
+// work-item region's kernel to float, int or unsigned, or to an 8- or 16-bit
+// integer (an image of unsigned char, of short), that the kernel only reads,
+// and only as `p[tid]` (tid the region's index) inside the region. Each
+// thread's K consecutive items of such a buffer are then K / W loads of
+// W-wide vectors (float4, int2, uchar4, short2, ...) made once before the
+// thread's loop.
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,8 +17,9 @@ namespace gi::grammar {
 
 struct VectorLoad {
   std::string pointer;  // the parameter's name
-  std::string element;  // float, int or unsigned int
-  std::string vector4;  // its 4-wide vector type: float4, int4, uint4 (2-wide: the same with 2)
+  std::string element;  // its element type as the kernel writes it: float, unsigned char, ...
+  std::string vector4;  // its 4-wide vector type: float4, int4, uint4, uchar4, char4, short4, ushort4 (2-wide: the same with 2)
+  int bytes = 4;        // of one element: a load of W elements is aligned to W * bytes
 };
 
 // `live`: whether a token is compiled at the seed's default switch setting
