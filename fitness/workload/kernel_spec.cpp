@@ -348,6 +348,9 @@ class SpecReader {
     if (!fits_linear_texture(ps.type))
       fail(path, ps.type == ElementType::F64
                      ? "a texture of double: CUDA's linear textures hold 32-bit words (read it as int2 and convert)"
+                 : component_bytes(ps.type) < 4
+                     ? "a texture of " + ps.type_name + ": gi's linear textures read 32-bit components; read the buffer "
+                       "as a plain pointer"
                      : "a texture of " + ps.type_name + ": CUDA's textures have one, two or four channels");
     ps.texture = true;
   }
