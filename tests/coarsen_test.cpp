@@ -86,6 +86,36 @@ TEST(Coarsen, WhereItDoesNotApply) {
             std::string::npos);
 }
 
+// The commonest guard of all, `if (i < n) y[i] = ...;` with no braces: the
+// loop goes round its one statement. A braceless body with a body of its
+// own (a for, an if with an else) is left alone, with the reason.
+TEST(Coarsen, AGuardOfOnePlainStatementWithoutBraces) {
+  const std::string braceless =
+      "extern \"C\" __global__ void scale(const float* in, int n, float* out) {\n"
+      "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "    if (tid < n) out[tid] = 2.0f * in[tid];\n"
+      "}\n";
+  const Grammar g = Grammar::from_source(braceless, "k.cu");
+  EXPECT_EQ(edit_problem(g, parse_patch("coarsen:4").edits[0]).value_or("legal"), "legal");
+  const std::string out = apply_patch(g, parse_patch("coarsen:4"));
+  EXPECT_NE(out.find("for (int gi_item = 0; gi_item < 4; gi_item++) {\n"
+                     "        int tid = (blockIdx.x * blockDim.x + threadIdx.x) * 4 + gi_item;\n"
+                     "        if (tid < n) out[tid] = 2.0f * in[tid];\n"
+                     "    }"),
+            std::string::npos)
+      << out;
+  for (const char* body : {"for (int c = 0; c < 2; ++c) out[tid] += in[tid];",
+                           "out[tid] = 1.0f;\n    else out[0] = 0.0f;"}) {
+    std::string compound = braceless;
+    compound.replace(compound.find("out[tid] = 2.0f * in[tid];"), 26, body);
+    EXPECT_NE(edit_problem(Grammar::from_source(compound, "k.cu"), parse_patch("coarsen:4").edits[0])
+                  .value_or("legal")
+                  .find("a body without braces that is not one plain statement"),
+              std::string::npos)
+        << body;
+  }
+}
+
 TEST(Coarsen, GridShrinksByTheFactorRoundingUp) {
   const fitness::KernelSpec spec = fitness::load_kernel_spec(test::source_dir() / "seeds/tools/convolution_x");
   fitness::LaunchPlan plan;

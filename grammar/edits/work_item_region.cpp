@@ -28,11 +28,33 @@ std::size_t closing(const ParsedKernel& k, std::size_t open) {
   return k.tokens.size();
 }
 
+// The `;` ending a braceless body of one plain statement (`if (i < n)
+// y[i] = x[i];`, the commonest guard of all); npos where the body is a
+// statement with a body of its own (if, for, while, do, switch), whose end
+// this does not follow, or is followed by an `else`.
+std::size_t plain_statement_end(const ParsedKernel& k, std::size_t first) {
+  for (const char* compound : {"if", "for", "while", "do", "switch", "else", "{"})
+    if (k.tokens[first].is(compound)) return std::string::npos;
+  int depth = 0;
+  for (std::size_t t = first; t < k.tokens.size(); t = next_code(k, t + 1)) {
+    const std::string& x = k.tokens[t].text;
+    if (x == "(" || x == "[" || x == "{") ++depth;
+    if (x == ")" || x == "]" || x == "}") --depth;
+    if (depth < 0) return std::string::npos;
+    if (depth == 0 && x == ";") {
+      const std::size_t after = next_code(k, t + 1);
+      return after < k.tokens.size() && k.tokens[after].is("else") ? std::string::npos : t;
+    }
+  }
+  return std::string::npos;
+}
+
 // The last token of the if statement whose condition ends at `rp`, else
-// branches included; npos when a body is not braced.
+// branches included; npos when a body is a braceless compound statement.
 std::size_t if_statement_end(const ParsedKernel& k, std::size_t rp) {
   std::size_t body = next_code(k, rp + 1);
-  if (body >= k.tokens.size() || !k.tokens[body].is("{")) return std::string::npos;
+  if (body >= k.tokens.size()) return std::string::npos;
+  if (!k.tokens[body].is("{")) return plain_statement_end(k, body);
   std::size_t end = closing(k, body);
   const std::size_t e = next_code(k, end + 1);
   if (e < k.tokens.size() && k.tokens[e].is("else")) {
@@ -132,7 +154,7 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       }
       const std::size_t end = if_statement_end(k, guard.condition->last);
       if (end == std::string::npos) {
-        because("the guard `if (" + tid + " < ...)` has a body without braces");
+        because("the guard `if (" + tid + " < ...)` has a body without braces that is not one plain statement");
         continue;
       }
       std::optional<std::string> inside;
