@@ -116,6 +116,37 @@ TEST(Coarsen, AGuardOfOnePlainStatementWithoutBraces) {
   }
 }
 
+// An early exit, `if (tid >= n) return;`, guards as well: the loop runs to
+// the end of the kernel's body and each return ends one item. A return
+// inside a loop there would end that loop instead: refused.
+TEST(Coarsen, AnEarlyExitGuardsTheRestOfTheKernel) {
+  const std::string early =
+      "extern \"C\" __global__ void scale(const float* in, int n, float* out) {\n"
+      "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "    if (tid >= n) return;\n"
+      "    if (in[tid] < 0.0f) { out[tid] = 0.0f; return; }\n"
+      "    out[tid] = 2.0f * in[tid];\n"
+      "}\n";
+  const Grammar g = Grammar::from_source(early, "k.cu");
+  EXPECT_EQ(edit_problem(g, parse_patch("coarsen:4,vector").edits[0]).value_or("legal"), "legal");
+  const std::string out = apply_patch(g, parse_patch("coarsen:4"));
+  EXPECT_NE(out.find("    for (int gi_item = 0; gi_item < 4; gi_item++) {\n"
+                     "        int tid = (blockIdx.x * blockDim.x + threadIdx.x) * 4 + gi_item;\n"
+                     "        if (tid >= n) continue;\n"
+                     "        if (in[tid] < 0.0f) { out[tid] = 0.0f; continue; }\n"
+                     "        out[tid] = 2.0f * in[tid];\n"
+                     "    }\n"),
+            std::string::npos)
+      << out;
+  std::string in_loop = early;
+  in_loop.replace(in_loop.find("if (in[tid] < 0.0f) { out[tid] = 0.0f; return; }"), 48,
+                  "for (int c = 0; c < 3; ++c) if (in[tid] < c) return;");
+  EXPECT_NE(edit_problem(Grammar::from_source(in_loop, "k.cu"), parse_patch("coarsen:4").edits[0])
+                .value_or("legal")
+                .find("a return inside a loop of the region"),
+            std::string::npos);
+}
+
 TEST(Coarsen, GridShrinksByTheFactorRoundingUp) {
   const fitness::KernelSpec spec = fitness::load_kernel_spec(test::source_dir() / "seeds/tools/convolution_x");
   fitness::LaunchPlan plan;
@@ -279,6 +310,17 @@ TEST_F(CoarsenVectorFamily, AnEightBitImageIsLoadedAsUchar4) {
   compiles(out, "coarsen:8,vector on unsigned char");
   for (const char* patch : {"coarsen:4,vector", "coarsen:16,vector"}) {
     const auto run = emulate(dir_ / "seed", patch);
+    EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
+    EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << patch << "\n" << run.output;
+  }
+}
+
+// The user kernel count_positive exits early (`if (i >= n) return;`):
+// coarsened alone and with aggregate, which turns the exit into a predicate.
+TEST_F(CoarsenVectorFamily, AnEarlyExitKernelCoarsenedGivesTheSeedsResults) {
+  const std::filesystem::path count = std::filesystem::path(GI_TEST_DATA) / "user/count_positive";
+  for (const char* patch : {"coarsen:4", "coarsen:8,vector", "aggregate:all=block coarsen:4,strided"}) {
+    const auto run = emulate(count, patch);
     EXPECT_EQ(run.exit_code, 0) << patch << "\n" << run.output;
     EXPECT_EQ(run.output.find("\"ok\": false"), std::string::npos) << patch << "\n" << run.output;
   }

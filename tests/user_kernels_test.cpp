@@ -53,14 +53,15 @@ struct UserKernel {
 // coarsen the factors 2, 4, 8, 16, 32, each consecutive, strided, then with vector
 // loads where a buffer is read only at the item (15; 10 without).
 const std::vector<UserKernel> kKernels = {
-    {"count_positive", 4, 0, 0, 0, {{"aggregate", 1}}},
+    // An early exit, `if (i >= n) return;`: coarsening runs to the kernel's end, the return a `continue`.
+    {"count_positive", 4, 0, 0, 15, {{"aggregate", 1}, {"coarsen", 5}}},
     {"dot_product", 4, 0, 0, 15, {{"aggregate", 0}}},
     {"vector_max", 4, 0, 0, 15, {{"aggregate", 1}}},
     {"histogram256", 0, 4, 0, 15, {{"privatise", 1}}},
     {"grid_scatter", 0, 4, 0, 15, {{"privatise", 0}}},
-    {"row_sum", 0, 0, 2, 0, {{"warp_per_item", 1}}},
-    // Early return: no guard for a grid-stride loop, so no grid cap and no coarsening.
-    {"joint_histogram64", 0, 1, 0, 0, {{"privatise", 0}}},
+    {"row_sum", 0, 0, 2, 10, {{"warp_per_item", 1}, {"coarsen", 3}}},
+    // Early return: no guard for a grid-stride loop, so no grid cap; coarsening to the kernel's end.
+    {"joint_histogram64", 0, 1, 0, 15, {{"privatise", 0}, {"coarsen", 4}}},
     {"slice_sums", 0, 4, 0, 10, {{"privatise", 0}, {"privatise", 2}}},
     // The user's own grid-stride loop: aggregate only.
     {"weighted_sum", 4, 0, 0, 0, {{"aggregate", 0}}},
@@ -70,8 +71,8 @@ const std::vector<UserKernel> kKernels = {
     {"masked_mean", 12, 0, 0, 0, {{"aggregate", 1}, {"aggregate", 9}}},
     // A 2-D kernel whose x thread index walks the rows: the axes swapped.
     {"scale_rows", 0, 0, 0, 0, {{"remap", 0}}, 1},
-    // A lookup table in a local array, indexed by the data: read through selects (an early return: no coarsening).
-    {"transfer_curve", 0, 0, 0, 0, {{"registers", 0}}, 0, 1},
+    // A lookup table in a local array, indexed by the data: read through selects; coarsening past the early return.
+    {"transfer_curve", 0, 0, 0, 15, {{"registers", 0}, {"coarsen", 3}}, 0, 1},
     // Three floats a voxel, interleaved: the records through shared memory; coarsening with vector loads of the planes.
     {"planes_to_deformation", 0, 0, 0, 15, {{"stage", 0}}, 0, 0, 1},
     // Its inverse: three floats a voxel read interleaved, copied in by the block; no vector loads (no `p[tid]` read).

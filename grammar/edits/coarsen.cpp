@@ -6,6 +6,9 @@
 //     tid = blockIdx.x * blockDim.x + threadIdx.x;
 //     ...
 //     if (tid < N) { ... }
+// (braced, or one plain statement without braces; or an early exit
+// `if (tid >= N) return;`, whose region runs to the kernel's end and whose
+// returns, none in a loop or switch, become the item loop's `continue`)
 // gets a loop from the index line to the end of the guard's if statement,
 // with tid = (blockIdx.x * blockDim.x + threadIdx.x) * K + gi_item
 // (consecutive items, the default) or
@@ -54,7 +57,7 @@ class CoarsenFamily : public EditFamily {
     if (e.value < 2 || e.value > 64) return "coarsening factor must be 2..64";
     if (e.literal != "consecutive" && e.literal != "strided" && e.literal != "vector")
       return "item order must be consecutive, strided or vector";
-    const auto site = find_work_item_region(g, context);
+    const auto site = find_work_item_region(g, context, true);
     if (const auto* why = std::get_if<std::string>(&site)) return "no coarsening site in " + g.file_name() + ": " + *why;
     if (e.literal == "vector") return vector_problem(g, context, std::get<WorkItemRegion>(site), e.value);
     return std::nullopt;
@@ -64,7 +67,7 @@ class CoarsenFamily : public EditFamily {
     std::vector<Edit> out;
     // A copy: a reference into the returned variant would outlive it (a
     // dangling read that gave garbage bounds when another thread reused the memory).
-    const auto found = find_work_item_region(g, context);
+    const auto found = find_work_item_region(g, context, true);
     if (!std::holds_alternative<WorkItemRegion>(found)) return out;
     const WorkItemRegion& site = std::get<WorkItemRegion>(found);
     for (int k : context.coarsen_factors)
@@ -74,7 +77,7 @@ class CoarsenFamily : public EditFamily {
   }
 
   void apply(const Grammar& g, const EditContext& context, const Edit& e, PatchState& s) const override {
-    const WorkItemRegion site = std::get<WorkItemRegion>(find_work_item_region(g, context));
+    const WorkItemRegion site = std::get<WorkItemRegion>(find_work_item_region(g, context, true));
     const std::string k = std::to_string(e.value);
     const std::string index = site.index_text;
     const std::string coarse = e.literal == "strided"
@@ -86,6 +89,14 @@ class CoarsenFamily : public EditFamily {
       const std::size_t at = text.find(index);
       return at == std::string::npos ? text : text.substr(0, at) + coarse + text.substr(at + index.size());
     };
+    // An early exit's returns end one item: the loop's next.
+    if (site.early_exit) {
+      static const std::regex exit_statement("(^|[^\\w])return(\\s*);");
+      for (std::size_t r = site.first_rule; r <= site.last_rule; ++r)
+        s.rules[r].rewrites["coarsen return"] = [](const std::string& text) {
+          return std::regex_replace(text, exit_statement, "$1continue$2;");
+        };
+    }
     std::vector<std::string> open;
     drop_vector_reads(site, s);
     if (e.literal == "vector") open = vector_preload(g, context, site, e.value, s);

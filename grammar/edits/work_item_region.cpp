@@ -77,20 +77,52 @@ std::optional<std::pair<std::size_t, std::size_t>> index_line(const ParsedKernel
   return std::make_pair(line->name, line->equals);
 }
 
-// N of a guard `tid < N` or `tid < N && ...`, when no name of N is assigned
-// in tokens [from, to]; "" otherwise.
+// N of a guard `tid < N` or `tid < N && ...` (of an early exit, `tid >= N`
+// or `tid >= N || ...`), when no name of N is assigned in tokens [from, to];
+// "" otherwise.
 std::string guard_bound(const ParsedKernel& k, const Element& guard, const std::string& tid, std::size_t from,
-                        std::size_t to) {
+                        std::size_t to, bool early_exit = false) {
   const auto condition = analysis::parse_expression(k.tokens, guard.condition->first + 1, guard.condition->last - 1);
   if (!condition) return "";
   const analysis::Expr* c = &*condition;
-  while (c->kind == analysis::ExprKind::Binary && c->text == "&&") c = &c->children[0];
-  if (c->kind != analysis::ExprKind::Binary || c->text != "<" || !c->children[0].is_name(tid)) return "";
+  const char* chain = early_exit ? "||" : "&&";
+  while (c->kind == analysis::ExprKind::Binary && c->text == chain) c = &c->children[0];
+  if (c->kind != analysis::ExprKind::Binary || c->text != (early_exit ? ">=" : "<") || !c->children[0].is_name(tid))
+    return "";
   const analysis::Expr& bound = c->children[1];
   for (const std::string& name : analysis::names_in(bound))
     for (std::size_t t = from; t <= to && t < k.tokens.size(); ++t)
       if (k.tokens[t].is(name) && assigns(k, t)) return "";
   return analysis::expression_text(k.tokens, bound);
+}
+
+// The last token of `if (...) return;` or `if (...) { return; }` whose
+// condition ends at `rp`, with no else; npos for any other if.
+std::size_t exit_statement_end(const ParsedKernel& k, std::size_t rp) {
+  std::size_t t = next_code(k, rp + 1);
+  const bool braced = t < k.tokens.size() && k.tokens[t].is("{");
+  if (braced) t = next_code(k, t + 1);
+  if (t >= k.tokens.size() || !k.tokens[t].is("return")) return std::string::npos;
+  t = next_code(k, t + 1);
+  if (t >= k.tokens.size() || !k.tokens[t].is(";")) return std::string::npos;
+  if (braced) {
+    t = next_code(k, t + 1);
+    if (t >= k.tokens.size() || !k.tokens[t].is("}")) return std::string::npos;
+  }
+  const std::size_t after = next_code(k, t + 1);
+  return after < k.tokens.size() && k.tokens[after].is("else") ? std::string::npos : t;
+}
+
+// Whether the token lies in a loop or a switch of its function: a `return`
+// there cannot become the items loop's `continue`.
+bool in_loop(const ParsedKernel& k, std::size_t token) {
+  for (const Element& e : k.elements) {
+    if (token < e.tokens.first || token > e.tokens.last) continue;
+    for (int b = e.block; b >= 0; b = k.blocks[static_cast<std::size_t>(b)].parent)
+      if (k.blocks[static_cast<std::size_t>(b)].loop || k.blocks[static_cast<std::size_t>(b)].breakable) return true;
+    return false;
+  }
+  return true;  // not in any element: do not guess
 }
 
 }  // namespace
@@ -103,7 +135,8 @@ bool assigns(const ParsedKernel& k, std::size_t t) {
   return t > 0 && (k.tokens[t - 1].is("++") || k.tokens[t - 1].is("--") || k.tokens[t - 1].is("&"));
 }
 
-std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context) {
+std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context,
+                                                                 bool early_exit_guard) {
   const ParsedKernel& k = g.parsed();
   const std::function<bool(std::size_t)> live = edits::live_tokens(g, context);
   std::optional<std::string> reason;
@@ -148,11 +181,16 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       }
       const Element& guard = k.elements[h];
       const std::size_t var = next_code(k, guard.condition->first + 1), less = next_code(k, var + 1);
-      if (!k.tokens[var].is(tid) || !k.tokens[less].is("<")) {
-        because("the first if after the index line is not `if (" + tid + " < ...)`");
+      // An early exit, `if (tid >= N) return;`: the region runs to the end
+      // of the kernel's body, and its returns end one item (`continue`).
+      const bool early = early_exit_guard && k.tokens[var].is(tid) && k.tokens[less].is(">=") &&
+                         exit_statement_end(k, guard.condition->last) != std::string::npos;
+      if (!early && (!k.tokens[var].is(tid) || !k.tokens[less].is("<"))) {
+        because("the first if after the index line is not `if (" + tid + " < ...)`" +
+                std::string(early_exit_guard ? " nor `if (" + tid + " >= ...) return;`" : ""));
         continue;
       }
-      const std::size_t end = if_statement_end(k, guard.condition->last);
+      const std::size_t end = early ? body_end - 1 : if_statement_end(k, guard.condition->last);
       if (end == std::string::npos) {
         because("the guard `if (" + tid + " < ...)` has a body without braces that is not one plain statement");
         continue;
@@ -160,7 +198,9 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       std::optional<std::string> inside;
       for (std::size_t t = index.tokens.first; t <= end; ++t) {
         const Token& x = k.tokens[t];
-        if (x.is("return")) inside = "a return inside the guarded region would end every item";
+        if (x.is("return") && (!early || in_loop(k, t)))
+          inside = early ? "a return inside a loop of the region would end the loop, not the item"
+                         : "a return inside the guarded region would end every item";
         if (x.is(tid) && t != name && assigns(k, t)) inside = tid + " is assigned inside the guarded region";
       }
       // A declared index lives in the loop around the region: nothing after it may use it.
@@ -173,7 +213,8 @@ std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g
       }
       WorkItemRegion site;
       site.tid = tid;
-      site.bound = guard_bound(k, guard, tid, guard.condition->last + 1, end);
+      site.bound = guard_bound(k, guard, tid, guard.condition->last + 1, end, early);
+      site.early_exit = early;
       site.index_element = e;
       site.guard_element = h;
       site.end_token = end;

@@ -29,6 +29,10 @@ struct WorkItemRegion {
   // The index line's element, the guard's `if` element and the last token of
   // the guard's if statement (else branches included).
   std::size_t index_element = 0, guard_element = 0, end_token = 0;
+  // The guard is an early exit, `if (tid >= N) return;`, and the region runs
+  // from the index line to the end of the kernel's body; every `return` in
+  // it (none in a loop or switch) ends one item. Only for a caller that asked.
+  bool early_exit = false;
 };
 
 // Whether the token t (a name) is assigned there: followed by `=`, an
@@ -41,6 +45,9 @@ inline constexpr const char* kItemCounter = "gi_item";
 // The region, or why the kernel has none (the first reason met): shared
 // memory or barriers (a loop around them would change what they mean),
 // blockIdx outside the index line, a return or an assignment of tid inside.
-std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context);
+// `early_exit_guard`: an early exit `if (tid >= N) return;` may be the guard
+// (coarsen turns its returns into the item loop's `continue`).
+std::variant<std::string, WorkItemRegion> find_work_item_region(const Grammar& g, const EditContext& context,
+                                                                 bool early_exit_guard = false);
 
 }  // namespace gi::grammar
