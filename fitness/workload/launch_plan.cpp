@@ -21,6 +21,12 @@ std::size_t element_bytes(ElementType t) { return component_bytes(t) * element_c
 
 bool element_is_sub_word(ElementType t) { return element_is_buffer_type(t) && element_bytes(t) < 4; }
 
+IntegerRange narrow_integer_range(ElementType t) {
+  const bool is_signed = element_is_signed_int(t);
+  if (component_bytes(t) == 1) return is_signed ? IntegerRange{-128.0, 127.0} : IntegerRange{0.0, 255.0};
+  return is_signed ? IntegerRange{-32768.0, 32767.0} : IntegerRange{0.0, 65535.0};
+}
+
 std::size_t element_components(ElementType t) {
   switch (t) {
     case ElementType::F32:

@@ -39,6 +39,12 @@ std::size_t component_bytes(ElementType t);     // bytes per component (uchar4 -
 // A buffer element narrower than a 32-bit word (an 8- or 16-bit integer; not Bool, a scalar): its
 // output buffer is filled with kSubWordFillByte, not NaN words.
 bool element_is_sub_word(ElementType t);
+// The values one component of an 8- or 16-bit integer type holds, lowest
+// and highest: what a buffer's distribution and a scalar's value must stay within.
+struct IntegerRange {
+  double lo, hi;
+};
+IntegerRange narrow_integer_range(ElementType t);
 bool element_is_float(ElementType t);
 
 // One pointer parameter of the kernel.

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
-#include <utility>
 
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/launch_plan.hpp"
@@ -127,13 +126,6 @@ double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint
   return 0;
 }
 
-// The values an 8- or 16-bit integer component holds.
-std::pair<double, double> narrow_range(ElementType type) {
-  const bool is_signed = element_is_signed_int(type);
-  if (component_bytes(type) == 1) return is_signed ? std::pair{-128.0, 127.0} : std::pair{0.0, 255.0};
-  return is_signed ? std::pair{-32768.0, 32767.0} : std::pair{0.0, 65535.0};
-}
-
 void store(ElementType type, std::byte* element, std::size_t component, double value) {
   if (component_bytes(type) == 1) {
     const auto v = static_cast<std::uint8_t>(static_cast<std::int64_t>(value));
@@ -186,7 +178,7 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
       reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
     if (component_bytes(p.type) < 4) {
-      const auto [lo, hi] = narrow_range(p.type);
+      const auto [lo, hi] = narrow_integer_range(p.type);
       const double top = d.kind == Distribution::Kind::Constant ? d.a : d.b;
       if (d.a < lo || top > hi)
         reader.fail(".inputs." + p.name, "'" + p.name + "' holds " + std::to_string(8 * component_bytes(p.type)) +

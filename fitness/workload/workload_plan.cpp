@@ -58,8 +58,7 @@ void narrow_integer(const KernelSpec& spec, const ParamSpec& p, const Expression
                     const std::string& path, std::byte* out) {
   const std::size_t bytes = component_bytes(p.type);
   const bool is_signed = element_is_signed_int(p.type);
-  const double top = bytes == 1 ? (is_signed ? 127.0 : 255.0) : (is_signed ? 32767.0 : 65535.0);
-  const double bottom = is_signed ? -top - 1 : 0.0;
+  const auto [bottom, top] = narrow_integer_range(p.type);
   const std::int64_t v = whole(spec, e, variables, path, bottom, top,
                                bytes == 1 ? (is_signed ? "an 8-bit int" : "an 8-bit unsigned")
                                           : (is_signed ? "a 16-bit int" : "a 16-bit unsigned"));
