@@ -44,7 +44,7 @@ bool language_word(const std::string& w) {
       "return", "short", "signed", "sizeof", "static", "static_cast", "reinterpret_cast", "const_cast", "struct",
       "switch", "template", "this", "true", "typedef", "typename", "union", "unsigned", "void", "volatile", "while",
       "size_t", "__global__", "__device__", "__host__", "__shared__", "__constant__", "__restrict__", "__forceinline__",
-      "__inline__", "__noinline__", "__launch_bounds__", "threadIdx", "blockDim", "warpSize", "x", "float2", "float3",
+      "__inline__", "__noinline__", "__launch_bounds__", "threadIdx", "blockDim", "warpSize", "float2", "float3",
       "float4", "int2", "int3", "int4", "uint", "uint2", "uint3", "uint4", "double2", "double3", "double4",
       "__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "__ldg", "__activemask", "printf",
       "assert", "cudaTextureObject_t", "tex1Dfetch"};
