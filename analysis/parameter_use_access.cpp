@@ -513,11 +513,24 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
       access(u, t, std::make_pair(next(n), prev(close)), offsets, assigned && tok(after).is("="));
       continue;
     }
+    // p->m: a member of the element p points at, as p[0].m (`latLong->lat`
+    // through `LatLong* latLong = d_locations + i`). A member stored keeps
+    // the element's others: inout.
+    if (tok(n).is("->")) {
+      std::size_t after = next(next(n));
+      while (after <= body_last_ && (tok(after).is(".") || tok(after).is("->") || tok(after).is("[")))
+        after = tok(after).is("[") ? next(matching(after)) : next(next(after));
+      if (after <= body_last_ && (kAssignments.count(tok(after).text) || tok(after).is("++") || tok(after).is("--")))
+        u.written = true;
+      u.read = true;
+      access(u, t, std::nullopt, offsets);
+      continue;
+    }
     // *p = v / *p
     if (tok(p).is("*") && (tok(prev(p)).kind == TokenKind::Punct && !tok(prev(p)).is(")") && !tok(prev(p)).is("]"))) {
       if (kAssignments.count(tok(n).text)) u.written = true;
       if (!tok(n).is("=")) u.read = true;
-      access(u, t, std::nullopt, offsets);
+      access(u, t, std::nullopt, offsets, tok(n).is("="));
       continue;
     }
     // f(..., p, ...): the accesses of a __device__ helper through its parameter.

@@ -28,6 +28,7 @@
 
 #include "analysis/cas_helpers.hpp"
 #include "analysis/expression.hpp"
+#include "analysis/thread_index.hpp"
 #include "analysis/file_symbols.hpp"
 #include "analysis/linear_form.hpp"
 #include "analysis/parameter_use.hpp"
@@ -193,6 +194,15 @@ class Analyser {
   std::optional<std::pair<std::string, std::string>> dynamic_shared_array() const;
   std::vector<StaticShared> static_shared_arrays();
   std::optional<long long> whole_value(std::size_t first, std::size_t last) const;
+
+  // "threadIdx.x" for the member threadIdx.x (y, z likewise), the key of a
+  // guard on it; "" for anything else.
+  static std::string thread_key(const Expr& e) {
+    const int axis = member_axis(e, "threadIdx");
+    return axis < 0 ? std::string() : std::string("threadIdx.") + "xyz"[axis];
+  }
+  // A + B where a guard says A < B (`tid < s`, then `red[tid + s]`): below 2 B.
+  std::optional<Range> sum_below_twice(const Expr& e, const std::map<std::string, Bound>& guards, int depth) const;
 
   // analysis/parameter_use_ranges.cpp: the range evaluator.
   std::optional<Range> eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,

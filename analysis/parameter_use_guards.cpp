@@ -27,13 +27,17 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   // Normalise to `name OP limit`; the global thread index written out
   // (`if (threadIdx.x + blockIdx.x * blockDim.x >= size) return;`) is the
   // name kGlobalIndex + axis.
-  const auto cmp =
-      oriented(c, [&](const Expr& e) { return e.kind == ExprKind::Name || global_index_axis(e) >= 0; });
+  // The thread's number in its block (`threadIdx.x < s`) is the name
+  // thread_key gives it: a tree reduction's guard.
+  const auto cmp = oriented(c, [&](const Expr& e) {
+    return e.kind == ExprKind::Name || global_index_axis(e) >= 0 || !thread_key(e).empty();
+  });
   if (!cmp) return;
   std::string op = cmp->op;
   const Expr *name = cmp->subject, *limit = cmp->other;
-  const std::string key =
-      name->kind == ExprKind::Name ? name->text : kGlobalIndex + std::to_string(global_index_axis(*name));
+  const std::string key = name->kind == ExprKind::Name   ? name->text
+                          : !thread_key(*name).empty() ? thread_key(*name)
+                                                       : kGlobalIndex + std::to_string(global_index_axis(*name));
   if (negated) {
     static const std::map<std::string, std::string> opposite = {
         {">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}, {"!=", "=="}};

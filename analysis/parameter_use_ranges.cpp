@@ -192,6 +192,9 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       return out;
     }
     case ExprKind::Member:
+      // Under a guard on it (`if (threadIdx.x < 9)`): below the guard's limit.
+      if (const auto g = guards.find(thread_key(e)); g != guards.end() && !thread_key(e).empty())
+        return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
       // In a block's own memory: threadIdx.x below the block size B, blockDim.x B.
       if (block_symbols_ && !e.children.empty() && e.field == "x") {
         if (e.children[0].is_name("threadIdx")) return Range{SymbolicSize(), SymbolicSize::name("B") - SymbolicSize::constant(1)};
@@ -231,6 +234,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
     case ExprKind::Binary: {
       if (const int axis = global_index_axis(e); axis >= 0) return global_index_range(axis, e, guards);
       if (e.children.size() != 2) break;
+      if (const auto r = e.text == "+" ? sum_below_twice(e, guards, depth) : std::nullopt) return r;
       const auto a = eval(e.children[0], guards, why, depth);
       if (!a) return std::nullopt;
       const auto b = eval(e.children[1], guards, why, depth);
@@ -243,6 +247,32 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       break;
   }
   if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
+  return std::nullopt;
+}
+
+// `a + b` under a guard `a < b` (or `a <= b`) whose b is a range, not one
+// value (a tree reduction's stride s, from B/2 down): a + b <= 2 b - 1, so
+// with s <= B/2 the partner index `tid + s` stays below B. Bounding a and b
+// apart would give 1.5 B.
+std::optional<Range> Analyser::sum_below_twice(const Expr& e, const std::map<std::string, Bound>& guards,
+                                               int depth) const {
+  for (int side = 0; side < 2; ++side) {
+    const Expr& a = e.children[side];
+    const Expr& b = e.children[1 - side];
+    const std::string key = a.kind == ExprKind::Name ? a.text : thread_key(a);
+    if (key.empty()) continue;
+    const auto g = guards.find(kUnreadable + key);
+    if (g == guards.end() || g->second.limit_last == 0) continue;
+    const auto limit = parse(g->second.limit_first, g->second.limit_last);
+    if (!limit || expression_text(k_.tokens, *limit) != expression_text(k_.tokens, b)) continue;
+    std::string ignored;
+    const auto ra = eval(a, without(guards, key), ignored, depth + 1);
+    const auto rb = eval(b, guards, ignored, depth + 1);
+    if (!ra || !rb || !rb->hi || !ra->lo.non_negative_for_sizes() || !rb->lo.non_negative_for_sizes()) continue;
+    const SymbolicSize most = *rb->hi * SymbolicSize::constant(2) -
+                              SymbolicSize::constant(g->second.inclusive ? 0 : 1);
+    return Range{ra->lo + rb->lo, most};
+  }
   return std::nullopt;
 }
 

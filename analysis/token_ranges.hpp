@@ -41,15 +41,7 @@ inline std::size_t expression_end(const std::vector<grammar::Token>& t, std::siz
 }
 
 // The token closing the bracket at `open`.
-inline std::size_t closing(const std::vector<grammar::Token>& t, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < t.size(); ++i) {
-    if (t[i].kind != grammar::TokenKind::Punct) continue;
-    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
-    if ((t[i].is(")") || t[i].is("]") || t[i].is("}")) && --depth == 0) return i;
-  }
-  return t.size();
-}
+inline std::size_t closing(const std::vector<grammar::Token>& t, std::size_t open) { return grammar::closing_bracket(t, open); }
 
 // [first, last] split at depth-0 `sep` tokens (a part may be empty: first > last).
 inline std::vector<std::pair<std::size_t, std::size_t>> split(const std::vector<grammar::Token>& t, std::size_t first, std::size_t last,

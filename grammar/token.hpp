@@ -50,4 +50,9 @@ std::string_view without_utf8_bom(std::string_view source);
 
 bool is_cpp_keyword(std::string_view word);
 
+// The token closing the bracket `(`, `[` or `{` at `open`, counting all
+// three kinds; tokens.size() where none does. The one matcher of gi's token
+// walks.
+std::size_t closing_bracket(const std::vector<Token>& tokens, std::size_t open);
+
 }  // namespace gi::grammar

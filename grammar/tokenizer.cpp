@@ -209,4 +209,14 @@ std::vector<Token> tokenize(std::string_view source, const std::string& file_nam
   return tokens;
 }
 
+std::size_t closing_bracket(const std::vector<Token>& tokens, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < tokens.size(); ++i) {
+    if (tokens[i].kind != TokenKind::Punct) continue;
+    if (tokens[i].is("(") || tokens[i].is("[") || tokens[i].is("{")) ++depth;
+    if ((tokens[i].is(")") || tokens[i].is("]") || tokens[i].is("}")) && --depth == 0) return i;
+  }
+  return tokens.size();
+}
+
 }  // namespace gi::grammar

@@ -124,5 +124,59 @@ TEST(OneBlockKernel, AStaticSharedArrayCapsTheBlockSizesOfAnyKernel) {
   EXPECT_TRUE(any_contains(u.notes, "gi could not bound the indices of __shared__ tile[128] (line 3)"));
 }
 
+// The tree of a block reduction: `tid < s` where s <= B/2 bounds tid + s by
+// 2s - 1 < B, so an array of 256 holds blocks of 256 (not only the 1.5 B
+// that bounding tid and s apart would give).
+TEST(OneBlockKernel, ATreeReductionsPartnerIndexStaysBelowTheBlockSize) {
+  for (const std::string tid : {"tid", "threadIdx.x"}) {
+    const std::string source =
+        "__global__ void tree_sum(const float* x, int n, float* total) {\n"
+        "  __shared__ float red[256];\n"
+        "  const unsigned tid = threadIdx.x;\n"
+        "  float s = 0.f;\n"
+        "  for (int k = threadIdx.x; k < n; k += blockDim.x) s += x[k];\n"
+        "  red[tid] = s;\n"
+        "  __syncthreads();\n"
+        "  for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+        "    if (" + tid + " < h) red[" + tid + "] += red[" + tid + " + h];\n"
+        "    __syncthreads();\n"
+        "  }\n"
+        "  if (tid == 0) total[0] = red[0];\n"
+        "}\n";
+    SpecScaffold s;
+    const json spec = draft(source, {"n=100000"}, &s);
+    EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << tid << spec.dump(2);
+    EXPECT_EQ(spec["tunables"]["block_sizes"], json::array({64, 128, 256})) << tid;
+    // B / 2 is a floor to gi: 2 * ceil_div(B + 1, 2) - 2 is B - 1 or B - 2.
+    EXPECT_TRUE(any_contains(s.inferred, "block sizes up to 256 (__shared__ red[256] (line 2) needs max(B, 2 * "
+                                         "ceil_div(B + 1, 2) - 2) elements"))
+        << tid << s.inferred.size();
+  }
+  // Without the guard the partner index reaches 1.5 B: 256 is dropped.
+  const std::string unguarded =
+      "__global__ void tree_sum(const float* x, int n, float* total) {\n"
+      "  __shared__ float red[256];\n"
+      "  red[threadIdx.x] = x[threadIdx.x];\n"
+      "  for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) red[threadIdx.x] += red[threadIdx.x + h];\n"
+      "  total[0] = red[0];\n"
+      "}\n";
+  EXPECT_EQ(draft(unguarded, {"n=100000"})["tunables"]["block_sizes"], json::array({64, 128}));
+}
+
+// A guard on the thread's number bounds it: `threadIdx.x < 9` indexes 9
+// elements whatever the block size.
+TEST(OneBlockKernel, AGuardOnTheThreadsNumberBoundsASharedIndex) {
+  const std::string source =
+      "__global__ void weights(const float* x, float* y, int n) {\n"
+      "  __shared__ float w[9];\n"
+      "  if (threadIdx.x < 9) w[threadIdx.x] = 0.5f * threadIdx.x;\n"
+      "  __syncthreads();\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) y[i] = x[i] * w[i % 9];\n"
+      "}\n";
+  const json spec = draft(source, {"n=5000"});
+  EXPECT_EQ(spec["tunables"]["block_sizes"], json::array({64, 128, 256, 512, 1024})) << spec.dump(2);
+}
+
 }  // namespace
 }  // namespace gi

@@ -65,6 +65,11 @@ std::string rewrite_for_cpu(std::string_view source) {
   // The prelude has the cooperative groups gi's donors use (cuda_on_cpu.hpp); the line stays, blank.
   static const std::regex cooperative_groups(R"re(#\s*include\s*<cooperative_groups(/reduce)?\.h>)re");
   text = std::regex_replace(text, cooperative_groups, "// (cooperative groups: the emulator's own)");
+  // The CUDA toolkit's runtime headers: what device code needs of them is
+  // the prelude's; host code, which needs the rest, is set aside already.
+  static const std::regex toolkit_headers(
+      R"re(#\s*include\s*[<"](cuda|cuda_runtime|cuda_runtime_api|device_launch_parameters)\.h[>"])re");
+  text = std::regex_replace(text, toolkit_headers, "// (CUDA's runtime headers: the emulator's own)");
   static const std::regex other_asm(R"(\b(asm|__asm__)\s*(volatile\s*|__volatile__\s*)?\()");
   std::smatch m;
   if (std::regex_search(text, m, other_asm))

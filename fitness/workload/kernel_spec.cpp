@@ -13,6 +13,7 @@
 #include "fitness/workload/reference_registry.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/record_type.hpp"
 #include "grammar/type_aliases.hpp"
 #include "grammar/switches.hpp"
 #include "grammar/template_instance.hpp"
@@ -236,15 +237,21 @@ class SpecReader {
       const json& p = params[i];
       expect_object(p, path);
       only_keys(p, path, {"name", "type", "role", "count", "value", "written", "written_indices",
-                          "checked_components", "accumulation_bound", "texture"});
+                          "checked_components", "accumulation_bound", "texture", "layout"});
       ParamSpec ps;
       ps.json_path = path;
       ps.name = string_field(required(p, path, "name"), child(path, "name"));
       if (!names.insert(ps.name).second) fail(child(path, "name"), "duplicate parameter name '" + ps.name + "'");
       ps.type_name = string_field(required(p, path, "type"), child(path, "type"));
-      const auto type = element_type_from_name(ps.type_name);
-      if (!type) fail(child(path, "type"), "expected one of " + std::string(kTypeNames) + ", found '" + ps.type_name + "'");
-      ps.type = *type;
+      if (const auto layout = p.find("layout"); layout != p.end()) {
+        read_record_layout(*layout, child(path, "layout"), ps);
+      } else {
+        const auto type = element_type_from_name(ps.type_name);
+        if (!type)
+          fail(child(path, "type"), "expected one of " + std::string(kTypeNames) + ", or a struct's name with its " +
+                                        "\"layout\", found '" + ps.type_name + "'");
+        ps.type = *type;
+      }
       const std::string role = string_field(required(p, path, "role"), child(path, "role"), false);
       if (role == "in") ps.role = ParamRole::In;
       else if (role == "out") ps.role = ParamRole::Out;
@@ -252,6 +259,8 @@ class SpecReader {
       else if (role == "scalar") ps.role = ParamRole::Scalar;
       else fail(child(path, "role"), "expected one of in, out, inout, scalar, found '" + role + "'");
 
+      if (ps.role == ParamRole::Scalar && ps.record_components > 0)
+        fail(child(path, "layout"), "a struct passed by value is not one gi generates yet; only buffers of records");
       if (ps.role == ParamRole::Scalar) {
         for (const char* key : {"count", "written", "written_indices", "checked_components", "accumulation_bound"})
           if (p.contains(key)) fail(child(path, key), "only buffers (in, out, inout) have this field");
@@ -263,11 +272,23 @@ class SpecReader {
           fail(child(path, "type"), "a buffer of " + ps.type_name + ": gi generates none (" + ps.type_name +
                                         " is for scalars only)");
         ps.count = expression_field(required(p, path, "count"), child(path, "count"));
+        if (ps.record_components > 0) {
+          // Counted in records; every later step counts the components.
+          for (const char* key : {"written", "written_indices", "checked_components", "accumulation_bound", "texture"})
+            if (p.contains(key)) fail(child(path, key), "a buffer of records (\"layout\") takes no " + std::string(key));
+          ps.record_count = ps.count;
+          ps.count = Expression::parse("(" + ps.count.text() + ") * " + std::to_string(ps.record_components));
+        }
         read_output_fields(p, path, ps);
         if (const auto t = p.find("texture"); t != p.end()) read_texture(*t, child(path, "texture"), ps);
       }
       k.parameters.push_back(std::move(ps));
     }
+    // A variant is checked by what it writes: with no output every one would pass.
+    if (std::none_of(k.parameters.begin(), k.parameters.end(),
+                     [](const ParamSpec& p) { return p.role == ParamRole::Out || p.role == ParamRole::InOut; }))
+      fail("parameters", "no out or inout buffer: gi checks a kernel by the buffers it writes, and this spec "
+                         "names none");
     // written_indices must name an int input listed in the spec.
     for (const ParamSpec& ps : k.parameters) {
       if (ps.written_all) continue;
@@ -341,6 +362,22 @@ class SpecReader {
   // "texture": true: an in buffer the kernel reads through a
   // cudaTextureObject_t parameter (tex1Dfetch<T>); the texture's element is
   // one to four 32-bit words, as a linear CUDA texture allows.
+  // A buffer of structs: "type" is the struct's name, "layout" its members
+  // (grammar/record_type.hpp); the buffer holds record_components values of
+  // one type per record.
+  void read_record_layout(const json& j, const std::string& path, ParamSpec& ps) const {
+    if (!j.is_array() || j.empty())
+      fail(path, std::string("expected a non-empty array of member types (\"float3\", \"float[9]\"), found ") +
+                     json_kind(j));
+    std::vector<std::string> layout;
+    for (std::size_t i = 0; i < j.size(); ++i) layout.push_back(string_field(j[i], index(path, i)));
+    const grammar::RecordWords words = grammar::record_words(layout);
+    if (!words.refusal.empty()) fail(path, words.refusal);
+    ps.type = *element_type_from_name(words.word);
+    ps.record_components = static_cast<std::size_t>(words.words);
+    ps.record_layout = std::move(layout);
+  }
+
   void read_texture(const json& t, const std::string& path, ParamSpec& ps) const {
     if (!t.is_boolean()) fail(path, std::string("expected true or false, found ") + json_kind(t));
     if (!t.get<bool>()) return;

@@ -33,6 +33,8 @@
 //     {"name": "c_Kernel", "type": "float", //  or an array of that many elements ("count" instead of
 //      "count": expr}],                    //   "value"), drawn from the workloads' inputs.c_Kernel
 //   types: int, unsigned, float, double (scalars and buffers), bool (scalars), float2, float4, int4 (buffers);
+//   a buffer of structs: "type": the struct's name, "layout": its members ["float3", "float3", "float"],
+//   records of one component type with no padding (grammar/record_type.hpp); "count" counts records;
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
 //   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
 //              "shared_bytes": expr},      // optional dynamic shared memory, default 0
@@ -93,6 +95,12 @@ struct ParamSpec {
   bool written_all = true;
   std::string written_indices;  // when !written_all: the int In buffer listing written elements
   std::vector<int> checked_components;  // never empty after loading
+  // A buffer of structs ("layout", grammar/record_type.hpp): type_name is the
+  // struct's, `type` its one component type, record_components values per
+  // record, and `count` counts those values (record_count the records).
+  std::size_t record_components = 0;
+  std::vector<std::string> record_layout;
+  Expression record_count;
   // Float out/inout buffers: the most, in absolute value, that one work item
   // adds to one element through its atomics (0: not declared). It lets
   // `privatise` count the buffer's per-block copy in 32-bit fixed point.

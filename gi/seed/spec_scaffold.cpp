@@ -21,6 +21,7 @@
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
+#include "grammar/record_type.hpp"
 #include "grammar/template_instance.hpp"
 #include "grammar/type_aliases.hpp"
 
@@ -520,6 +521,27 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     } else {
       type = declared_type(p.base_type);
     }
+    // A buffer of structs (grammar/record_type.hpp): drawn and checked as
+    // per_record values of its one component type per element.
+    const std::string base = grammar::resolve_type_alias(aliases, p.base_type);
+    std::optional<grammar::RecordType> record;
+    std::string record_why;
+    if (p.pointer && !p.texture_object() && type.empty()) {
+      record = grammar::find_record_type(source, "kernel", base, record_why);
+      if (record && !record->words.refusal.empty()) {
+        record_why = "struct '" + base + "' (line " + std::to_string(record->line) + "): " + record->words.refusal;
+        record.reset();
+      }
+    }
+    const int per_record = record ? record->words.words : 1;
+    if (record) {
+      type = record->words.word;
+      std::string members;
+      for (const std::string& m : record->layout) members += (members.empty() ? "" : ", ") + m;
+      s.inferred.push_back("type of '" + p.name + "': records of struct " + base + " (line " +
+                           std::to_string(record->line) + ": " + members + "), " + std::to_string(per_record) + " " +
+                           type + (per_record == 1 ? "" : "s") + " each");
+    }
     if (p.pointer && !type.empty() && !buffer_type(type)) {
       s.notes.push_back("parameter '" + p.name + "' points to '" + p.base_type +
                         "': gi takes that type by value only (a size, a flag), not as a buffer's elements");
@@ -527,10 +549,12 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     } else if (type.empty()) {
       s.notes.push_back("parameter '" + p.name + "' has type '" + p.base_type +
                         "', which gi cannot generate or check (int, unsigned, float, double, bool, CUDA's vectors "
-                        "of them such as int3 or float4, a texture object)");
+                        "of them such as int3 or float4, a texture object; a buffer of structs of one of them)" +
+                        (record_why.empty() ? std::string() : ": " + record_why));
       type = fill("a type gi supports instead of '" + p.base_type + "'");
     }
-    json j = {{"name", p.name}, {"type", type}};
+    json j = {{"name", p.name}, {"type", record ? base : type}};
+    if (record) j["layout"] = record->layout;
     if (!p.pointer && !p.texture_object()) {
       j["role"] = "scalar";
       j["value"] = value_of(p.name, type);  // the workload variable of the same name (one per component)
@@ -578,14 +602,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         s.notes.push_back("'" + p.name + "' is not const but the kernel never writes through it: an input");
     }
     j["role"] = role;
-    roles[p.name] = {role, type_components(type)};
+    roles[p.name] = {role, type_components(type) * per_record};
     if (u && u->count) {
       j["count"] = u->count->text();
       for (const std::string& n : u->count->names()) size_vars.insert(n);
       s.inferred.push_back("count of '" + p.name + "': " + u->count->text() + " (" + u->count_evidence + ")");
       if (!u->unused)
         min_bytes_total = min_bytes_total +
-                          *u->count * analysis::SymbolicSize::constant(type_bytes(type) * (role == "inout" ? 2 : 1));
+                          *u->count * analysis::SymbolicSize::constant(type_bytes(type) * per_record * (role == "inout" ? 2 : 1));
     } else {
       j["count"] = fill("elements of '" + p.name + "', an expression over the workload's variables (e.g. n)" +
                         (u && !u->refusal.empty() ? ": gi could not infer it: " + u->refusal : std::string()));
@@ -593,7 +617,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     }
     if (p.texture_object()) j["texture"] = true;
     if (const auto partial = unset.find(p.name);
-        partial != unset.end() && (role == "out" || role == "inout") && !partial->second.set.empty()) {
+        !record && partial != unset.end() && (role == "out" || role == "inout") && !partial->second.set.empty()) {
       j["checked_components"] = partial->second.set;
       std::string fields;
       for (int c : partial->second.set) fields += std::string(fields.empty() ? "" : ", ") + "xyzw"[c];
@@ -613,6 +637,23 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       varies[p.name] = !given.like.count(p.name) && start.is_null() && is_float_type(type);
     }
     parameters.push_back(std::move(j));
+  }
+  // gi checks a variant by what it writes: with no buffer written every
+  // variant, the empty one too, would pass. Where gi sees no store through
+  // any parameter (a debugging printer; or stores through a pointer loaded
+  // from a buffer, which gi does not follow), the user names the outputs.
+  bool no_output = std::none_of(roles.begin(), roles.end(), [](const auto& r) { return r.second.role != "in"; });
+  if (no_output) {
+    const std::string why = "gi sees no store through any parameter of '" + kernel->name +
+                            "' (printf is no output gi reads), and a spec needs an output to check";
+    for (json& j : parameters)
+      if (j["role"] == "in" && !j.contains("texture"))
+        for (const grammar::Param& p : kernel->params)
+          if (p.name == j["name"] && !p.const_pointee)
+            j["role"] = fill("in, out or inout: " + why);
+    no_output = std::none_of(parameters.begin(), parameters.end(), [](const json& j) { return j["role"].is_string() &&
+                                                                                            j["role"] != "in" && j["role"] != "scalar"; });
+    s.notes.push_back(why + (no_output ? ": it has no pointer it could write through" : ""));
   }
 
   json constants_json = json::array();
@@ -968,7 +1009,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   s.spec = {
       {"entry", s.entry},
       {"family", family},
-      {"work_item", work_item},
+      {"work_item", no_output ? fill("what the kernel computes: it writes no buffer a spec can name") : work_item},
       {"reference", "seed"},
       {"parameters", parameters},
       {"constants", constants_json},

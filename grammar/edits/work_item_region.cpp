@@ -17,16 +17,7 @@ std::size_t next_code(const ParsedKernel& k, std::size_t t) {
 }
 
 // The token closing the bracket at `open`.
-std::size_t closing(const ParsedKernel& k, std::size_t open) {
-  int depth = 0;
-  for (std::size_t t = open; t < k.tokens.size(); ++t) {
-    if (k.tokens[t].kind != TokenKind::Punct) continue;
-    const std::string& x = k.tokens[t].text;
-    if (x == "(" || x == "[" || x == "{") ++depth;
-    if ((x == ")" || x == "]" || x == "}") && --depth == 0) return t;
-  }
-  return k.tokens.size();
-}
+std::size_t closing(const ParsedKernel& k, std::size_t open) { return closing_bracket(k.tokens, open); }
 
 // The `;` ending a braceless body of one plain statement (`if (i < n)
 // y[i] = x[i];`, the commonest guard of all); npos where the body is a

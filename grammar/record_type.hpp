@@ -1,0 +1,49 @@
+#pragma once
+// A struct the kernel's buffers hold (an array of structures: `Particle* p`,
+// `struct Particle { float3 pos; float3 vel; float mass; };`), read as what
+// gi can generate and check: so many components of one type, float, int,
+// unsigned or double, laid out as C lays them out with no padding between or
+// after them. A buffer of n such records is then, byte for byte, a buffer of
+// n * words values of that type; gi draws, fills and checks it as one.
+//
+// The layout is written in a spec as the struct's members in order, each a
+// type gi knows and, for an array member, its length: ["float3", "float3",
+// "float"], ["float[9]"] for `float m[3][3]`.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gi::grammar {
+
+// What a layout holds: its one component type and how many per record, and
+// the record's bytes; or `refusal`, why it is none gi can read as that.
+struct RecordWords {
+  std::string word;  // float, int, unsigned, double
+  int words = 0;
+  std::size_t bytes = 0;
+  std::string refusal;
+};
+RecordWords record_words(const std::vector<std::string>& layout);
+
+struct RecordType {
+  std::string name;
+  std::vector<std::string> layout;  // as in a spec
+  RecordWords words;
+  int line = 0;  // of the definition
+};
+
+// The struct `name` that `source` defines (`struct P { ... };`, `typedef
+// struct [T] { ... } P;`, or `typedef struct T P;` after T's definition),
+// its members flattened (a member that is itself such a struct gives its
+// members). Member functions and static members are no part of a record's
+// bytes and are passed over. nullopt, with `why`, where `source` has no such
+// definition, or a member is of a type gi does not generate, an array of a
+// length that is no number, a bit field, or aligned by hand; a layout with
+// padding, or of two component types, is a RecordType whose words.refusal
+// says so.
+std::optional<RecordType> find_record_type(std::string_view source, const std::string& file_name,
+                                           const std::string& name, std::string& why);
+
+}  // namespace gi::grammar
