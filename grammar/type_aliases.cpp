@@ -21,4 +21,15 @@ std::string resolve_type_alias(const std::map<std::string, std::string>& aliases
   return t;
 }
 
+std::string narrow_integer_type(const std::string& spelling) {
+  static const std::map<std::string, std::string> types = {
+      {"unsigned char", "uint8"},  {"uchar", "uint8"},           {"uint8_t", "uint8"},
+      {"char", "int8"},            {"signed char", "int8"},      {"int8_t", "int8"},
+      {"unsigned short", "uint16"}, {"unsigned short int", "uint16"}, {"ushort", "uint16"}, {"uint16_t", "uint16"},
+      {"short", "int16"},          {"short int", "int16"},       {"signed short", "int16"},
+      {"signed short int", "int16"}, {"int16_t", "int16"}};
+  const auto t = types.find(spelling);
+  return t == types.end() ? "" : t->second;
+}
+
 }  // namespace gi::grammar

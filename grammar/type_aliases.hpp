@@ -21,4 +21,11 @@ std::map<std::string, std::string> type_aliases(std::string_view text);
 // itself where it is no alias.
 std::string resolve_type_alias(const std::map<std::string, std::string>& aliases, const std::string& base);
 
+// The 8- or 16-bit integer a C spelling names: "uint8" for `unsigned char`,
+// `uchar`, `uint8_t`; "int8" for `char` (signed on every platform CUDA runs
+// on), `signed char`, `int8_t`; "uint16", "int16" likewise; "" for any other.
+// The spec's type names (fitness::type_matches) and the vector loads of
+// coarsen (grammar/edits/vector_loads.cpp) both read them here.
+std::string narrow_integer_type(const std::string& spelling);
+
 }  // namespace gi::grammar

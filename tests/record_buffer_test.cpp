@@ -224,5 +224,42 @@ TEST(NoOutput, AKernelThatOnlyPrintsLeavesItsRolesToTheUser) {
   }
 }
 
+// Rodinia's nearest neighbour: a record read through `p->m` of an alias
+// `LatLong* q = d + i`, and the output stored through `*dist` of another;
+// its `#include <cuda.h>` is the emulator's own.
+const std::string kNearest =
+    "#include <cuda.h>\n"
+    "typedef struct latLong { float lat; float lng; } LatLong;\n"
+    "__global__ void euclid(LatLong* d_locations, float* d_distances, int numRecords, float lat, float lng) {\n"
+    "  int globalId = blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x;\n"
+    "  LatLong* latLong = d_locations + globalId;\n"
+    "  if (globalId < numRecords) {\n"
+    "    float* dist = d_distances + globalId;\n"
+    "    *dist = sqrtf((lat - latLong->lat) * (lat - latLong->lat) + (lng - latLong->lng) * (lng - latLong->lng));\n"
+    "  }\n"
+    "}\n";
+
+TEST(RecordBuffer, AMemberThroughAnAliasAndAStoreThroughAnother) {
+  const SpecScaffold s = scaffold_spec(kNearest, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"numRecords=100000", "lat=0.5", "lng=0.25"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  EXPECT_EQ(spec["parameters"][0]["type"], "LatLong");
+  EXPECT_EQ(spec["parameters"][0]["layout"], json::array({"float", "float"}));
+  EXPECT_EQ(spec["parameters"][0]["role"], "in");
+  EXPECT_EQ(spec["parameters"][0]["count"], "numRecords");
+  EXPECT_EQ(spec["parameters"][1]["role"], "out");  // *dist = ...: a plain store from element 0 on
+  EXPECT_EQ(spec["parameters"][1]["count"], "numRecords");
+  EXPECT_EQ(spec["min_bytes"], "12 * numRecords");
+}
+
+TEST_F(RecordBufferEmulated, TheToolkitsRuntimeHeaderIsTheEmulatorsOwn) {
+  fitness::EmulatorOptions o;
+  o.cache_dir = std::filesystem::temp_directory_path() / "gi-emulator-test-cache";
+  const fitness::CpuEmulator emulator(o);
+  const fitness::EmulatedKernel kernel = emulator.load(kNearest, "euclid", "k.cu");
+  EXPECT_TRUE(kernel.ok()) << kernel.error;
+}
+
 }  // namespace
 }  // namespace gi

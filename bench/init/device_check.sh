@@ -53,3 +53,6 @@ check $k/fixed_block.cu fixed_block d_Ne=4194304 --pre-include=fixed_block_defs.
 check $k/axpy_template.cu axpy_template n=4194304 a=2
 check $k/window_sum_template.cu window_sum_template n=4194304 "--entry=window_sum_template<double, 5>"
 check $k/window_sum_template.cu window_sum_template_instantiated n=4194304 "--entry=window_sum_template<double, 5>" --instantiate
+# 11-29 (later): a buffer of structs; a tree reduction in a static shared array.
+check $k/particles_aos.cu particles_aos n=4194304 dt=0.01
+check $k/tree_sum.cu tree_sum n=4194304

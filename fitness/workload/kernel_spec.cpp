@@ -76,15 +76,7 @@ bool type_matches(const std::string& spec_type, const std::string& base) {
                                               "int64_t", "ptrdiff_t", "ssize_t"};
   static const std::set<std::string> uint64 = {"unsigned long", "unsigned long int", "unsigned long long",
                                                "unsigned long long int", "uint64_t", "size_t", "ulong"};
-  // 8- and 16-bit integers: `char` is signed on every platform CUDA runs on.
-  static const std::set<std::string> uint8 = {"unsigned char", "uchar", "uint8_t"};
-  static const std::set<std::string> int8 = {"char", "signed char", "int8_t"};
-  static const std::set<std::string> uint16 = {"unsigned short", "unsigned short int", "ushort", "uint16_t"};
-  static const std::set<std::string> int16 = {"short", "short int", "signed short", "signed short int", "int16_t"};
-  if (spec_type == "uint8") return uint8.count(base) > 0;
-  if (spec_type == "int8") return int8.count(base) > 0;
-  if (spec_type == "uint16") return uint16.count(base) > 0;
-  if (spec_type == "int16") return int16.count(base) > 0;
+  if (const std::string narrow = grammar::narrow_integer_type(base); !narrow.empty()) return spec_type == narrow;
   if (spec_type == "int64") return int64.count(base) > 0;
   if (spec_type == "uint64") return uint64.count(base) > 0;
   return false;
@@ -198,6 +190,11 @@ class SpecReader {
     read_workloads(required(spec, "", "workloads"), k);
     if (const auto c = spec.find("coverage_exempt"); c != spec.end()) read_coverage_exempt(*c, k);
     check_against_kernel(k, kernel_source, kernel_name);
+    // A variant is checked by what it writes: with no output every one would pass.
+    if (std::none_of(k.parameters.begin(), k.parameters.end(),
+                     [](const ParamSpec& p) { return p.role == ParamRole::Out || p.role == ParamRole::InOut; }))
+      fail("parameters", "no out or inout buffer: gi checks a kernel by the buffers it writes, and this spec "
+                         "names none");
     read_switch_fields(spec, kernel_source, kernel_name, k.switches, k.switch_notes, k.switch_combinations,
                        &k.switch_defaults);
     if (const auto r = spec.find("reference"); r != spec.end()) {
@@ -284,11 +281,6 @@ class SpecReader {
       }
       k.parameters.push_back(std::move(ps));
     }
-    // A variant is checked by what it writes: with no output every one would pass.
-    if (std::none_of(k.parameters.begin(), k.parameters.end(),
-                     [](const ParamSpec& p) { return p.role == ParamRole::Out || p.role == ParamRole::InOut; }))
-      fail("parameters", "no out or inout buffer: gi checks a kernel by the buffers it writes, and this spec "
-                         "names none");
     // written_indices must name an int input listed in the spec.
     for (const ParamSpec& ps : k.parameters) {
       if (ps.written_all) continue;

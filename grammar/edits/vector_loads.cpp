@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/token_ranges.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -41,10 +42,10 @@ std::vector<VectorLoad> vector_loads(const Grammar& g, const WorkItemRegion& sit
     if (t == "float") v.vector4 = "float4";
     else if (t == "int") v.vector4 = "int4";
     else if (t == "unsigned" || t == "unsigned int") v.vector4 = "uint4";
-    else if (t == "unsigned char" || t == "uchar" || t == "uint8_t") v = {p.name, t, "uchar4", 1};
-    else if (t == "char" || t == "signed char" || t == "int8_t") v = {p.name, t, "char4", 1};
-    else if (t == "unsigned short" || t == "ushort" || t == "uint16_t") v = {p.name, t, "ushort4", 2};
-    else if (t == "short" || t == "int16_t") v = {p.name, t, "short4", 2};
+    else if (const std::string narrow = narrow_integer_type(t); narrow == "uint8") v = {p.name, t, "uchar4", 1};
+    else if (narrow == "int8") v = {p.name, t, "char4", 1};
+    else if (narrow == "uint16") v = {p.name, t, "ushort4", 2};
+    else if (narrow == "int16") v = {p.name, t, "short4", 2};
     else continue;
     bool ok = true, seen = false;
     for (std::size_t e = 0; e < k.elements.size() && ok; ++e) {
