@@ -98,6 +98,10 @@ sizes_for() {
         *aa79bf22*) echo "--size dims=256,256,64 --size voxelNumber=4194304 --size composition=false" ;;
         *) echo "--size dims=256,256,64 --size composition=false" ;;
       esac ;;
+    # Rodinia's nearest neighbour: 4 M records of LatLong (a buffer of structs), a target point.
+    euclid) echo "--size numRecords=4194304 --size lat=30 --size lng=90" ;;
+    # NiftyReg 2's LTS reductions: one block over 1 M points.
+    ReduceRigidSums|ReduceAffineNormal) echo "--size count=1048576" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac
