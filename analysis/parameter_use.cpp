@@ -16,6 +16,7 @@
 #include "analysis/parameter_use_analyser.hpp"
 #include "analysis/thread_index.hpp"
 #include "analysis/token_ranges.hpp"
+#include "grammar/record_type.hpp"
 
 namespace gi::analysis {
 namespace detail {
@@ -32,6 +33,12 @@ Analyser::Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, c
   for (const grammar::Param& p : f.params) {
     if (!p.pointer && !p.texture_object() && !helper) scalars_.insert(p.name);
     if (!p.pointer && !helper && integer_vector_size(p.base_type) > 0) vectors_[p.name] = integer_vector_size(p.base_type);
+    // A struct by value: each int or unsigned member of its own is a size.
+    std::string why;
+    if (!p.pointer && !p.texture_object() && !helper && integer_vector_size(p.base_type) == 0)
+      if (const auto r = grammar::find_record_type(k.tokens, p.base_type, why))
+        for (std::size_t m = 0; m < r->layout.size(); ++m)
+          if (r->layout[m] == "int" || r->layout[m] == "unsigned") record_sizes_[p.name].insert(r->members[m]);
   }
   if (!helper) helpers_ = find_cas_helpers(k);
   // An integer __constant__ scalar is a size as a scalar parameter is: the
@@ -346,6 +353,8 @@ std::string exact_launch_variable(int axis) { return std::string("threads_") + "
 const int kFixedBlock = 256;
 
 std::string vector_component_name(const std::string& vector, char field) { return vector + "_" + field; }
+
+std::string record_member_name(const std::string& record, const std::string& member) { return record + "_" + member; }
 
 ParameterUse analyse_parameter_use(const grammar::ParsedKernel& k, const grammar::Function& kernel,
                                    const IncludedHeaders& headers, const std::map<int, std::string>& exact_names) {

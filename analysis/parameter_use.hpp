@@ -142,5 +142,8 @@ int integer_vector_size(const std::string& type);
 // "threads_x", "threads_y", "threads_z".
 std::string exact_launch_variable(int axis);
 std::string vector_component_name(const std::string& vector, char field);
+// The workload variable of a member of a struct passed by value: "p_n" for
+// `p.n` (a nested member's path already joined by '_').
+std::string record_member_name(const std::string& record, const std::string& member);
 
 }  // namespace gi::analysis

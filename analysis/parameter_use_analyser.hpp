@@ -103,6 +103,9 @@ class Analyser {
   // By-value integer vectors (int3 dim, a __constant__ uint3): each component
   // `dim.x` is a size named `dim_x` (analysis/parameter_use.hpp).
   std::map<std::string, int> vectors_;
+  // A struct passed by value (grammar/record_type.hpp): its whole-number
+  // members, `p.n` a size named `p_n` (record_member_name).
+  std::map<std::string, std::set<std::string>> record_sizes_;
   std::map<std::string, CasHelper> helpers_;
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters

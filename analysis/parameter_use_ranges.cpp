@@ -219,6 +219,9 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (!e.children.empty() && (e.children[0].is_name("threadIdx") || e.children[0].is_name("blockIdx")))
         return Range{SymbolicSize(), std::nullopt};
       if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
+        if (const auto r = record_sizes_.find(e.children[0].text); r != record_sizes_.end() && r->second.count(e.field))
+          return exact(SymbolicSize::name(record_member_name(r->first, e.field)));
+      if (!e.children.empty() && e.children[0].kind == ExprKind::Name && e.text == ".")
         if (const auto v = vectors_.find(vector_behind(e.children[0].text)); v != vectors_.end()) {
           const std::string fields = "xyzw";
           const std::size_t axis = e.field.size() == 1 ? fields.find(e.field[0]) : std::string::npos;

@@ -48,9 +48,9 @@ std::pair<std::string, long long> entry_parts(const std::string& entry) {
 
 class RecordReader {
  public:
-  RecordReader(std::string_view source, const std::string& file_name) {
-    for (Token& t : tokenize(source, file_name))
-      if (t.kind != TokenKind::Comment) tokens_.push_back(std::move(t));
+  explicit RecordReader(const std::vector<Token>& tokens) {
+    for (const Token& t : tokens)
+      if (t.kind != TokenKind::Comment) tokens_.push_back(t);
   }
 
   std::optional<RecordType> find(const std::string& name, std::string& why, int depth = 0) {
@@ -67,7 +67,7 @@ class RecordReader {
     RecordType r;
     r.name = name;
     r.line = tokens_[body->first].line;
-    if (!members(body->first + 1, body->second, r.layout, why, depth)) return std::nullopt;
+    if (!members(body->first + 1, body->second, r.layout, r.members, why, depth)) return std::nullopt;
     if (r.layout.empty()) {
       why = "struct '" + name + "' has no data members";
       return std::nullopt;
@@ -112,7 +112,8 @@ class RecordReader {
   }
 
   // The data members of [first, last): each declarator's layout entry.
-  bool members(std::size_t first, std::size_t last, std::vector<std::string>& layout, std::string& why, int depth) {
+  bool members(std::size_t first, std::size_t last, std::vector<std::string>& layout, std::vector<std::string>& names,
+               std::string& why, int depth) {
     std::size_t i = first;
     while (i < last) {
       // public: / private: / protected:
@@ -138,14 +139,15 @@ class RecordReader {
         }
         ++end;
       }
-      if (!function && !is_static && end > i && !declaration(i, end, layout, why, depth)) return false;
+      if (!function && !is_static && end > i && !declaration(i, end, layout, names, why, depth)) return false;
       i = end + 1;
     }
     return true;
   }
 
   // `T a, b[3][3];` (const and volatile ignored).
-  bool declaration(std::size_t first, std::size_t end, std::vector<std::string>& layout, std::string& why, int depth) {
+  bool declaration(std::size_t first, std::size_t end, std::vector<std::string>& layout,
+                   std::vector<std::string>& names, std::string& why, int depth) {
     std::string type;
     std::size_t i = first;
     for (; i < end; ++i) {
@@ -163,7 +165,7 @@ class RecordReader {
       type += (type.empty() ? "" : " ") + t.text;
     }
     if (type == "unsigned int") type = "unsigned";
-    std::vector<std::string> inner;  // a struct member's own layout
+    std::vector<std::string> inner, inner_names;  // a struct member's own layout
     const auto known = member_types().find(type);
     if (known == member_types().end()) {
       std::string inner_why;
@@ -174,6 +176,7 @@ class RecordReader {
         return false;
       }
       inner = nested->layout;
+      inner_names = nested->members;
     }
     // Declarators: name, name[N], name[N][M], separated by commas.
     while (i < end) {
@@ -201,10 +204,16 @@ class RecordReader {
         why = "line " + std::to_string(tok(j).line) + ": member '" + tok(i).text + "' is a bit field";
         return false;
       }
+      const std::string member = tok(i).text;
       if (!inner.empty()) {
-        for (long long c = 0; c < length; ++c) layout.insert(layout.end(), inner.begin(), inner.end());
+        for (long long c = 0; c < length; ++c) {
+          layout.insert(layout.end(), inner.begin(), inner.end());
+          for (const std::string& n : inner_names)
+            names.push_back(member + (length == 1 ? "" : "_" + std::to_string(c)) + "_" + n);
+        }
       } else {
         layout.push_back(length == 1 ? type : type + "[" + std::to_string(length) + "]");
+        names.push_back(member);
       }
       // Past a default member initializer (`float w = 1.f;`) to the next declarator.
       while (j < end && !tok(j).is(",")) j = tok(j).is("(") || tok(j).is("{") ? closing_bracket(tokens_, j) + 1 : j + 1;
@@ -263,12 +272,54 @@ RecordWords record_words(const std::vector<std::string>& layout) {
 std::optional<RecordType> find_record_type(std::string_view source, const std::string& file_name,
                                            const std::string& name, std::string& why) {
   try {
-    RecordReader reader(source, file_name);
-    return reader.find(name, why);
+    return find_record_type(tokenize(source, file_name), name, why);
   } catch (const std::exception& e) {
     why = e.what();
     return std::nullopt;
   }
+}
+
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why) {
+  RecordReader reader(tokens);
+  return reader.find(name, why);
+}
+
+std::vector<std::string> component_names(const RecordType& record) {
+  std::vector<std::string> out;
+  for (std::size_t m = 0; m < record.layout.size(); ++m) {
+    const auto [type, length] = entry_parts(record.layout[m]);
+    const auto t = member_types().find(type);
+    const int components = t == member_types().end() ? 1 : t->second.components;
+    for (long long e = 0; e < length; ++e)
+      for (int c = 0; c < components; ++c)
+        out.push_back(record.members[m] + (length > 1 ? "_" + std::to_string(e) : "") +
+                      (components > 1 ? std::string("_") + "xyzw"[c] : ""));
+  }
+  return out;
+}
+
+RecordFields record_fields(const std::vector<std::string>& layout) {
+  RecordFields out;
+  std::size_t offset = 0, align = 1;
+  for (const std::string& entry : layout) {
+    const auto [type, length] = entry_parts(entry);
+    const auto t = member_types().find(type);
+    if (t == member_types().end() || length < 1) {
+      out.refusal = "'" + entry + "' is no member type gi generates (float, int, unsigned, double, their CUDA "
+                    "vectors such as float3 or int4; an array as float[9])";
+      return out;
+    }
+    const MemberType& m = t->second;
+    offset = (offset + m.align - 1) / m.align * m.align;
+    align = std::max(align, m.align);
+    const std::size_t component = m.bytes / static_cast<std::size_t>(m.components);
+    for (long long e = 0; e < length; ++e)
+      for (int c = 0; c < m.components; ++c)
+        out.components.emplace_back(m.word, offset + static_cast<std::size_t>(e) * m.bytes + c * component);
+    offset += m.bytes * static_cast<std::size_t>(length);
+  }
+  out.bytes = (offset + align - 1) / align * align;
+  return out;
 }
 
 }  // namespace gi::grammar

@@ -13,7 +13,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "grammar/token.hpp"
 
 namespace gi::grammar {
 
@@ -27,12 +30,29 @@ struct RecordWords {
 };
 RecordWords record_words(const std::vector<std::string>& layout);
 
+// Where each component of a layout lies, as C lays out a struct of those
+// members (each on its alignment, the whole rounded up to the largest):
+// what a struct passed by value needs, whose members may mix types and
+// leave padding. `refusal` names an entry that is no member type gi knows.
+struct RecordFields {
+  std::vector<std::pair<std::string, std::size_t>> components;  // component type ("float", "int") and byte offset
+  std::size_t bytes = 0;
+  std::string refusal;
+};
+RecordFields record_fields(const std::vector<std::string>& layout);
+
 struct RecordType {
   std::string name;
-  std::vector<std::string> layout;  // as in a spec
+  std::vector<std::string> layout;   // as in a spec
+  std::vector<std::string> members;  // each layout entry's member, a nested one's joined by '_' ("a_lat")
   RecordWords words;
   int line = 0;  // of the definition
 };
+
+// Each component's name in a record, in layout order: the member ("n"), a
+// vector's component after it ("pos_x"), an array's index ("m_0" .. "m_8"):
+// the workload variables of a struct passed by value, after its name.
+std::vector<std::string> component_names(const RecordType& record);
 
 // The struct `name` that `source` defines (`struct P { ... };`, `typedef
 // struct [T] { ... } P;`, or `typedef struct T P;` after T's definition),
@@ -45,5 +65,7 @@ struct RecordType {
 // says so.
 std::optional<RecordType> find_record_type(std::string_view source, const std::string& file_name,
                                            const std::string& name, std::string& why);
+// The same over a parsed file's tokens (comments are passed over).
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why);
 
 }  // namespace gi::grammar

@@ -261,5 +261,86 @@ TEST_F(RecordBufferEmulated, TheToolkitsRuntimeHeaderIsTheEmulatorsOwn) {
   EXPECT_TRUE(kernel.ok()) << kernel.error;
 }
 
+// A struct passed by value: its members may mix types and leave padding, as
+// C lays them out; an int member the guard names (`p.n`) is a size, p_n.
+const std::string kScaleParams =
+    "struct ScaleParams {\n"
+    "  int n;\n"
+    "  double bias;\n"
+    "  float gain[2];\n"
+    "};\n"
+    "__global__ void scale(const float* x, float* y, ScaleParams p) {\n"
+    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < p.n) y[i] = p.gain[i % 2] * x[i] + (float)p.bias;\n"
+    "}\n";
+
+TEST(RecordByValue, AStructsMembersAreItsValuesAndAnIntMemberIsASize) {
+  const grammar::RecordFields f = grammar::record_fields({"int", "double", "float[2]"});
+  ASSERT_EQ(f.components.size(), 4u);
+  EXPECT_EQ(f.components[1], (std::pair<std::string, std::size_t>{"double", 8}));  // after 4 bytes of padding
+  EXPECT_EQ(f.components[3], (std::pair<std::string, std::size_t>{"float", 20}));
+  EXPECT_EQ(f.bytes, 24u);
+  const SpecScaffold s = scaffold_spec(kScaleParams, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"p_n=100000", "p_bias=0.5", "p_gain_0=2", "p_gain_1=-1"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  const json& p = spec["parameters"][2];
+  EXPECT_EQ(p["type"], "ScaleParams");
+  EXPECT_EQ(p["layout"], json::array({"int", "double", "float[2]"}));
+  EXPECT_EQ(p["value"], json::array({"p_n", "p_bias", "p_gain_0", "p_gain_1"}));
+  EXPECT_EQ(spec["parameters"][0]["count"], "p_n");
+  EXPECT_EQ(spec["launch"]["grid"][0], "ceil_div(p_n, B)");
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", kScaleParams, "k.cu", {.registry = false});
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, fitness::generate_workload(k, k.train, 1), 256);
+  ASSERT_EQ(plan.scalars.size(), 1u);
+  const std::vector<std::byte>& b = plan.scalars[0].bytes;
+  ASSERT_EQ(b.size(), 24u);
+  int n = 0;
+  double bias = 0;
+  float gain[2] = {0, 0};
+  std::memcpy(&n, b.data(), 4);
+  std::memcpy(&bias, b.data() + 8, 8);
+  std::memcpy(gain, b.data() + 16, 8);
+  EXPECT_EQ(n, 100000);
+  EXPECT_EQ(bias, 0.5);
+  EXPECT_EQ(gain[0], 2.f);
+  EXPECT_EQ(gain[1], -1.f);
+  // One expression per component, or an error naming the path.
+  json wrong = spec;
+  wrong["parameters"][2]["value"] = json::array({"p_n"});
+  try {
+    fitness::parse_kernel_spec(wrong, "spec.json", kScaleParams, "k.cu", {.registry = false});
+    ADD_FAILURE() << "a struct given one value of four loaded";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters[2].value: struct ScaleParams takes an array of 4 expressions"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(RecordBufferEmulated, AStructByValueReachesTheKernelAsItsBytes) {
+  const SpecScaffold s = scaffold_spec(kScaleParams, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"p_n=1001", "p_bias=0.5", "p_gain_0=2", "p_gain_1=-1"}, {}));
+  const fitness::KernelSpec k =
+      fitness::parse_kernel_spec(json::parse(s.spec.dump()), "spec.json", kScaleParams, "k.cu", {.registry = false});
+  const fitness::Workload w = fitness::generate_workload(k, k.train, 1);
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, w, 128);
+  fitness::EmulatorOptions o;
+  o.cache_dir = std::filesystem::temp_directory_path() / "gi-emulator-test-cache";
+  const fitness::CpuEmulator emulator(o);
+  const fitness::EmulatedKernel kernel = emulator.load(kScaleParams, "scale", "k.cu");
+  ASSERT_TRUE(kernel.ok()) << kernel.error;
+  const fitness::EmulatedRun run = emulator.run(kernel, plan);
+  ASSERT_EQ(run.status, fitness::RunStatus::Ok) << run.message;
+  const std::vector<std::byte>& x = w.inputs.at("x");
+  const std::vector<std::byte>& y = run.buffers.at(1);
+  for (std::size_t i = 0; i < 1001; ++i) {
+    float xi = 0, yi = 0;
+    std::memcpy(&xi, x.data() + 4 * i, 4);
+    std::memcpy(&yi, y.data() + 4 * i, 4);
+    ASSERT_FLOAT_EQ(yi, (i % 2 == 0 ? 2.f : -1.f) * xi + 0.5f) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gi

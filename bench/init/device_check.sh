@@ -56,3 +56,4 @@ check $k/window_sum_template.cu window_sum_template_instantiated n=4194304 "--en
 # 11-29 (later): a buffer of structs; a tree reduction in a static shared array.
 check $k/particles_aos.cu particles_aos n=4194304 dt=0.01
 check $k/tree_sum.cu tree_sum n=4194304
+check $k/scale_params.cu scale_params p_n=4194304 p_bias=0.5 p_gain=2

@@ -158,6 +158,15 @@ class SpecReader {
   // A scalar's "value": one expression, or for a vector type (int3, float2,
   // ...) an array of one expression per component (x, y, z, w).
   void read_scalar_value(const json& j, const std::string& path, ParamSpec& ps) const {
+    if (!ps.record_fields.empty()) {
+      const std::size_t n = ps.record_fields.size();
+      if (!j.is_array() || j.size() != n)
+        fail(path, "struct " + ps.type_name + " takes an array of " + std::to_string(n) +
+                       " expressions, one per component of its layout in order, found " + json_kind(j) +
+                       (j.is_array() ? " of " + std::to_string(j.size()) : std::string()));
+      for (std::size_t c = 0; c < n; ++c) ps.components.push_back(expression_field(j[c], index(path, c)));
+      return;
+    }
     const std::size_t n = element_components(ps.type);
     if (n == 1) {
       ps.value = expression_field(j, path);
@@ -241,7 +250,7 @@ class SpecReader {
       if (!names.insert(ps.name).second) fail(child(path, "name"), "duplicate parameter name '" + ps.name + "'");
       ps.type_name = string_field(required(p, path, "type"), child(path, "type"));
       if (const auto layout = p.find("layout"); layout != p.end()) {
-        read_record_layout(*layout, child(path, "layout"), ps);
+        read_record_layout(*layout, child(path, "layout"), ps, p.value("role", "") == "scalar");
       } else {
         const auto type = element_type_from_name(ps.type_name);
         if (!type)
@@ -256,8 +265,6 @@ class SpecReader {
       else if (role == "scalar") ps.role = ParamRole::Scalar;
       else fail(child(path, "role"), "expected one of in, out, inout, scalar, found '" + role + "'");
 
-      if (ps.role == ParamRole::Scalar && ps.record_components > 0)
-        fail(child(path, "layout"), "a struct passed by value is not one gi generates yet; only buffers of records");
       if (ps.role == ParamRole::Scalar) {
         for (const char* key : {"count", "written", "written_indices", "checked_components", "accumulation_bound"})
           if (p.contains(key)) fail(child(path, key), "only buffers (in, out, inout) have this field");
@@ -357,16 +364,28 @@ class SpecReader {
   // A buffer of structs: "type" is the struct's name, "layout" its members
   // (grammar/record_type.hpp); the buffer holds record_components values of
   // one type per record.
-  void read_record_layout(const json& j, const std::string& path, ParamSpec& ps) const {
+  // A struct passed by value: any members, at C's offsets, one "value"
+  // expression per component (ParamSpec::record_fields).
+  void read_record_layout(const json& j, const std::string& path, ParamSpec& ps, bool by_value) const {
     if (!j.is_array() || j.empty())
       fail(path, std::string("expected a non-empty array of member types (\"float3\", \"float[9]\"), found ") +
                      json_kind(j));
     std::vector<std::string> layout;
     for (std::size_t i = 0; i < j.size(); ++i) layout.push_back(string_field(j[i], index(path, i)));
-    const grammar::RecordWords words = grammar::record_words(layout);
-    if (!words.refusal.empty()) fail(path, words.refusal);
-    ps.type = *element_type_from_name(words.word);
-    ps.record_components = static_cast<std::size_t>(words.words);
+    if (by_value) {
+      const grammar::RecordFields fields = grammar::record_fields(layout);
+      if (!fields.refusal.empty()) fail(path, fields.refusal);
+      for (const auto& [word, offset] : fields.components)
+        ps.record_fields.push_back({*element_type_from_name(word), offset});
+      ps.record_bytes = fields.bytes;
+      ps.type = ps.record_fields.front().type;
+      ps.record_components = ps.record_fields.size();
+    } else {
+      const grammar::RecordWords words = grammar::record_words(layout);
+      if (!words.refusal.empty()) fail(path, words.refusal);
+      ps.type = *element_type_from_name(words.word);
+      ps.record_components = static_cast<std::size_t>(words.words);
+    }
     ps.record_layout = std::move(layout);
   }
 

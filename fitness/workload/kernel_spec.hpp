@@ -35,6 +35,7 @@
 //   types: int, unsigned, float, double (scalars and buffers), bool (scalars), float2, float4, int4 (buffers);
 //   a buffer of structs: "type": the struct's name, "layout": its members ["float3", "float3", "float"],
 //   records of one component type with no padding (grammar/record_type.hpp); "count" counts records;
+//   a struct by value: "type" its name, "layout" its members (any, C's padding), "value" one expr per component;
 //   roles: in, out, inout (pointer parameters; out/inout need a non-const pointer), scalar (by value).
 //   "launch": {"block": [expr, expr, expr], "grid": [expr, expr, expr],
 //              "shared_bytes": expr},      // optional dynamic shared memory, default 0
@@ -101,6 +102,15 @@ struct ParamSpec {
   std::size_t record_components = 0;
   std::vector<std::string> record_layout;
   Expression record_count;
+  // A struct passed by value ("layout" on a scalar): each component's type
+  // and byte offset as C lays the struct out, and its bytes with padding;
+  // `components` holds one value expression per field.
+  struct RecordField {
+    ElementType type;
+    std::size_t offset;
+  };
+  std::vector<RecordField> record_fields;
+  std::size_t record_bytes = 0;
   // Float out/inout buffers: the most, in absolute value, that one work item
   // adds to one element through its atomics (0: not declared). It lets
   // `privatise` count the buffer's per-block copy in 32-bit fixed point.

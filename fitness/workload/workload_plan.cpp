@@ -66,19 +66,25 @@ void narrow_integer(const KernelSpec& spec, const ParamSpec& p, const Expression
   std::memcpy(out, &bits, bytes);
 }
 
-// One component of a vector scalar (int3, float2, uchar4, ...), at its component's bytes times c.
-void vector_component(const KernelSpec& spec, const ParamSpec& p, std::size_t c, const Variables& variables,
-                      std::byte* out) {
+// One component of a vector scalar (int3, float2, uchar4, ...) or of a
+// struct by value, of type `type`, at `out`.
+void vector_component(const KernelSpec& spec, const ParamSpec& p, ElementType type, std::size_t c,
+                      const Variables& variables, std::byte* out) {
   const std::string path = p.json_path + ".value[" + std::to_string(c) + "]";
   const Expression& e = p.components.at(c);
-  if (component_bytes(p.type) < 4) {
+  if (component_bytes(type) < 4) {
     narrow_integer(spec, p, e, variables, path, out);
     return;
   }
-  if (element_is_signed_int(p.type)) {
+  if (type == ElementType::F64) {
+    const double v = evaluate(spec, e, variables, path);
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  if (element_is_signed_int(type)) {
     const auto v = static_cast<std::int32_t>(whole(spec, e, variables, path, -2147483648.0, 2147483647.0, "an int"));
     std::memcpy(out, &v, 4);
-  } else if (element_is_unsigned_int(p.type)) {
+  } else if (element_is_unsigned_int(type)) {
     const auto v = static_cast<std::uint32_t>(whole(spec, e, variables, path, 0, 4294967295.0, "an unsigned"));
     std::memcpy(out, &v, 4);
   } else {
@@ -92,10 +98,16 @@ void vector_component(const KernelSpec& spec, const ParamSpec& p, std::size_t c,
 
 std::vector<std::byte> scalar_bytes(const KernelSpec& spec, const ParamSpec& p, const Variables& variables) {
   const std::string path = p.json_path + ".value";
+  if (!p.record_fields.empty()) {  // a struct by value: each field at its offset, the padding zero
+    std::vector<std::byte> bytes(p.record_bytes);
+    for (std::size_t c = 0; c < p.record_fields.size(); ++c)
+      vector_component(spec, p, p.record_fields[c].type, c, variables, bytes.data() + p.record_fields[c].offset);
+    return bytes;
+  }
   std::vector<std::byte> bytes(element_bytes(p.type));
   if (element_components(p.type) > 1) {
     for (std::size_t c = 0; c < element_components(p.type); ++c)
-      vector_component(spec, p, c, variables, bytes.data() + component_bytes(p.type) * c);
+      vector_component(spec, p, p.type, c, variables, bytes.data() + component_bytes(p.type) * c);
     return bytes;
   }
   if (element_is_sub_word(p.type)) {

@@ -395,8 +395,24 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     if (type_components(type) > 1) vector_types[name] = type;
     if (type == "bool") bools.insert(name);
   };
-  for (const grammar::Param& p : kernel->params)
-    if (!p.pointer && !p.texture_object()) add_scalar(p.name, declared_type(p.base_type));
+  // A struct passed by value (grammar/record_type.hpp): one variable per component, `p.n` is p_n.
+  std::map<std::string, grammar::RecordType> by_value;
+  for (const grammar::Param& p : kernel->params) {
+    std::string why;
+    if (!p.pointer && !p.texture_object() && declared_type(p.base_type).empty())
+      if (auto r = grammar::find_record_type(source, "kernel", grammar::resolve_type_alias(aliases, p.base_type), why);
+          r && grammar::record_fields(r->layout).refusal.empty())
+        by_value.emplace(p.name, std::move(*r));
+  }
+  for (const grammar::Param& p : kernel->params) {
+    if (p.pointer || p.texture_object()) continue;
+    if (const auto r = by_value.find(p.name); r != by_value.end()) {
+      for (const std::string& c : grammar::component_names(r->second))
+        scalar_names.push_back(analysis::record_member_name(p.name, c));
+      continue;
+    }
+    add_scalar(p.name, declared_type(p.base_type));
+  }
   for (const grammar::ConstantVariable& c : constants)
     if (!c.array && !spec_type(c.type).empty() && !param_names.count(c.name)) add_scalar(c.name, spec_type(c.type));
   // An exact launch's thread counts (no guard on an axis) are workload
@@ -500,6 +516,20 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   };
   std::map<std::string, RoleOf> roles;
   for (const grammar::Param& p : kernel->params) {
+    if (const auto r = by_value.find(p.name); r != by_value.end()) {
+      json values = json::array();
+      for (const std::string& c : grammar::component_names(r->second))
+        values.push_back(analysis::record_member_name(p.name, c));
+      std::string members;
+      for (std::size_t m = 0; m < r->second.layout.size(); ++m)
+        members += (members.empty() ? "" : ", ") + r->second.layout[m] + " " + r->second.members[m];
+      s.inferred.push_back("'" + p.name + "': struct " + r->second.name + " by value (line " +
+                           std::to_string(r->second.line) + ": " + members + "), one workload variable per component (" +
+                           values.front().get<std::string>() + (values.size() > 1 ? ", ..." : "") + ")");
+      parameters.push_back({{"name", p.name}, {"type", r->second.name}, {"layout", r->second.layout},
+                            {"role", "scalar"}, {"value", values}});
+      continue;
+    }
     std::string type;
     if (p.texture_object()) {
       // A buffer read through the texture: its element type is tex1Dfetch's T.
