@@ -18,10 +18,10 @@
 #include "gi/publish/validation.hpp"
 #include "gi/seed/block_size_choice.hpp"
 #include "gi/seed/init_workloads.hpp"
+#include "gi/seed/record_params.hpp"
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
-#include "grammar/record_type.hpp"
 #include "grammar/template_instance.hpp"
 #include "grammar/type_aliases.hpp"
 
@@ -398,19 +398,13 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   // A struct passed by value (grammar/record_type.hpp): one variable per component, `p.n` is p_n.
   std::map<std::string, grammar::RecordType> by_value;
   for (const grammar::Param& p : kernel->params) {
-    std::string why;
-    if (!p.pointer && !p.texture_object() && declared_type(p.base_type).empty())
-      if (auto r = grammar::find_record_type(source, "kernel", grammar::resolve_type_alias(aliases, p.base_type), why);
-          r && grammar::record_fields(r->layout).refusal.empty())
-        by_value.emplace(p.name, std::move(*r));
-  }
-  for (const grammar::Param& p : kernel->params) {
     if (p.pointer || p.texture_object()) continue;
-    if (const auto r = by_value.find(p.name); r != by_value.end()) {
-      for (const std::string& c : grammar::component_names(r->second))
-        scalar_names.push_back(analysis::record_member_name(p.name, c));
-      continue;
-    }
+    if (declared_type(p.base_type).empty())
+      if (auto r = by_value_record(source, grammar::resolve_type_alias(aliases, p.base_type))) {
+        for (const std::string& v : record_variables(p.name, *r)) scalar_names.push_back(v);
+        by_value.emplace(p.name, std::move(*r));
+        continue;
+      }
     add_scalar(p.name, declared_type(p.base_type));
   }
   for (const grammar::ConstantVariable& c : constants)
@@ -517,17 +511,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   std::map<std::string, RoleOf> roles;
   for (const grammar::Param& p : kernel->params) {
     if (const auto r = by_value.find(p.name); r != by_value.end()) {
-      json values = json::array();
-      for (const std::string& c : grammar::component_names(r->second))
-        values.push_back(analysis::record_member_name(p.name, c));
-      std::string members;
-      for (std::size_t m = 0; m < r->second.layout.size(); ++m)
-        members += (members.empty() ? "" : ", ") + r->second.layout[m] + " " + r->second.members[m];
-      s.inferred.push_back("'" + p.name + "': struct " + r->second.name + " by value (line " +
-                           std::to_string(r->second.line) + ": " + members + "), one workload variable per component (" +
-                           values.front().get<std::string>() + (values.size() > 1 ? ", ..." : "") + ")");
-      parameters.push_back({{"name", p.name}, {"type", r->second.name}, {"layout", r->second.layout},
-                            {"role", "scalar"}, {"value", values}});
+      parameters.push_back(by_value_parameter(p.name, r->second, s.inferred));
       continue;
     }
     std::string type;
@@ -554,23 +538,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     // A buffer of structs (grammar/record_type.hpp): drawn and checked as
     // per_record values of its one component type per element.
     const std::string base = grammar::resolve_type_alias(aliases, p.base_type);
-    std::optional<grammar::RecordType> record;
     std::string record_why;
-    if (p.pointer && !p.texture_object() && type.empty()) {
-      record = grammar::find_record_type(source, "kernel", base, record_why);
-      if (record && !record->words.refusal.empty()) {
-        record_why = "struct '" + base + "' (line " + std::to_string(record->line) + "): " + record->words.refusal;
-        record.reset();
-      }
-    }
+    const std::optional<grammar::RecordType> record = p.pointer && !p.texture_object() && type.empty()
+                                                          ? buffer_record(source, base, record_why)
+                                                          : std::nullopt;
     const int per_record = record ? record->words.words : 1;
     if (record) {
       type = record->words.word;
-      std::string members;
-      for (const std::string& m : record->layout) members += (members.empty() ? "" : ", ") + m;
-      s.inferred.push_back("type of '" + p.name + "': records of struct " + base + " (line " +
-                           std::to_string(record->line) + ": " + members + "), " + std::to_string(per_record) + " " +
-                           type + (per_record == 1 ? "" : "s") + " each");
+      s.inferred.push_back("type of '" + p.name + "': " + buffer_record_evidence(*record));
     }
     if (p.pointer && !type.empty() && !buffer_type(type)) {
       s.notes.push_back("parameter '" + p.name + "' points to '" + p.base_type +
