@@ -46,6 +46,20 @@ std::pair<std::string, long long> entry_parts(const std::string& entry) {
   return {m[1].str(), n};
 }
 
+// A layout entry's member type and array length; nullptr, with `refusal`,
+// for an entry that names no member type gi generates.
+const MemberType* entry_type(const std::string& entry, long long& length, std::string& refusal) {
+  const auto [type, n] = entry_parts(entry);
+  const auto t = member_types().find(type);
+  if (t == member_types().end() || n < 1) {
+    refusal = "'" + entry + "' is no member type gi generates (float, int, unsigned, double, their CUDA vectors "
+              "such as float3 or int4; an array as float[9])";
+    return nullptr;
+  }
+  length = n;
+  return &t->second;
+}
+
 class RecordReader {
  public:
   explicit RecordReader(const std::vector<Token>& tokens) {
@@ -232,22 +246,18 @@ RecordWords record_words(const std::vector<std::string>& layout) {
   std::size_t offset = 0, align = 1;
   std::set<std::string> words;
   for (const std::string& entry : layout) {
-    const auto [type, length] = entry_parts(entry);
-    const auto t = member_types().find(type);
-    if (t == member_types().end() || length < 1) {
-      out.refusal = "'" + entry + "' is no member type gi generates (float, int, unsigned, double, their CUDA "
-                    "vectors such as float3 or int4; an array as float[9])";
-      return out;
-    }
-    if (offset % t->second.align != 0) {
-      out.refusal = "'" + entry + "' starts " + std::to_string(t->second.align - offset % t->second.align) +
+    long long length = 0;
+    const MemberType* t = entry_type(entry, length, out.refusal);
+    if (t == nullptr) return out;
+    if (offset % t->align != 0) {
+      out.refusal = "'" + entry + "' starts " + std::to_string(t->align - offset % t->align) +
                     " bytes of padding after the members before it; gi generates records with none";
       return out;
     }
-    words.insert(t->second.word);
-    align = std::max(align, t->second.align);
-    offset += t->second.bytes * static_cast<std::size_t>(length);
-    out.words += t->second.components * static_cast<int>(length);
+    words.insert(t->word);
+    align = std::max(align, t->align);
+    offset += t->bytes * static_cast<std::size_t>(length);
+    out.words += t->components * static_cast<int>(length);
   }
   if (layout.empty()) {
     out.refusal = "a record with no members";
@@ -302,14 +312,10 @@ RecordFields record_fields(const std::vector<std::string>& layout) {
   RecordFields out;
   std::size_t offset = 0, align = 1;
   for (const std::string& entry : layout) {
-    const auto [type, length] = entry_parts(entry);
-    const auto t = member_types().find(type);
-    if (t == member_types().end() || length < 1) {
-      out.refusal = "'" + entry + "' is no member type gi generates (float, int, unsigned, double, their CUDA "
-                    "vectors such as float3 or int4; an array as float[9])";
-      return out;
-    }
-    const MemberType& m = t->second;
+    long long length = 0;
+    const MemberType* t = entry_type(entry, length, out.refusal);
+    if (t == nullptr) return out;
+    const MemberType& m = *t;
     offset = (offset + m.align - 1) / m.align * m.align;
     align = std::max(align, m.align);
     const std::size_t component = m.bytes / static_cast<std::size_t>(m.components);
