@@ -469,12 +469,8 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     if (tok(n).is("[")) {
       const std::size_t close = matching(n);
       // `p[i].x += v`: what happens to the element is after its members.
-      std::size_t after = next(close);
-      bool member = false;
-      while (after <= body_last_ && (tok(after).is(".") || tok(after).is("->") || tok(after).is("["))) {
-        after = tok(after).is("[") ? next(matching(after)) : next(next(after));
-        member = true;
-      }
+      const std::size_t after = past_members(next(close));
+      const bool member = after != next(close);
       const bool assigned = after <= body_last_ && kAssignments.count(tok(after).text);
       const bool step = (after <= body_last_ && (tok(after).is("++") || tok(after).is("--"))) || tok(p).is("++") ||
                         tok(p).is("--");
@@ -517,9 +513,7 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     // through `LatLong* latLong = d_locations + i`). A member stored keeps
     // the element's others: inout.
     if (tok(n).is("->")) {
-      std::size_t after = next(next(n));
-      while (after <= body_last_ && (tok(after).is(".") || tok(after).is("->") || tok(after).is("[")))
-        after = tok(after).is("[") ? next(matching(after)) : next(next(after));
+      const std::size_t after = past_members(next(next(n)));
       if (after <= body_last_ && (kAssignments.count(tok(after).text) || tok(after).is("++") || tok(after).is("--")))
         u.written = true;
       u.read = true;
@@ -541,6 +535,14 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     not_followed(u, t, "'" + name + "' is used as a pointer (" + tok(p).text + " " + name + " " + tok(n).text +
                            "), not indexed");
   }
+}
+
+// The token after the member accesses and indices that start at `t`
+// (`.x`, `->lat`, `[2]`, chained); `t` itself where none does.
+std::size_t Analyser::past_members(std::size_t t) const {
+  while (t <= body_last_ && (tok(t).is(".") || tok(t).is("->") || tok(t).is("[")))
+    t = tok(t).is("[") ? next(matching(t)) : next(next(t));
+  return t;
 }
 
 // `assign` is the `=` of a pointer declaration, `T* q = ...`: q is an alias.

@@ -269,6 +269,7 @@ class Analyser {
   PointerUse pointer_use(const std::string& name);
   void scan(PointerUse& u, const std::string& name, const Offsets& offsets, std::size_t from = 0);
   bool declares_alias(std::size_t assign) const;
+  std::size_t past_members(std::size_t t) const;
   void not_followed(PointerUse& u, std::size_t t, const std::string& why) const;
 };
 

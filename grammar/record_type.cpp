@@ -290,6 +290,11 @@ std::optional<RecordType> find_record_type(std::string_view source, const std::s
 }
 
 std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why) {
+  // `int`, `unsigned int`, `const float`: a built-in type's first word is a keyword, no struct's name.
+  if (name.empty() || is_cpp_keyword(name.substr(0, name.find(' ')))) {
+    why = "'" + name + "' is no struct";
+    return std::nullopt;
+  }
   RecordReader reader(tokens);
   return reader.find(name, why);
 }

@@ -358,9 +358,6 @@ class SpecReader {
     }
   }
 
-  // "texture": true: an in buffer the kernel reads through a
-  // cudaTextureObject_t parameter (tex1Dfetch<T>); the texture's element is
-  // one to four 32-bit words, as a linear CUDA texture allows.
   // A buffer of structs: "type" is the struct's name, "layout" its members
   // (grammar/record_type.hpp); the buffer holds record_components values of
   // one type per record.
@@ -389,6 +386,9 @@ class SpecReader {
     ps.record_layout = std::move(layout);
   }
 
+  // "texture": true: an in buffer the kernel reads through a
+  // cudaTextureObject_t parameter (tex1Dfetch<T>); the texture's element is
+  // one to four 32-bit words, as a linear CUDA texture allows.
   void read_texture(const json& t, const std::string& path, ParamSpec& ps) const {
     if (!t.is_boolean()) fail(path, std::string("expected true or false, found ") + json_kind(t));
     if (!t.get<bool>()) return;

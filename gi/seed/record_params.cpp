@@ -11,9 +11,9 @@ std::vector<std::string> record_variables(const std::string& param, const gramma
   return out;
 }
 
-std::optional<grammar::RecordType> by_value_record(std::string_view source, const std::string& type) {
+std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens, const std::string& type) {
   std::string why;
-  auto r = grammar::find_record_type(source, "kernel", type, why);
+  auto r = grammar::find_record_type(tokens, type, why);
   if (!r || !grammar::record_fields(r->layout).refusal.empty()) return std::nullopt;
   return r;
 }
@@ -30,8 +30,9 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
   return {{"name", param}, {"type", record.name}, {"layout", record.layout}, {"role", "scalar"}, {"value", values}};
 }
 
-std::optional<grammar::RecordType> buffer_record(std::string_view source, const std::string& type, std::string& why) {
-  auto record = grammar::find_record_type(source, "kernel", type, why);
+std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens, const std::string& type,
+                                                 std::string& why) {
+  auto record = grammar::find_record_type(tokens, type, why);
   if (record && !record->words.refusal.empty()) {
     why = "struct '" + type + "' (line " + std::to_string(record->line) + "): " + record->words.refusal;
     return std::nullopt;

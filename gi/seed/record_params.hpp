@@ -7,7 +7,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +19,10 @@ namespace gi {
 // component in layout order (p_n, p_pos_x, p_m_0).
 std::vector<std::string> record_variables(const std::string& param, const grammar::RecordType& record);
 
-// The struct named `type` (aliases already followed) where `source` defines
-// one gi can pass by value: any members, C's padding. nullopt otherwise.
-std::optional<grammar::RecordType> by_value_record(std::string_view source, const std::string& type);
+// The struct named `type` (aliases already followed) where the kernel's
+// file (its parsed tokens) defines one gi can pass by value: any members,
+// C's padding. nullopt otherwise.
+std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens, const std::string& type);
 
 // The spec's parameter for `param`, a struct by value, and the inferred
 // line that says so.
@@ -31,7 +31,8 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
 
 // The struct named `type` where a buffer of it is records of one component
 // type; else nullopt, and `why` names what gi could not read or generate.
-std::optional<grammar::RecordType> buffer_record(std::string_view source, const std::string& type, std::string& why);
+std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens, const std::string& type,
+                                                 std::string& why);
 
 // "records of struct Particle (line 1: float3, float3, float), 7 floats each"
 std::string buffer_record_evidence(const grammar::RecordType& record);
