@@ -17,6 +17,7 @@
 // on a condition gi cannot decide has no one value, and one defined by
 // anything else (a cast, a float) none gi reads.
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct FunctionMacro {
 struct IncludedHeaders {
   std::vector<DirectiveLine> lines;
   bool complete = false;
+  // Each header read, in include order (a header's own includes before it):
+  // where gi looks for the structs and device functions the kernel names.
+  std::shared_ptr<const std::vector<grammar::SourceFile>> files;
 };
 
 struct FileSymbols {
@@ -58,6 +62,9 @@ struct FileSymbols {
   // under a condition gi cannot decide (line 7): which holds depends on the
   // build").
   std::map<std::string, std::string> macro_refusals;
+  // The local headers (IncludedHeaders::files), for the structs a kernel's
+  // parameters name; null where none were read.
+  std::shared_ptr<const std::vector<grammar::SourceFile>> header_files;
 };
 
 // `until_line`: the file's directives from this line on are left out (a

@@ -36,7 +36,7 @@ Analyser::Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, c
     // A struct by value: each int or unsigned member of its own is a size.
     std::string why;
     if (!p.pointer && !p.texture_object() && !helper && integer_vector_size(p.base_type) == 0)
-      if (const auto r = grammar::find_record_type(k.tokens, p.base_type, why))
+      if (const auto r = grammar::find_record_type(k.tokens, symbols.header_files.get(), p.base_type, why))
         for (std::size_t m = 0; m < r->layout.size(); ++m)
           if (r->layout[m] == "int" || r->layout[m] == "unsigned") record_sizes_[p.name].insert(r->members[m]);
   }

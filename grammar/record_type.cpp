@@ -299,6 +299,53 @@ std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, con
   return reader.find(name, why);
 }
 
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::vector<SourceFile>* headers,
+                                           const std::string& name, std::string& why) {
+  if (auto r = find_record_type(tokens, name, why)) return r;
+  const std::string own_why = why;
+  const std::string absent = "the file defines no struct '" + name + "'";
+  // A definition gi cannot read in the file itself is the answer: it is the one in force.
+  if (own_why.rfind(absent, 0) != 0) return std::nullopt;
+  std::vector<const SourceFile*> places;
+  if (headers != nullptr)
+    for (const SourceFile& h : *headers) places.push_back(&h);
+  places.push_back(&well_known_records());
+  for (const SourceFile* h : places) {
+    std::string header_why;
+    if (auto r = find_record_type(h->tokens, name, header_why)) {
+      r->file = h->name;
+      return r;
+    }
+    if (header_why.rfind(absent, 0) != 0) {
+      why = h->name + ": " + header_why;
+      return std::nullopt;
+    }
+  }
+  why = own_why + (headers != nullptr && !headers->empty() ? ", nor do the local headers it includes" : "");
+  return std::nullopt;
+}
+
+const SourceFile& well_known_records() {
+  static const SourceFile known = [] {
+    SourceFile f;
+    f.name = "NIfTI's nifti1_io.h (gi knows it)";
+    f.text =
+        "typedef struct { float m[3][3]; } mat33;\n"
+        "typedef struct { float m[4][4]; } mat44;\n"
+        "typedef struct { double m[3][3]; } nifti_dmat33;\n"
+        "typedef struct { double m[4][4]; } nifti_dmat44;\n";
+    f.tokens = tokenize(f.text, "well-known types");
+    return f;
+  }();
+  return known;
+}
+
+std::string RecordType::where() const {
+  if (file.empty()) return "line " + std::to_string(line);
+  if (file == well_known_records().name) return file;
+  return file + " line " + std::to_string(line);
+}
+
 std::vector<std::string> component_names(const RecordType& record) {
   std::vector<std::string> out;
   for (std::size_t m = 0; m < record.layout.size(); ++m) {

@@ -46,7 +46,10 @@ struct RecordType {
   std::vector<std::string> layout;   // as in a spec
   std::vector<std::string> members;  // each layout entry's member, a nested one's joined by '_' ("a_lat")
   RecordWords words;
-  int line = 0;  // of the definition
+  int line = 0;      // of the definition
+  std::string file;  // where it is defined: "" for the kernel's own file, else a header's name
+  // "line 14", "Maths.hpp line 40", "NIfTI's nifti1_io.h (gi knows it)"
+  std::string where() const;
 };
 
 // Each component's name in a record, in layout order: the member ("n"), a
@@ -67,5 +70,18 @@ std::optional<RecordType> find_record_type(std::string_view source, const std::s
                                            const std::string& name, std::string& why);
 // The same over a parsed file's tokens (comments are passed over).
 std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why);
+// The same, looked for in the kernel's tokens, then in each header of
+// `headers` (null: none), then among the types gi knows by name
+// (well_known_records).
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::vector<SourceFile>* headers,
+                                           const std::string& name, std::string& why);
+
+// The structs a registration kernel takes from a library it reaches through
+// headers NVRTC cannot build or that are not at hand: NIfTI-1's matrices
+// (mat33, mat44, and the double nifti_dmat33, nifti_dmat44 of NIfTI-2's
+// library; row-major `m[i][j]`). Their definitions, written for gi from
+// the format's documented layout, as a file gi looks in last and puts in a
+// kernel's cut-out headers where the kernel names one (gi/seed/header_device_code.hpp).
+const SourceFile& well_known_records();
 
 }  // namespace gi::grammar

@@ -29,6 +29,14 @@ struct Token {
   }
 };
 
+// A file read beside the kernel's (a local header): its name as included,
+// its text and its tokens (none where it does not tokenize).
+struct SourceFile {
+  std::string name;
+  std::string text;
+  std::vector<Token> tokens;
+};
+
 // Splits CUDA C++ source into tokens. Throws SourceError naming file, line and
 // what was expected (unterminated comment or literal, unexpected character),
 // and for bytes real files carry that would go wrong later: a NUL byte

@@ -10,7 +10,7 @@ as the instance gi init suggests, float for each type),
 so that what FILL is left is what the kernel itself does not say. A Rodinia
 kernel file beside a define.c gets `--pre-include define.c`, as Rodinia's host
 code includes define.c (its `fp` type and NUMBER_THREADS) before the kernel
-files. Per kernel: the fields left and the first reason. CPU only.
+files; a NiftyReg file gets NiftyReg's include folders, as its CMake build does. Per kernel: the fields left and the first reason. CPU only.
 
     python3 bench/init/survey.py [--gi build/gi/gi] [--out bench/init/results_DATE]
 """
@@ -21,9 +21,14 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 def build_options(path):
     """What the kernel's own build gives it: Rodinia's define.c, included by
-    the host code before the kernel files."""
+    the host code before the kernel files; NiftyReg's include folders (its
+    CMakeLists.txt: reg-io, reg-lib, reg-lib/cpu and reg-io/png)."""
     if "rodinia" in path and os.path.isfile(os.path.join(os.path.dirname(path), "define.c")):
         return ["--pre-include", "define.c"]
+    m = re.search(r"^(.*/niftyreg-[0-9a-f]+)/", path)
+    if m:
+        return [o for d in ("reg-io", "reg-lib", "reg-lib/cpu", "reg-io/png")
+                if os.path.isdir(os.path.join(m.group(1), d)) for o in ("--include-dir", os.path.join(m.group(1), d))]
     return []
 
 
@@ -69,7 +74,9 @@ def draft(gi, path, entry, tmp):
         return {"status": "error", "message": out.strip().splitlines()[-1] if out.strip() else ""}
     spec = json.load(open(os.path.join(out_dir, "spec.json")))
     sizes = []
-    scalars = [p for p in spec["parameters"] if p.get("role") == "scalar"]
+    # A struct by value ("layout") is given per component, below, as the
+    # workload variables gi init makes of it (reorientation_m_0, ...).
+    scalars = [p for p in spec["parameters"] if p.get("role") == "scalar" and "layout" not in p]
     # __constant__ scalars the kernel reads are workload variables too.
     scalars += [c for c in spec.get("constants", []) if "FILL" not in str(c.get("type")) and "count" not in c]
     for p in scalars:

@@ -13,11 +13,13 @@
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/cli/command_registry.hpp"
 #include "gi/seed/coverage_checks.hpp"
+#include "gi/seed/header_device_code.hpp"
 #include "gi/seed/included_headers.hpp"
 #include "gi/seed/kernel_cut.hpp"
 #include "gi/seed/seed_compiles.hpp"
 #include "gi/seed/texture_port.hpp"
 #include "gi/seed/spec_scaffold.hpp"
+#include "grammar/record_type.hpp"
 #include "grammar/template_instance.hpp"
 
 namespace gi::cli {
@@ -179,22 +181,52 @@ void add_init(CLI::App& app) {
     if (left.empty())
       if (const std::string why = seed_compile_problem(dir); !why.empty()) {
         bool fixed = false;
-        for (const bool drop_includes : {false, true}) {
-          const KernelCut cut = cut_kernel(seed_source, kernel.string(), kernel_name, drop_includes);
+        fs::remove(dir / kHeadersFile);  // an earlier gi init's
+        std::string cut_why;              // why the last cut did not compile either
+        // Cut down: the kernel and what it uses; then without the includes;
+        // then with the device code it needs from them, a file of its own
+        // that the build includes first (a pre-include: kernel.cu stays the
+        // user's lines).
+        for (const int attempt : {0, 1, 2}) {
+          const KernelCut cut = cut_kernel(seed_source, kernel.string(), kernel_name, attempt > 0);
+          HeaderDeviceCode from_headers;
+          if (attempt == 2) {
+            from_headers = header_device_code(cut.source, kernel.string(),
+                                              headers.files ? *headers.files : std::vector<grammar::SourceFile>{});
+            if (from_headers.kept.empty() && from_headers.known.empty()) break;
+            fitness::write_file_atomically(dir / kHeadersFile, from_headers.text);
+            s.spec["pre_includes"].push_back(kHeadersFile);
+            fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
+          }
           fitness::write_file_atomically(dir / "kernel.cu", cut.source);
-          if (!seed_compile_problem(dir).empty()) continue;
+          if (cut_why = seed_compile_problem(dir); !cut_why.empty()) continue;
           std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"
                     << s.entry << "' and what it uses, the rest blanked (lines kept):";
           for (const std::string& d : cut.dropped) std::cout << " " << d << ";";
           std::cout << "\n";
+          if (attempt == 2) {
+            std::cout << "note: nor do its headers; " << (dir / kHeadersFile).string()
+                      << " holds the device code kernel.cu needs from them (spec.json's pre_includes):";
+            for (const std::string& k : from_headers.kept) std::cout << " " << k << ";";
+            for (const std::string& k : from_headers.known)
+              std::cout << " " << k << " (" << grammar::well_known_records().name << ", no header here defines it);";
+            std::cout << "\n";
+          }
           fixed = true;
           break;
+        }
+        if (!fixed && fs::exists(dir / kHeadersFile)) {
+          fs::remove(dir / kHeadersFile);
+          auto& pre = s.spec["pre_includes"];
+          pre.erase(pre.end() - 1);
+          if (pre.empty()) s.spec.erase("pre_includes");
+          fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
         }
         if (!fixed) {
           fitness::write_file_atomically(dir / "kernel.cu", seed_source);
           std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
-                    << "), nor cut down to '" << s.entry << "' and what it uses: put them in a file of their own that "
-                    << "NVRTC builds and run gi init on that\n";
+                    << "), nor cut down to '" << s.entry << "' and what it uses (" << cut_why
+                    << "): put them in a file of their own that NVRTC builds and run gi init on that\n";
           if (a->check) throw std::runtime_error(dir.string() + ": the seed does not compile (above)");
         }
       }

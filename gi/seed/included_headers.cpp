@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "grammar/token.hpp"
+
 namespace gi {
 namespace fs = std::filesystem;
 
@@ -46,6 +48,12 @@ class HeaderReader {
       if (depth < 8) follow(text.str(), c.parent_path(), depth + 1);
       for (analysis::DirectiveLine& d : analysis::directive_lines(text.str(), c.filename().string()))
         out_.lines.push_back(std::move(d));
+      grammar::SourceFile file{name, text.str(), {}};
+      try {
+        file.tokens = grammar::tokenize(file.text, c.string());
+      } catch (const std::exception&) {  // a header gi cannot read: its macros still count, its code not
+      }
+      files_.push_back(std::move(file));
       return;
     }
     if (!toolkit_or_standard(name)) missing_ = true;
@@ -64,6 +72,7 @@ class HeaderReader {
 
   analysis::IncludedHeaders result() {
     out_.complete = !missing_;
+    out_.files = std::make_shared<const std::vector<grammar::SourceFile>>(std::move(files_));
     return std::move(out_);
   }
 
@@ -72,6 +81,7 @@ class HeaderReader {
   std::set<std::string> seen_;
   bool missing_ = false;
   analysis::IncludedHeaders out_;
+  std::vector<grammar::SourceFile> files_;
 };
 
 }  // namespace

@@ -66,7 +66,8 @@ KernelCut cut_kernel(std::string_view source, const std::string& file_name, cons
       bool needed = false;
       for (const std::string& n : e.declares) needed = needed || used.count(n);
       if (!needed) blank(e.tokens.first, e.tokens.last, "declaration of '" + e.declares[0] + "'");
-    } else if (e.kind == ElementKind::TopLevel && !e.host_code && t[e.tokens.last].is(";")) {
+    } else if (e.kind == ElementKind::TopLevel && !e.host_code && t[e.tokens.last].is(";") &&
+               !(t[e.tokens.first].is("using") && t[e.tokens.first + 1].is("namespace"))) {  // names no declaration
       // A declaration of a type the parser does not know (`texture<float, 1, ...> t_x;`): the
       // name before the `;`, unless the item has braces or parentheses (a prototype, a struct).
       bool plain = true;

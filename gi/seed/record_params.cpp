@@ -11,9 +11,10 @@ std::vector<std::string> record_variables(const std::string& param, const gramma
   return out;
 }
 
-std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens, const std::string& type) {
+std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens,
+                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type) {
   std::string why;
-  auto r = grammar::find_record_type(tokens, type, why);
+  auto r = grammar::find_record_type(tokens, headers, type, why);
   if (!r || !grammar::record_fields(r->layout).refusal.empty()) return std::nullopt;
   return r;
 }
@@ -24,17 +25,17 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
   std::string members;
   for (std::size_t m = 0; m < record.layout.size(); ++m)
     members += (members.empty() ? "" : ", ") + record.layout[m] + " " + record.members[m];
-  inferred.push_back("'" + param + "': struct " + record.name + " by value (line " + std::to_string(record.line) +
-                     ": " + members + "), one workload variable per component (" + values.front() +
+  inferred.push_back("'" + param + "': struct " + record.name + " by value (" + record.where() + ": " + members + "), one workload variable per component (" + values.front() +
                      (values.size() > 1 ? ", ..." : "") + ")");
   return {{"name", param}, {"type", record.name}, {"layout", record.layout}, {"role", "scalar"}, {"value", values}};
 }
 
-std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens, const std::string& type,
+std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens,
+                                                 const std::vector<grammar::SourceFile>* headers, const std::string& type,
                                                  std::string& why) {
-  auto record = grammar::find_record_type(tokens, type, why);
+  auto record = grammar::find_record_type(tokens, headers, type, why);
   if (record && !record->words.refusal.empty()) {
-    why = "struct '" + type + "' (line " + std::to_string(record->line) + "): " + record->words.refusal;
+    why = "struct '" + type + "' (" + record->where() + "): " + record->words.refusal;
     return std::nullopt;
   }
   return record;
@@ -44,7 +45,7 @@ std::string buffer_record_evidence(const grammar::RecordType& record) {
   std::string members;
   for (const std::string& m : record.layout) members += (members.empty() ? "" : ", ") + m;
   const int n = record.words.words;
-  return "records of struct " + record.name + " (line " + std::to_string(record.line) + ": " + members + "), " +
+  return "records of struct " + record.name + " (" + record.where() + ": " + members + "), " +
          std::to_string(n) + " " + record.words.word + (n == 1 ? "" : "s") + " each";
 }
 

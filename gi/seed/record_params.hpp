@@ -20,9 +20,11 @@ namespace gi {
 std::vector<std::string> record_variables(const std::string& param, const grammar::RecordType& record);
 
 // The struct named `type` (aliases already followed) where the kernel's
-// file (its parsed tokens) defines one gi can pass by value: any members,
-// C's padding. nullopt otherwise.
-std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens, const std::string& type);
+// file (its parsed tokens), a local header it includes (`headers`, may be
+// null) or gi's well-known types define one gi can pass by value: any
+// members, C's padding. nullopt otherwise.
+std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens,
+                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type);
 
 // The spec's parameter for `param`, a struct by value, and the inferred
 // line that says so.
@@ -31,7 +33,8 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
 
 // The struct named `type` where a buffer of it is records of one component
 // type; else nullopt, and `why` names what gi could not read or generate.
-std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens, const std::string& type,
+std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens,
+                                                 const std::vector<grammar::SourceFile>* headers, const std::string& type,
                                                  std::string& why);
 
 // "records of struct Particle (line 1: float3, float3, float), 7 floats each"

@@ -400,7 +400,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   for (const grammar::Param& p : kernel->params) {
     if (p.pointer || p.texture_object()) continue;
     if (declared_type(p.base_type).empty())
-      if (auto r = by_value_record(g.parsed().tokens, grammar::resolve_type_alias(aliases, p.base_type))) {
+      if (auto r = by_value_record(g.parsed().tokens, headers.files.get(), grammar::resolve_type_alias(aliases, p.base_type))) {
         for (const std::string& v : record_variables(p.name, *r)) scalar_names.push_back(v);
         by_value.emplace(p.name, std::move(*r));
         continue;
@@ -540,7 +540,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     const std::string base = grammar::resolve_type_alias(aliases, p.base_type);
     std::string record_why;
     const std::optional<grammar::RecordType> record = p.pointer && !p.texture_object() && type.empty()
-                                                          ? buffer_record(g.parsed().tokens, base, record_why)
+                                                          ? buffer_record(g.parsed().tokens, headers.files.get(), base, record_why)
                                                           : std::nullopt;
     const int per_record = record ? record->words.words : 1;
     if (record) {

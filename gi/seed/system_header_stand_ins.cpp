@@ -19,10 +19,10 @@ const char* const kSizes =
 
 const char* const kIntegers =
     "#ifndef GI_STAND_IN_INTEGERS\n#define GI_STAND_IN_INTEGERS\n"
-    "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\n"
+    "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
     "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
-    "typedef unsigned long uint64_t;\ntypedef long intptr_t;\ntypedef unsigned long uintptr_t;\n"
-    "typedef long intmax_t;\ntypedef unsigned long uintmax_t;\n"
+    "typedef unsigned long long uint64_t;\ntypedef long long intptr_t;\ntypedef unsigned long long uintptr_t;\n"
+    "typedef long long intmax_t;\ntypedef unsigned long long uintmax_t;\n"
     "#define INT8_MIN (-128)\n#define INT8_MAX 127\n#define UINT8_MAX 255\n"
     "#define INT16_MIN (-32768)\n#define INT16_MAX 32767\n#define UINT16_MAX 65535\n"
     "#define INT32_MIN (-2147483647 - 1)\n#define INT32_MAX 2147483647\n#define UINT32_MAX 4294967295U\n"

@@ -1,0 +1,158 @@
+// A kernel whose project headers NVRTC cannot build (thrust, std::, host
+// classes) next to the device helpers it calls: gi init cuts out the device
+// code it needs into kernel_headers.cuh, a pre-include
+// (gi/seed/header_device_code.hpp); structs come from those headers too,
+// and NIfTI's mat33/mat44 from gi itself where no header defines them
+// (grammar/record_type.hpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fitness/gpu/cuda_devices.hpp"
+#include "gi/seed/header_device_code.hpp"
+#include "grammar/record_type.hpp"
+#include "test_support.hpp"
+
+namespace gi {
+namespace {
+
+namespace fs = std::filesystem;
+
+grammar::SourceFile header(const std::string& name, const std::string& text) {
+  return grammar::SourceFile{name, text, grammar::tokenize(text, name)};
+}
+
+// A project header of the kind real kernels include: host code NVRTC cannot
+// build beside the device helpers and operators the kernel calls.
+const char* const kProjectHeader =
+    "#pragma once\n"
+    "#include <thrust/device_vector.h>\n"
+    "#include <vector>\n"
+    "#ifdef __CUDACC__\n"
+    "#define DEVICE __host__ __device__\n"
+    "#else\n"
+    "#define DEVICE\n"
+    "#endif\n"
+    "#define SCALE 2\n"
+    "namespace proj {\n"
+    "template <typename T> DEVICE inline T Square(const T& x) { return x * x; }\n"
+    "DEVICE inline float Unused(float x) { return x; }\n"
+    "inline void HostOnly(std::vector<float>& v) { v.clear(); }\n"
+    "struct Weights { float a; float b; };\n"
+    "struct Holder { void fill(); std::vector<int> data; };\n"
+    "}  // namespace proj\n"
+    "__device__ inline float3 operator+(const float3& a, const float3& b) {\n"
+    "  return make_float3(a.x + b.x, a.y + b.y, a.z + b.z);\n"
+    "}\n"
+    "__device__ inline int4 operator+(const int4& a, const int4& b) {\n"
+    "  return make_int4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);\n"
+    "}\n"
+    "__global__ void other_kernel(float* x) { x[0] = 0; }\n";
+
+const char* const kKernel =
+    "#include \"proj.h\"\n"
+    "using namespace proj;\n"
+    "__global__ void blend(const float3* in, float3* out, Weights w, mat33 r, int n) {\n"
+    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) {\n"
+    "    const float3 v = in[i] + in[i];\n"
+    "    out[i] = make_float3(Square(v.x) * w.a + r.m[0][0], v.y * w.b * SCALE, v.z * r.m[2][2]);\n"
+    "  }\n"
+    "}\n";
+
+TEST(HeaderDeviceCode, KeepsWhatTheKernelNamesAndLeavesHostCodeOut) {
+  const HeaderDeviceCode code = header_device_code(kKernel, "blend.cu", {header("proj.h", kProjectHeader)});
+  const std::string& t = code.text;
+  // What the kernel names, directly or as an operator over its types.
+  EXPECT_NE(t.find("DEVICE inline T Square"), std::string::npos) << t;
+  EXPECT_NE(t.find("struct Weights { float a; float b; };"), std::string::npos) << t;
+  EXPECT_NE(t.find("operator+(const float3& a"), std::string::npos) << t;
+  EXPECT_NE(t.find("namespace proj {"), std::string::npos) << t;
+  // Macros and their conditionals, as they were.
+  EXPECT_NE(t.find("#define DEVICE __host__ __device__"), std::string::npos) << t;
+  EXPECT_NE(t.find("#define SCALE 2"), std::string::npos) << t;
+  // Not named, host only, a kernel, an include: left out.
+  EXPECT_EQ(t.find("Unused"), std::string::npos) << t;
+  EXPECT_EQ(t.find("HostOnly"), std::string::npos) << t;
+  EXPECT_EQ(t.find("struct Holder"), std::string::npos) << t;
+  EXPECT_EQ(t.find("int4 operator+"), std::string::npos) << t;
+  EXPECT_EQ(t.find("other_kernel"), std::string::npos) << t;
+  EXPECT_EQ(t.find("#include"), std::string::npos) << t;
+  EXPECT_EQ(t.find("#pragma once"), std::string::npos) << t;
+  // mat33: no header defines it, gi knows it.
+  EXPECT_NE(t.find("typedef struct { float m[3][3]; } mat33;"), std::string::npos) << t;
+  EXPECT_EQ(code.known, (std::vector<std::string>{"mat33"}));
+  EXPECT_EQ(t.find("mat44"), std::string::npos) << t;
+  ASSERT_FALSE(code.kept.empty());
+  EXPECT_EQ(code.kept[0], "Square (proj.h line 11)");
+}
+
+// A header that defines mat33 itself: that definition is the one kept, not gi's.
+TEST(HeaderDeviceCode, AHeadersOwnDefinitionOfAWellKnownTypeWins) {
+  const HeaderDeviceCode code = header_device_code(
+      kKernel, "blend.cu",
+      {header("proj.h", kProjectHeader), header("nifti.h", "typedef struct { float m[3][3]; } mat33;\n")});
+  EXPECT_TRUE(code.known.empty());
+  EXPECT_NE(code.text.find("// from nifti.h\ntypedef struct { float m[3][3]; } mat33;"), std::string::npos) << code.text;
+}
+
+// Struct parameters are looked up in the kernel's file, then its headers,
+// then among the types gi knows; a definition gi cannot read in the file
+// itself is not looked past.
+TEST(RecordType, StructsAreFoundInHeadersAndAmongTheWellKnownTypes) {
+  const std::vector<grammar::SourceFile> headers = {header("proj.h", kProjectHeader)};
+  const std::vector<grammar::Token> kernel = grammar::tokenize(kKernel, "blend.cu");
+  std::string why;
+  const auto weights = grammar::find_record_type(kernel, &headers, "Weights", why);
+  ASSERT_TRUE(weights) << why;
+  EXPECT_EQ(weights->layout, (std::vector<std::string>{"float", "float"}));
+  EXPECT_EQ(weights->where(), "proj.h line 14");
+  const auto mat = grammar::find_record_type(kernel, &headers, "mat44", why);
+  ASSERT_TRUE(mat) << why;
+  EXPECT_EQ(mat->layout, (std::vector<std::string>{"float[16]"}));
+  EXPECT_EQ(mat->where(), "NIfTI's nifti1_io.h (gi knows it)");
+  EXPECT_FALSE(grammar::find_record_type(kernel, &headers, "Holder", why));
+  EXPECT_NE(why.find("proj.h"), std::string::npos) << why;
+  const std::vector<grammar::Token> own =
+      grammar::tokenize("struct Weights { float a; int b : 3; };\n", "k.cu");
+  EXPECT_FALSE(grammar::find_record_type(own, &headers, "Weights", why));
+  EXPECT_NE(why.find("bit field"), std::string::npos) << why;
+}
+
+// gi init on the file: no FILL (the struct from the header, mat33 from gi),
+// the file builds neither whole nor cut, kernel_headers.cuh is written and
+// made a pre-include, and the seed compiles and passes its check.
+TEST(HeaderDeviceCode, GiInitCutsTheHeadersDeviceCodeIntoAPreInclude) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-headers-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "include");
+  std::ofstream(root / "include/proj.h") << kProjectHeader;
+  std::ofstream(root / "blend.cu") << kKernel;
+  const fs::path dir = root / "user/blend";
+  std::string sizes = "--size n=5000 --size w_a=0.5 --size w_b=0.25";
+  for (int c = 0; c < 9; ++c) sizes += " --size r_m_" + std::to_string(c) + "=0.5";
+  const test::CommandOutput init = test::run_gi("init \"" + (root / "blend.cu").string() + "\" --out \"" + dir.string() +
+                                                "\" --include-dir \"" + (root / "include").string() + "\" " + sizes +
+                                                " --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("'w': struct Weights by value (proj.h line 14"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("'r': struct mat33 by value (NIfTI's nifti1_io.h (gi knows it)"), std::string::npos)
+      << init.output;
+  EXPECT_NE(init.output.find("note: nor do its headers; "), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("Square (proj.h line 11)"), std::string::npos) << init.output;
+  ASSERT_TRUE(fs::exists(dir / kHeadersFile));
+  std::ifstream in(dir / "spec.json");
+  const nlohmann::json spec = nlohmann::json::parse(in);
+  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({kHeadersFile}));
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace gi
