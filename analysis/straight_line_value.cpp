@@ -332,6 +332,17 @@ class Walk {
   // happened yet when the read runs.
   std::optional<StraightLineValue> scan(std::size_t first, std::size_t last, std::string& why,
                                         std::size_t use = 0) {
+    // A loop or block inside one element (a lambda's body, which the
+    // element structure does not split) is no straight line.
+    std::size_t control = 0;  // the first such keyword, else the first brace
+    for (std::size_t t = first; t <= last && t < k_.tokens.size(); ++t) {
+      static const std::set<std::string> flow = {"for", "while", "do", "if", "switch", "goto"};
+      if (tok(t).kind == TokenKind::Identifier && flow.count(tok(t).text)) {
+        control = t;
+        break;
+      }
+      if (control == 0 && (tok(t).is("{") || tok(t).is("}"))) control = t;
+    }
     for (std::size_t t = last + 1; t-- > first;) {
       if (tok(t).kind != TokenKind::Identifier || tok(t).text != name_) continue;
       const Occurrence o = occurrence(t);
@@ -339,6 +350,11 @@ class Walk {
       if ((o.effect == Effect::Define && holds_use(o.first, o.last)) ||
           (o.effect == Effect::Update && holds_use(o.update.first, o.update.last)))
         continue;
+      if (o.effect != Effect::Read && control != 0) {
+        why = refusal("line " + std::to_string(tok(control).line) + ": '" + tok(control).text +
+                      "' within one statement (a lambda's body) stands between its assignment and the read");
+        return std::nullopt;
+      }
       if (o.effect == Effect::Define) {
         StraightLineValue v{o.first, o.last, {updates_.rbegin(), updates_.rend()}, tok(t).line};
         return v;

@@ -136,6 +136,12 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   EXPECT_NE(why("  int k = n;\n  k /= 2;\n  out[k] = 0.f;\n").find("line 3 changes it in a way gi cannot follow"),
             std::string::npos);
   EXPECT_NE(why("  int k;\n  out[k] = 0.f;\n").find("declared without a value on line 2"), std::string::npos);
+  // A loop inside a lambda is one element to the structure: its counter's
+  // `++k` is no single step before the read (NiftyReg's AssembleRigid read
+  // U[k * 3 + b] as if k stopped at 1).
+  EXPECT_NE(why("  float s = 0;\n  auto f = [&]() { for (int k = 0; k < 3; ++k) s += out[k]; };\n  f();\n")
+                .find("within one statement (a lambda's body)"),
+            std::string::npos);
   EXPECT_NE(why("  int k = n;\n  switch (n) {\n  case 1:\n    out[k] = 0.f;\n  }\n").find("jump target on line 4"),
             std::string::npos);
   // Never assigned (a parameter, a macro): no value from the path, and no

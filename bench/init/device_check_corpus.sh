@@ -34,7 +34,15 @@ like_for() {
 }
 # What the kernel's own build gives it: Rodinia's host code includes define.c
 # (its fp type and NUMBER_THREADS) before the kernel files.
-build_for() { case $1 in *rodinia*) [ -f "$(dirname "$1")/define.c" ] && echo "--pre-include define.c" ;; esac; }
+# NiftyReg's CMakeLists.txt gives every file its include folders.
+build_for() {
+  case $1 in
+    *rodinia*) [ -f "$(dirname "$1")/define.c" ] && echo "--pre-include define.c" ;;
+    *niftyreg-*)
+      root=${1%%/reg-lib/*}
+      for d in reg-io reg-lib reg-lib/cpu reg-io/png; do [ -d "$root/$d" ] && echo "--include-dir $root/$d"; done ;;
+  esac
+}
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {
   case $1 in
@@ -102,10 +110,26 @@ sizes_for() {
     euclid) echo "--size numRecords=4194304 --size lat=30 --size lng=90" ;;
     # NiftyReg 2's LTS reductions: one block over 1 M points.
     ReduceRigidSums|ReduceAffineNormal) echo "--size count=1048576" ;;
+    # NiftyReg 2's B-spline Jacobian kernels (their headers' device code cut
+    # out by gi init, mat33 from gi): the control-point grids above.
+    GetApproxJacobianValues2d) echo "$cp2n" ;;
+    GetApproxJacobianValues3d) echo "$cp3n" ;;
+    ComputeApproxJacGradient2d) echo "$cp2n --size weight=1,1,1" ;;
+    ComputeApproxJacGradient3d) echo "$cp3n --size weight=1,1,1" ;;
+    ComputeJacGradient2d)
+      echo "$cp2n --size controlPointVoxelSpacing=4,4,1 --size referenceImageDims=512,512,1 --size weight=1,1,1" ;;
+    ComputeJacGradient3d)
+      echo "$cp3n --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128 --size weight=1,1,1" ;;
+    ApproxCorrectFolding3d) echo "$cp3n --size controlPointSpacing=4,4,4" ;;
+    CorrectFolding3d)
+      echo "$cp3n --size controlPointSpacing=4,4,4 --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128" ;;
+    AssembleRigid) echo "--size count=1048576" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac
 }
+cp2n="--size controlPointImageDims=128,128,1 --size controlPointNumber=16384"
+cp3n="--size controlPointImageDims=32,32,32 --size controlPointNumber=32768"
 cp2="--size c_ControlPointImageDim=128,128,1 --size c_ControlPointNumber=16384"
 cp3="--size c_ControlPointImageDim=32,32,32 --size c_ControlPointNumber=32768"
 ref3="--size c_ReferenceImageDim=128,128,128 --size c_ControlPointVoxelSpacing=4,4,4"
@@ -131,6 +155,12 @@ for name in spec['workloads']['train']['variables']:
         print('--size', name + '=1048576')
 for p in scalars:
     if p['name'] in given: continue
+    # A struct by value: each of its workload variables (m_0 .. m_8 of a mat33), 0.5 or 2048.
+    if 'layout' in p:
+        word = '0.5' if all(e.startswith(('float', 'double')) for e in p['layout']) else '2048'
+        for name in p['value']:
+            if name not in given: print('--size', name + '=' + word)
+        continue
     t = p.get('type', '')
     m = re.fullmatch(r'(u?int|float)([234])', t)
     v = ','.join(['0.5' if m.group(1) == 'float' else '64'] * int(m.group(2))) if m else \
