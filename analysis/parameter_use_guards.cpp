@@ -193,14 +193,17 @@ std::map<std::string, Bound> Analyser::guards_at(std::size_t at) const {
   // braceless body of another (`for (i ...) for (j ...) if (...) s;`).
   // (The grammar marks only the last statement of such a chain a braceless
   // body; a header before it awaits one.)
-  for (std::size_t b = at; b < elements_.size();) {
-    const std::size_t h = prev_element(b);
-    const bool body = k_.elements[elements_[b]].braceless_body ||
-                      (h < elements_.size() && k_.elements[elements_[h]].awaits_braceless_body);
-    if (!body || h >= elements_.size()) break;
-    add_header(h);
-    b = h;
-  }
+  const auto add_chain = [&](std::size_t from) {
+    for (std::size_t b = from; b < elements_.size();) {
+      const std::size_t h = prev_element(b);
+      const bool body = k_.elements[elements_[b]].braceless_body ||
+                        (h < elements_.size() && k_.elements[elements_[h]].awaits_braceless_body);
+      if (!body || h >= elements_.size()) break;
+      add_header(h);
+      b = h;
+    }
+  };
+  add_chain(at);
   int depth = 0;
   for (std::size_t i = at; i-- > 0;) {
     const grammar::Element& el = k_.elements[elements_[i]];
@@ -220,7 +223,10 @@ std::map<std::string, Bound> Analyser::guards_at(std::size_t at) const {
         --depth;
         continue;
       }
+      // The block's header, and the headers whose braceless body that header is
+      // (`for (a ...) for (b ...) { ... }`).
       add_header(prev_element(i));
+      if (prev_element(i) < elements_.size()) add_chain(prev_element(i));
       continue;
     }
     // `if (cond) return;` before us.

@@ -186,6 +186,20 @@ TEST(ParameterUse, EarlyReturnsLoopsDivisionAndClampsBoundIndices) {
       "}\n");
   EXPECT_EQ(count(rows, "m"), "cols * rows");
   EXPECT_EQ(count(rows, "sums"), "rows");
+  // A braceless loop whose body is a braced loop: the outer bound holds in
+  // the inner block too (it was 'a grows from its start' before).
+  const auto nest = use_of(
+      "__global__ void k(const double* v, double* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  double s = 0;\n"
+      "  for (int a = 0; a < 3; ++a)\n"
+      "    for (int b = 0; b < 3; ++b) {\n"
+      "      s += v[i * 9 + a * 3 + b];\n"
+      "    }\n"
+      "  out[i] = s;\n"
+      "}\n");
+  EXPECT_EQ(count(nest, "v"), "9 * n");
 }
 
 TEST(ParameterUse, AnAliasAndAGrowingWhileCounterAreFollowed) {
