@@ -183,7 +183,9 @@ class RecordReader {
     const auto known = member_types().find(type);
     if (known == member_types().end()) {
       std::string inner_why;
-      const auto nested = type.empty() ? std::nullopt : find(type, inner_why, depth + 1);
+      // A built-in type gi does not generate (long, char, short) is no struct to look for.
+      const bool built_in = !type.empty() && is_cpp_keyword(type.substr(0, type.find(' ')));
+      const auto nested = type.empty() || built_in ? std::nullopt : find(type, inner_why, depth + 1);
       if (!nested) {
         why = "line " + std::to_string(tok(first).line) + ": a member of type '" + type +
               "', which gi does not generate" + (inner_why.empty() ? "" : " (" + inner_why + ")");
