@@ -971,6 +971,29 @@ TEST(SpecScaffold, AKernelWithNoGuardDraftsAnExactLaunch) {
   EXPECT_THROW(scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=size"}, {})),
                std::runtime_error)
       << "a size tied to one the kernel lacks";
+  // One thread per pixel of an image (Rodinia's dilate_kernel): threads_x
+  // the product of two sizes, each drafted a multiple of 32 so that the
+  // product stays a multiple of 1024; a given product that is not is refused.
+  const std::string image =
+      "__global__ void k(float* v, int m, int w) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  v[(i % m) * w + i / m] = 1.f;\n"
+      "}\n";
+  const SpecScaffold pixels =
+      scaffold_spec(image, "k.cu", std::nullopt, "user", parse_init_sizes({"m=1024", "w=512", "threads_x=m*w"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(pixels.spec.dump())).empty()) << pixels.spec.dump(2);
+  std::vector<nlohmann::ordered_json> drafted = {pixels.spec["workloads"]["train_checks"][0]};
+  for (const auto& w : pixels.spec["workloads"]["validate"]) drafted.push_back(w);
+  for (const auto& w : drafted) {
+    EXPECT_EQ(std::fmod(w["variables"]["m"].get<double>(), 32), 0) << w.dump();
+    EXPECT_EQ(std::fmod(w["variables"]["w"].get<double>(), 32), 0) << w.dump();
+  }
+  try {
+    scaffold_spec(image, "k.cu", std::nullopt, "user", parse_init_sizes({"m=1000", "w=3", "threads_x=m*w"}, {}));
+    ADD_FAILURE() << "a product no block size divides was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("give sizes whose product is a multiple of 1024"), std::string::npos) << e.what();
+  }
   // Without the count: the note says what it is.
   const SpecScaffold unsized = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=3"}, {}));
   bool noted = false;

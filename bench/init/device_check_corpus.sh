@@ -76,9 +76,10 @@ sizes_for() {
     # its host launches nelr threads, which threads_x=nelr says.
     cuda_compute_step_factor|cuda_time_step|cuda_compute_flux_contributions|cuda_initialize_variables)
       echo "--size nelr=1048576 --size threads_x=nelr" ;;
-    # Rodinia's leukocyte dilation: a 1024^2 image, one thread per pixel, its
-    # 25 x 25 structuring element (STREL_SIZE) in a __constant__ array.
-    dilate_kernel) echo "--size img_m=1024 --size img_n=1024 --size strel_m=25 --size strel_n=25 --size threads_x=1048576" ;;
+    # Rodinia's leukocyte dilation: a 1024^2 image, one thread per pixel (its
+    # host launches img_m * img_n threads), its 25 x 25 structuring element
+    # (STREL_SIZE) in a __constant__ array.
+    dilate_kernel) echo "--size img_m=1024 --size img_n=1024 --size strel_m=25 --size strel_n=25 --size threads_x=img_m*img_n" ;;
     # NiftyReg's tools kernels: sized by __constant__ scalars the host sets.
     reg_multiplyValue_kernel_float*|reg_addValue_kernel_float*) echo "--size c_VoxelNumber=4194304 --size c_Weight=0.5" ;;
     reg_multiplyArrays_kernel_float*|reg_addArrays_kernel_float*|reg_fillMaskArray_kernel|reg_spline_logSquaredValues_kernel)

@@ -90,6 +90,16 @@ std::string untied(const std::string& text, const std::map<std::string, std::str
   return out;
 }
 
+// The names of `expression` where it is a product of names alone
+// ("img_m * img_n"); none where it is anything else.
+std::vector<std::string> product_names(const std::string& expression) {
+  static const std::regex product(R"(\s*[A-Za-z_]\w*\s*(\*\s*[A-Za-z_]\w*\s*)*)"), name(R"([A-Za-z_]\w*)");
+  std::vector<std::string> out;
+  if (!std::regex_match(expression, product)) return out;
+  for (std::sregex_iterator i(expression.begin(), expression.end(), name), e; i != e; ++i) out.push_back(i->str());
+  return out;
+}
+
 // Every expression field of a drafted spec untied (a FILL mark is left as it is).
 void untie_spec(json& spec, const std::map<std::string, std::string>& tied) {
   if (tied.empty()) return;
@@ -442,6 +452,28 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                                "' has no guard on its global index x, so it runs exactly " + name +
                                " threads, and every block size gi tries must divide that: give a multiple of " +
                                number(m).dump());
+  // An exact launch tied to a product of sizes (--size threads_x=img_m*img_n,
+  // the host launching one thread per pixel): the product must stay a
+  // multiple of every block size, so each of its k factors is drafted a
+  // multiple of 2^ceil(10 / k) (32 for two: 32 * 32 = 1024).
+  for (const auto& [name, expression] : given.tied) {
+    const auto m = multiples.find(name);
+    if (m == multiples.end()) continue;
+    const fitness::Expression product = fitness::Expression::parse(expression);
+    SizeSet at_given(given.sizes.begin(), given.sizes.end());
+    bool all_given = true;
+    for (const std::string& v : product.variables()) all_given = all_given && given.sizes.count(v);
+    if (all_given)
+      if (const double v = product.evaluate(at_given); std::fmod(v, m->second) != 0)
+        throw std::runtime_error("--size " + name + "=" + expression + ": '" + kernel->name +
+                                 "' has no guard on its global index x, so it runs exactly " + expression + " = " +
+                                 number(v).dump() + " threads, and every block size gi tries must divide that: give "
+                                 "sizes whose product is a multiple of " + number(m->second).dump());
+    const std::vector<std::string> factors = product_names(expression);
+    const double each = factors.empty() ? 0 : std::pow(2.0, std::ceil(std::log2(m->second) / factors.size()));
+    for (const std::string& f : factors) multiples[f] = std::max(multiples[f], each);
+    multiples.erase(m);
+  }
   // A size the others give is no workload variable of its own.
   for (const auto& [name, expression] : given.tied) {
     const auto at = std::find(scalar_names.begin(), scalar_names.end(), name);
