@@ -183,7 +183,16 @@ class Parser {
           at_ += 3;
           return node(ExprKind::Name, name, first);
         }
-        // Any other template argument list (min<int>(a, b)) is not told
+        // A keyword argument (Floor<int>(x), IndexToDims<true>(i, d)) makes
+        // a template's instance: no comparison has a keyword for an operand.
+        const Token& argument = t_[code_[at_ + 1]];
+        if (one_argument && argument.kind == TokenKind::Identifier && grammar::is_cpp_keyword(argument.text) &&
+            argument.text != "this") {
+          name += "<" + argument.text + ">";
+          at_ += 3;
+          return node(ExprKind::Name, name, first);
+        }
+        // Any other template argument list (min<T>(a, b)) is not told
         // apart from a comparison here; refuse rather than guess.
         if (one_argument) throw Refusal("a template argument list after '" + name + "'");
       }

@@ -289,9 +289,11 @@ class FunctionLoops {
 
   const CalleeSummary* summary(const std::string& name) {
     if (auto it = callees_.find(name); it != callees_.end()) return &it->second;
+    // A template's instance (`ToDims<true>`) has its template's body.
+    const std::string base = name.substr(0, name.find('<'));
     const grammar::Function* fn = nullptr;
     for (const grammar::Function& g : k_.functions)
-      if (g.name == name && g.header_element >= 0 && !g.is_kernel) fn = &g;
+      if (g.name == base && g.header_element >= 0 && !g.is_kernel) fn = &g;
     if (!fn) return nullptr;
     CalleeSummary s;
     s.writes.assign(fn->params.size(), 0);
@@ -407,6 +409,19 @@ class FunctionLoops {
     return std::nullopt;
   }
 
+  // The `=` of `[const] auto [&] [names] = e` in [first, last], if it is one.
+  std::optional<std::size_t> structured_binding(std::size_t first, std::size_t last) const {
+    std::size_t t = first;
+    while (t <= last && (t_[t].is("const") || t_[t].is("constexpr") || t_[t].kind == TokenKind::Comment)) ++t;
+    if (t > last || !t_[t].is("auto")) return std::nullopt;
+    t = next_code(t_, t + 1);
+    if (t <= last && (t_[t].is("&") || t_[t].is("&&"))) t = next_code(t_, t + 1);
+    if (t > last || !t_[t].is("[")) return std::nullopt;
+    const std::size_t close = closing(t_, t), eq = next_code(t_, close + 1);
+    if (eq > last || !t_[eq].is("=")) return std::nullopt;
+    return eq;
+  }
+
   void expression(std::size_t first, std::size_t last, std::size_t element, bool statement) {
     std::string why;
     const auto x = parse_expression(t_, first, last, &why);
@@ -477,6 +492,9 @@ class FunctionLoops {
           return;
         }
         if (t_[first].is("goto")) return;
+        // `const auto [x, y, z] = e;` (a structured binding): e read; the
+        // names it binds are the item's, the same in every lane of a group.
+        if (const auto eq = structured_binding(first, last)) return expression(*eq + 1, last, i, false);
         return expression(first, last, i, true);
       case ElementKind::Declaration: {
         // Skip the type words: the declarators start at the first name this element declares.

@@ -544,3 +544,49 @@ TEST_F(WarpPerItemFamily, ACompensatedColumnSumSharedByLanesGivesTheSeedsResult)
   }
   fs::remove_all(root);
 }
+
+namespace {
+
+// C++17 as the newest NiftyReg writes it: the item's coordinates from a
+// template helper, bound by a structured binding before the loop.
+const char* const kBoundCoordinates =
+    "template <bool wrap> __device__ int2 RowCol(int i, int w) { return make_int2(i / w, wrap ? i % w : 0); }\n"
+    "__global__ void weighted_rows(const float* img, float* out, int rows, int cols) {\n"
+    "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (tid < rows) {\n"
+    "    const auto [r, c] = RowCol<true>(tid, 7);\n"
+    "    float s = 0.f;\n"
+    "    for (int k = 0; k < cols; ++k) {\n"
+    "      s += img[tid * cols + k] * (float)(r + c);\n"
+    "    }\n"
+    "    out[tid] = s;\n"
+    "  }\n"
+    "}\n";
+
+}  // namespace
+
+// The binding's names are the item's (the same in every lane of a group),
+// and the template helper's body is its instance's: the loop is a site, and
+// its variants give the seed's result in the emulator.
+TEST_F(WarpPerItemFamily, AStructuredBindingFromATemplateHelperBeforeTheLoopIsNoObstacle) {
+  const auto found = sites(kBoundCoordinates);
+  ASSERT_EQ(found.sites.size(), 1u) << (found.refusals.empty() ? "" : found.refusals[0]);
+  const fs::path root = fs::temp_directory_path() / ("gi-wpi-binding-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "weighted_rows.cu") << kBoundCoordinates;
+  const fs::path seed = root / "user/weighted_rows";
+  const gi::test::CommandOutput init = gi::test::run_gi("init \"" + (root / "weighted_rows.cu").string() + "\" --out \"" +
+                                                        seed.string() + "\" --size rows=1000 --size cols=64");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  for (const char* edit : {"warp_per_item:<for_kernel.cu_7>=8", "warp_per_item:<for_kernel.cu_7>=32"}) {
+    const gi::Seed s = gi::load_seed(seed);
+    const gi::grammar::PatchedKernel variant = gi::grammar::patch_kernel(s.grammar, gi::grammar::parse_patch(edit), s.context);
+    compiles(variant.source, edit);
+    const auto run = emulate(seed, edit);
+    EXPECT_EQ(run.exit_code, 0) << edit << "\n" << run.output;
+    EXPECT_NE(run.output.find("\"status\": \"ok\""), std::string::npos) << run.output;
+  }
+  fs::remove_all(root);
+}
