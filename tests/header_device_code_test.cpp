@@ -13,6 +13,7 @@
 
 #include "fitness/gpu/cuda_devices.hpp"
 #include "gi/seed/header_device_code.hpp"
+#include "gi/seed/kernel_cut.hpp"
 #include "grammar/record_type.hpp"
 #include "test_support.hpp"
 
@@ -120,6 +121,14 @@ TEST(RecordType, StructsAreFoundInHeadersAndAmongTheWellKnownTypes) {
       grammar::tokenize("struct Weights { float a; int b : 3; };\n", "k.cu");
   EXPECT_FALSE(grammar::find_record_type(own, &headers, "Weights", why));
   EXPECT_NE(why.find("bit field"), std::string::npos) << why;
+}
+
+// The cut blanks what the kernel does not name, but never `using namespace`,
+// which names no declaration and which the kernel's names may need.
+TEST(HeaderDeviceCode, TheCutKeepsUsingNamespace) {
+  const KernelCut cut = cut_kernel(kKernel, "blend.cu", "blend", true);
+  EXPECT_NE(cut.source.find("using namespace proj;"), std::string::npos) << cut.source;
+  EXPECT_EQ(cut.source.find("#include"), std::string::npos) << cut.source;
 }
 
 // gi init on the file: no FILL (the struct from the header, mat33 from gi),

@@ -155,6 +155,20 @@ TEST_F(SeedBuildTest, CooperativeGroupsAndCubHeadersCompile) {
   EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
 }
 
+// libcu++ under NVRTC declares the fixed-width integers itself, as long long
+// (cuda/std/cstdint): the stand-in <stdint.h> must name the same types, or
+// a file that includes both (NiftyReg's headers: <cstdint> and thrust) stops
+// at "invalid redeclaration of type name int64_t".
+TEST_F(SeedBuildTest, TheStandardIntegersStandInAgreesWithLibcuxx) {
+  if (!fs::is_directory(fitness::toolkit_include_dir() / "cccl")) GTEST_SKIP() << "a toolkit without include/cccl";
+  write("seed/spec.json", "{}");
+  write("seed/kernel.cu",
+        "#include <stdint.h>\n#include <cuda/std/cstdint>\n"
+        "__global__ void k(int64_t* o, uint64_t n) {\n  if (threadIdx.x < n) o[threadIdx.x] = INT64_MAX;\n}\n");
+  const fitness::CompileResult c = compile(load_seed(dir / "seed"));
+  EXPECT_TRUE(c.ok) << c.error << "\n" << c.log;
+}
+
 TEST_F(SeedBuildTest, HostCodeIsSetAsideForNvrtcAndKeptWhenPublished) {
   write("seed/spec.json", "{}");
   write("seed/kernel.cu",
