@@ -7,6 +7,7 @@
 #include <set>
 
 #include "grammar/token.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi::grammar {
 namespace {
@@ -62,7 +63,7 @@ const MemberType* entry_type(const std::string& entry, long long& length, std::s
 
 class RecordReader {
  public:
-  explicit RecordReader(const std::vector<Token>& tokens) {
+  RecordReader(const std::vector<Token>& tokens, const TypeAliases* aliases) : aliases_(aliases) {
     for (const Token& t : tokens)
       if (t.kind != TokenKind::Comment) tokens_.push_back(t);
   }
@@ -178,6 +179,7 @@ class RecordReader {
         break;
       type += (type.empty() ? "" : " ") + t.text;
     }
+    if (aliases_ != nullptr) type = resolve_type_alias(*aliases_, type);
     if (type == "unsigned int") type = "unsigned";
     std::vector<std::string> inner, inner_names;  // a struct member's own layout
     const auto known = member_types().find(type);
@@ -239,6 +241,7 @@ class RecordReader {
   }
 
   std::vector<Token> tokens_;
+  const TypeAliases* aliases_ = nullptr;
 };
 
 }  // namespace
@@ -291,19 +294,20 @@ std::optional<RecordType> find_record_type(std::string_view source, const std::s
   }
 }
 
-std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why) {
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why,
+                                           const TypeAliases* aliases) {
   // `int`, `unsigned int`, `const float`: a built-in type's first word is a keyword, no struct's name.
   if (name.empty() || is_cpp_keyword(name.substr(0, name.find(' ')))) {
     why = "'" + name + "' is no struct";
     return std::nullopt;
   }
-  RecordReader reader(tokens);
+  RecordReader reader(tokens, aliases);
   return reader.find(name, why);
 }
 
 std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::vector<SourceFile>* headers,
-                                           const std::string& name, std::string& why) {
-  if (auto r = find_record_type(tokens, name, why)) return r;
+                                           const std::string& name, std::string& why, const TypeAliases* aliases) {
+  if (auto r = find_record_type(tokens, name, why, aliases)) return r;
   const std::string own_why = why;
   const std::string absent = "the file defines no struct '" + name + "'";
   // A definition gi cannot read in the file itself is the answer: it is the one in force.
@@ -314,7 +318,7 @@ std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, con
   places.push_back(&well_known_records());
   for (const SourceFile* h : places) {
     std::string header_why;
-    if (auto r = find_record_type(h->tokens, name, header_why)) {
+    if (auto r = find_record_type(h->tokens, name, header_why, aliases)) {
       r->file = h->name;
       return r;
     }

@@ -10,6 +10,7 @@
 // type gi knows and, for an array member, its length: ["float3", "float3",
 // "float"], ["float[9]"] for `float m[3][3]`.
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,15 +67,20 @@ std::vector<std::string> component_names(const RecordType& record);
 // length that is no number, a bit field, or aligned by hand; a layout with
 // padding, or of two component types, is a RecordType whose words.refusal
 // says so.
+// `aliases` (grammar/type_aliases.hpp; null: none) name the built-in type
+// a member's type word stands for: `fp x, y, z;` with `#define fp float`.
+using TypeAliases = std::map<std::string, std::string>;
 std::optional<RecordType> find_record_type(std::string_view source, const std::string& file_name,
                                            const std::string& name, std::string& why);
 // The same over a parsed file's tokens (comments are passed over).
-std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why);
+std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why,
+                                           const TypeAliases* aliases = nullptr);
 // The same, looked for in the kernel's tokens, then in each header of
 // `headers` (null: none), then among the types gi knows by name
 // (well_known_records).
 std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::vector<SourceFile>* headers,
-                                           const std::string& name, std::string& why);
+                                           const std::string& name, std::string& why,
+                                           const TypeAliases* aliases = nullptr);
 
 // The structs a registration kernel takes from a library it reaches through
 // headers NVRTC cannot build or that are not at hand: NIfTI-1's matrices

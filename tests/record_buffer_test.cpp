@@ -63,6 +63,24 @@ TEST(RecordType, StructsOfOneComponentTypeAreRecords) {
   EXPECT_EQ(record("struct d2 { double x; double y; };", "d2").words.word, "double");
 }
 
+// A member whose type the project names once (`typedef float real;`,
+// lavaMD's `#define fp double` in main.h) is of the type it names.
+TEST(RecordBuffer, AMembersTypeAliasIsTheTypeItNames) {
+  const std::string source =
+      "typedef float real;\n"
+      "struct Point { real x, y, z; };\n"
+      "__global__ void shift(Point* p, real dx, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) p[i].x += dx;\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"n=1000", "dx=0.5"}, {}));
+  EXPECT_EQ(s.spec["parameters"][0]["layout"], json::parse(R"(["float", "float", "float"])"));
+  EXPECT_EQ(s.spec["parameters"][0]["count"], "n");
+  std::string why;
+  EXPECT_FALSE(grammar::find_record_type(grammar::tokenize(source, "k.cu"), "Point", why)) << "no aliases given";
+  EXPECT_NE(why.find("a member of type 'real'"), std::string::npos) << why;
+}
+
 TEST(RecordType, WhatGiCannotGenerateIsRefusedWithTheReason) {
   EXPECT_NE(refusal("struct A { float x; float4 v; };", "A").find("'float4' starts 12 bytes of padding"),
             std::string::npos);

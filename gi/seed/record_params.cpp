@@ -12,9 +12,10 @@ std::vector<std::string> record_variables(const std::string& param, const gramma
 }
 
 std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens,
-                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type) {
+                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type,
+                                                   const grammar::TypeAliases* aliases) {
   std::string why;
-  auto r = grammar::find_record_type(tokens, headers, type, why);
+  auto r = grammar::find_record_type(tokens, headers, type, why, aliases);
   if (!r || !grammar::record_fields(r->layout).refusal.empty()) return std::nullopt;
   return r;
 }
@@ -32,8 +33,8 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
 
 std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens,
                                                  const std::vector<grammar::SourceFile>* headers, const std::string& type,
-                                                 std::string& why) {
-  auto record = grammar::find_record_type(tokens, headers, type, why);
+                                                 std::string& why, const grammar::TypeAliases* aliases) {
+  auto record = grammar::find_record_type(tokens, headers, type, why, aliases);
   if (record && !record->words.refusal.empty()) {
     why = "struct '" + type + "' (" + record->where() + "): " + record->words.refusal;
     return std::nullopt;

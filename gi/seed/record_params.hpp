@@ -24,7 +24,8 @@ std::vector<std::string> record_variables(const std::string& param, const gramma
 // null) or gi's well-known types define one gi can pass by value: any
 // members, C's padding. nullopt otherwise.
 std::optional<grammar::RecordType> by_value_record(const std::vector<grammar::Token>& tokens,
-                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type);
+                                                   const std::vector<grammar::SourceFile>* headers, const std::string& type,
+                                                   const grammar::TypeAliases* aliases = nullptr);
 
 // The spec's parameter for `param`, a struct by value, and the inferred
 // line that says so.
@@ -35,7 +36,7 @@ nlohmann::ordered_json by_value_parameter(const std::string& param, const gramma
 // type; else nullopt, and `why` names what gi could not read or generate.
 std::optional<grammar::RecordType> buffer_record(const std::vector<grammar::Token>& tokens,
                                                  const std::vector<grammar::SourceFile>* headers, const std::string& type,
-                                                 std::string& why);
+                                                 std::string& why, const grammar::TypeAliases* aliases = nullptr);
 
 // "records of struct Particle (line 1: float3, float3, float), 7 floats each"
 std::string buffer_record_evidence(const grammar::RecordType& record);

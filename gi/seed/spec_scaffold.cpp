@@ -410,7 +410,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   for (const grammar::Param& p : kernel->params) {
     if (p.pointer || p.texture_object()) continue;
     if (declared_type(p.base_type).empty())
-      if (auto r = by_value_record(g.parsed().tokens, headers.files.get(), grammar::resolve_type_alias(aliases, p.base_type))) {
+      if (auto r = by_value_record(g.parsed().tokens, headers.files.get(), grammar::resolve_type_alias(aliases, p.base_type), &aliases)) {
         for (const std::string& v : record_variables(p.name, *r)) scalar_names.push_back(v);
         by_value.emplace(p.name, std::move(*r));
         continue;
@@ -572,7 +572,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     const std::string base = grammar::resolve_type_alias(aliases, p.base_type);
     std::string record_why;
     const std::optional<grammar::RecordType> record = p.pointer && !p.texture_object() && type.empty()
-                                                          ? buffer_record(g.parsed().tokens, headers.files.get(), base, record_why)
+                                                          ? buffer_record(g.parsed().tokens, headers.files.get(), base, record_why, &aliases)
                                                           : std::nullopt;
     const int per_record = record ? record->words.words : 1;
     if (record) {
