@@ -61,7 +61,7 @@ class HeaderItems {
  public:
   HeaderItems(const grammar::SourceFile& h, const std::set<std::string>& device_macros,
               std::set<std::string>& namespaces)
-      : h_(h), t_(h.tokens), device_macros_(device_macros), namespaces_(namespaces) {}
+      : t_(h.tokens), device_macros_(device_macros), namespaces_(namespaces) {}
 
   std::vector<Item> split() {
     std::vector<std::size_t> closes;  // the `}` of each namespace open here
@@ -296,7 +296,6 @@ class HeaderItems {
       it.declares.insert(t_[it.last - 1].text);
   }
 
-  const grammar::SourceFile& h_;
   const std::vector<Token>& t_;
   const std::set<std::string>& device_macros_;
   std::set<std::string>& namespaces_;
