@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/process/atomic_file.hpp"
 #include "fitness/workload/kernel_spec.hpp"
@@ -38,6 +40,19 @@ bool step(const std::string& args) {
   return std::system((quoted(fs::read_symlink("/proc/self/exe").string()) + " " + args).c_str()) == 0;
 }
 
+// The compile and reference cache the steps of one `--check` share: the
+// seed is compiled once, not once per workload (a child process each). A
+// folder of its own under the temporary folder, gone when the check is.
+struct StepCache {
+  fs::path dir = fs::temp_directory_path() / ("gi-init-check-" + std::to_string(::getpid()));
+  StepCache() { fs::remove_all(dir); }
+  ~StepCache() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string option() const { return " --cache " + quoted(dir.string()); }
+};
+
 struct SeedCheck {
   bool workloads = true;  // every workload ran and passed
   bool coverage = true;   // every branch direction taken (or exempt)
@@ -47,7 +62,7 @@ struct SeedCheck {
 // then `gi coverage`) where a GPU is there, else its training checks on the
 // CPU emulator (`gi emulate --coverage`, one verdict for both): the spec
 // seen working before a search is started.
-SeedCheck check_new_seed(const fs::path& dir, const nlohmann::json& spec) {
+SeedCheck check_new_seed(const fs::path& dir, const nlohmann::json& spec, const StepCache& cache) {
   SeedCheck c;
   if (fitness::probe_cuda().gpus.empty()) {
     std::cout << "no GPU here: the training checks on the CPU emulator instead" << std::endl;
@@ -57,23 +72,24 @@ SeedCheck check_new_seed(const fs::path& dir, const nlohmann::json& spec) {
   std::vector<std::string> workloads = {"train"};
   for (std::size_t i = 0; i < spec["workloads"]["train_checks"].size(); ++i) workloads.push_back("train:" + std::to_string(i + 1));
   for (std::size_t i = 0; i < spec["workloads"]["validate"].size(); ++i) workloads.push_back("validate:" + std::to_string(i));
-  for (const std::string& w : workloads) c.workloads = step("check " + quoted(dir.string()) + " --workload " + w) && c.workloads;
-  c.coverage = step("coverage " + quoted(dir.string()));
+  for (const std::string& w : workloads)
+    c.workloads = step("check " + quoted(dir.string()) + " --workload " + w + cache.option()) && c.workloads;
+  c.coverage = step("coverage " + quoted(dir.string()) + cache.option());
   return c;
 }
 
 // Coverage missed directions though every workload passed: one more small
 // check at a time (gi/seed/coverage_checks.hpp), the first with which
 // coverage passes kept in spec.json; none: spec.json as it was.
-bool add_coverage_check(const fs::path& dir, const nlohmann::ordered_json& spec) {
+bool add_coverage_check(const fs::path& dir, const nlohmann::ordered_json& spec, const StepCache& cache) {
   const std::size_t k = spec["workloads"]["train_checks"].size() + 1;  // the new check's workload number
   for (const CoverageCheck& c : one_sign_checks(spec)) {
     nlohmann::ordered_json trial = spec;
     trial["workloads"]["train_checks"].push_back(c.check);
     fitness::write_file_atomically(dir / "spec.json", trial.dump(2) + "\n");
     std::cout << "coverage: trying one more small check, " << c.description << std::endl;
-    if (step("check " + quoted(dir.string()) + " --workload train:" + std::to_string(k)) &&
-        step("coverage " + quoted(dir.string()))) {
+    if (step("check " + quoted(dir.string()) + " --workload train:" + std::to_string(k) + cache.option()) &&
+        step("coverage " + quoted(dir.string()) + cache.option())) {
       std::cout << "inferred: workloads.train_checks[" << k - 1 << "]: " << c.description
                 << " (with it every branch direction is taken)" << std::endl;
       return true;
@@ -231,8 +247,9 @@ void add_init(CLI::App& app) {
         }
       }
     if (a->check && left.empty()) {
-      SeedCheck c = check_new_seed(dir, nlohmann::json::parse(s.spec.dump()));
-      if (c.workloads && !c.coverage) c.coverage = add_coverage_check(dir, s.spec);
+      const StepCache cache;
+      SeedCheck c = check_new_seed(dir, nlohmann::json::parse(s.spec.dump()), cache);
+      if (c.workloads && !c.coverage) c.coverage = add_coverage_check(dir, s.spec, cache);
       if (!c.workloads || !c.coverage)
         throw std::runtime_error(dir.string() + ": the seed did not pass every check (above)");
     } else if (a->check) {
