@@ -1187,6 +1187,31 @@ TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {
   fs::remove_all(dir.parent_path().parent_path());
 }
 
+// On a GPU, --check runs gi check on every workload and gi coverage, each a
+// child process, all sharing one compile and reference cache (the seed is
+// compiled once), which is gone afterwards.
+TEST(SpecInferenceGpu, InitCheckStepsShareOneCacheAndLeaveNoneBehind) {
+  if (fitness::probe_cuda().gpus.empty()) GTEST_SKIP() << "needs a GPU";
+  const fs::path dir = fs::temp_directory_path() / ("gi-init-gpu-" + std::to_string(::getpid())) / "user/slice_sums";
+  fs::remove_all(dir.parent_path().parent_path());
+  const test::CommandOutput init = test::run_gi("init \"" + kernel_file("slice_sums").string() + "\" --out \"" +
+                                                dir.string() + "\" --size nx=128 --size ny=128 --size nz=128 --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  const auto occurrences = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(occurrences(init.output, "\"status\": \"ok\""), 7) << init.output;
+  EXPECT_NE(init.output.find("coverage passed"), std::string::npos) << init.output;
+  const std::size_t at = init.output.find(" --cache '");
+  ASSERT_NE(at, std::string::npos) << init.output;
+  const std::string cache = init.output.substr(at + 10, init.output.find('\'', at + 10) - at - 10);
+  EXPECT_EQ(occurrences(init.output, " --cache '" + cache + "'"), 8) << "7 checks and coverage, one cache";
+  EXPECT_FALSE(fs::exists(cache)) << cache;
+  fs::remove_all(dir.parent_path().parent_path());
+}
+
 // The corpus forms gi init now reads (a flattened 2-D grid's index, a
 // pointer advanced by `p += e;` and handed to a helper) draft a spec that
 // loads and passes its training check.
