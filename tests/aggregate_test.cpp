@@ -80,8 +80,13 @@ TEST(KernelExpression, ParsesWhatKernelStatementsHold) {
 
 TEST(KernelExpression, RefusesWhatItCannotRead) {
   std::string why;
-  EXPECT_FALSE(expression("min<int>(a, b)", &why));
+  // A template argument that is no keyword reads as comparisons too: refused.
+  EXPECT_FALSE(expression("min<T>(a, b)", &why));
   EXPECT_NE(why.find("template"), std::string::npos) << why;
+  // A keyword argument makes the instance the callee (no comparison has a keyword operand).
+  const auto instance = expression("min<int>(a, b)", &why);
+  ASSERT_TRUE(instance) << why;
+  EXPECT_EQ(instance->callee(), "min<int>");
   EXPECT_FALSE(expression("a + ", &why));
   EXPECT_FALSE(expression("a b", &why));
   EXPECT_NE(why.find("unexpected 'b'"), std::string::npos) << why;
