@@ -1,23 +1,16 @@
 #include "analysis/unset_components.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "analysis/token_ranges.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi::analysis {
 namespace {
 
 using grammar::ElementKind;
 using grammar::TokenKind;
-
-// Components of a CUDA vector type (float4 -> 4), 0 for any other.
-int vector_components(const std::string& type) {
-  static const std::regex vector(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)([1-4]))");
-  std::smatch m;
-  return std::regex_match(type, m, vector) ? std::stoi(m[2].str()) : 0;
-}
 
 }  // namespace
 
@@ -42,7 +35,7 @@ std::map<std::string, UnsetComponents> unset_components(const grammar::ParsedKer
   for (const grammar::Element* d : declarations) {
     // `float4 name;`, nothing else (`const` would need a value).
     const std::size_t type = next_code(t, d->tokens.first), name = next(type), end = next(name);
-    const int components = vector_components(t[type].text);
+    const int components = grammar::cuda_vector_components(t[type].text);
     if (components < 2 || t[name].kind != TokenKind::Identifier || !t[end].is(";") || end != d->tokens.last) continue;
     const std::string& local = t[name].text;
     std::set<int> set;

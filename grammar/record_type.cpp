@@ -296,8 +296,9 @@ std::optional<RecordType> find_record_type(std::string_view source, const std::s
 
 std::optional<RecordType> find_record_type(const std::vector<Token>& tokens, const std::string& name, std::string& why,
                                            const TypeAliases* aliases) {
-  // `int`, `unsigned int`, `const float`: a built-in type's first word is a keyword, no struct's name.
-  if (name.empty() || is_cpp_keyword(name.substr(0, name.find(' ')))) {
+  // `int`, `unsigned int`, `const float`: a built-in type's first word is a
+  // keyword, no struct's name; nor is a CUDA vector (float3) one.
+  if (name.empty() || is_cpp_keyword(name.substr(0, name.find(' '))) || cuda_vector_components(name) > 0) {
     why = "'" + name + "' is no struct";
     return std::nullopt;
   }

@@ -1,5 +1,7 @@
 #include "grammar/type_aliases.hpp"
 
+#include <regex>
+
 #include "grammar/kernel_structure.hpp"
 
 namespace gi::grammar {
@@ -30,6 +32,12 @@ std::string narrow_integer_type(const std::string& spelling) {
       {"signed short int", "int16"}, {"int16_t", "int16"}};
   const auto t = types.find(spelling);
   return t == types.end() ? "" : t->second;
+}
+
+int cuda_vector_components(const std::string& type) {
+  static const std::regex vector(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)([1-4]))");
+  std::smatch m;
+  return std::regex_match(type, m, vector) ? std::stoi(m[2].str()) : 0;
 }
 
 }  // namespace gi::grammar

@@ -28,4 +28,9 @@ std::string resolve_type_alias(const std::map<std::string, std::string>& aliases
 // coarsen (grammar/edits/vector_loads.cpp) both read them here.
 std::string narrow_integer_type(const std::string& spelling);
 
+// Components of a CUDA vector type (float4 -> 4, uchar2 -> 2, longlong1 ->
+// 1), 0 for any other name: the one reading of CUDA's vector spellings (a
+// vector is no struct gi looks for, and an operator's operand type).
+int cuda_vector_components(const std::string& type);
+
 }  // namespace gi::grammar

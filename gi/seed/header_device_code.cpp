@@ -8,6 +8,7 @@
 
 #include "grammar/kernel_structure.hpp"
 #include "grammar/record_type.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi {
 namespace {
@@ -351,12 +352,11 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
   static const std::regex identifier(R"([A-Za-z_]\w*)");
 
   // The types an operator may take: CUDA's vectors and the headers' own.
-  static const std::regex vector_type(R"((u?char|u?short|u?int|u?long|longlong|ulonglong|float|double)[1-4])");
   std::set<std::string> types;
   for (const auto& header : items)
     for (const Item& it : header)
       for (const std::string& n : it.head)
-        if (std::regex_match(n, vector_type)) types.insert(n);
+        if (grammar::cuda_vector_components(n) > 0) types.insert(n);
   for (const auto& header : items)
     for (const Item& it : header)
       if (it.is_type) types.insert(it.declares.begin(), it.declares.end());
