@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -43,18 +44,24 @@ Item make_item(ItemKind kind, std::size_t first, std::size_t last, std::string t
 
 bool is_code(const Token& t) { return t.kind != TokenKind::Comment; }
 
+// A `#define`'s name and body (a function-like macro's parameters left
+// out); nullopt for any other directive.
+std::optional<std::pair<std::string, std::string>> definition(const std::string& directive) {
+  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)(?:\([^)]*\))?\s*(.*)$)");
+  std::smatch m;
+  if (!std::regex_search(directive, m, define)) return std::nullopt;
+  return std::make_pair(m[1].str(), m[2].str());
+}
+
 // `#define NAME body` where body holds __device__: a function marked with
 // NAME is device code (NiftyReg's `#define DEVICE __host__ __device__`).
 std::set<std::string> device_macros(const std::vector<grammar::SourceFile>& headers) {
-  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)\s+(.*)$)");
   std::set<std::string> out;
   for (const grammar::SourceFile& h : headers)
-    for (const Token& t : h.tokens) {
-      std::smatch m;
-      if (t.kind == TokenKind::Preprocessor && std::regex_search(t.text, m, define) &&
-          m[2].str().find("__device__") != std::string::npos)
-        out.insert(m[1].str());
-    }
+    for (const Token& t : h.tokens)
+      if (t.kind == TokenKind::Preprocessor)
+        if (const auto d = definition(t.text); d && d->second.find("__device__") != std::string::npos)
+          out.insert(d->first);
   return out;
 }
 
@@ -113,8 +120,17 @@ class HeaderItems {
     return i;
   }
 
+  // Every directive is kept; a `#define` declares its name, and its body
+  // names what a use of it needs.
   Item directive(std::size_t i) const {
-    return make_item(ItemKind::Directive, i, i, "", true);
+    Item d = make_item(ItemKind::Directive, i, i, "", true);
+    if (const auto def = definition(t_[i].text)) {
+      static const std::regex identifier(R"([A-Za-z_]\w*)");
+      d.declares.insert(def->first);
+      for (std::sregex_iterator w(def->second.begin(), def->second.end(), identifier), e; w != e; ++w)
+        d.names.insert(w->str());
+    }
+    return d;
   }
 
   // The declaration or definition from `first`, up to `limit` (its
@@ -347,9 +363,6 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
   std::set<std::string> namespaces;
   std::vector<std::vector<Item>> items;
   for (const grammar::SourceFile& h : headers) items.push_back(HeaderItems(h, macros, namespaces).split());
-  // Macro bodies name what their uses need.
-  static const std::regex define(R"(^\s*#\s*define\s+([A-Za-z_]\w*)(?:\([^)]*\))?\s*(.*)$)");
-  static const std::regex identifier(R"([A-Za-z_]\w*)");
 
   // The types an operator may take: CUDA's vectors and the headers' own.
   std::set<std::string> types;
@@ -360,7 +373,8 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
   for (const auto& header : items)
     for (const Item& it : header)
       if (it.is_type) types.insert(it.declares.begin(), it.declares.end());
-  for (const auto& [name, definition] : known_records()) types.insert(name);
+  const auto known = known_records();
+  for (const auto& [name, text] : known) types.insert(name);
 
   // What the kept code names, to a fixed point.
   std::vector<std::vector<bool>> keep(items.size());
@@ -373,14 +387,12 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
         if (keep[h][i]) continue;
         bool wanted = it.always && it.kind != ItemKind::Directive;
         if (it.kind == ItemKind::Directive) {
-          std::smatch m;
-          const std::string& text = headers[h].tokens[it.first].text;
-          if (std::regex_search(text, m, define) && needed.count(m[1].str())) {
-            const std::string body = m[2].str();
-            for (std::sregex_iterator w(body.begin(), body.end(), identifier), e; w != e; ++w)
-              grew = needed.insert(w->str()).second || grew;
+          // Every directive is kept; a macro the kept code names adds what its body names.
+          if (!it.declares.empty() && needed.count(*it.declares.begin())) {
+            keep[h][i] = true;
+            for (const std::string& n : it.names) grew = needed.insert(n).second || grew;
           }
-          continue;  // every directive is kept; these only add names
+          continue;
         }
         if (it.candidate) {
           for (const std::string& d : it.declares) wanted = wanted || needed.count(d);
@@ -400,13 +412,14 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
   std::set<std::string> defined;
   for (std::size_t h = 0; h < items.size(); ++h)
     for (std::size_t i = 0; i < items[h].size(); ++i)
-      if (keep[h][i]) defined.insert(items[h][i].declares.begin(), items[h][i].declares.end());
+      if (keep[h][i] && items[h][i].kind == ItemKind::Code)
+        defined.insert(items[h][i].declares.begin(), items[h][i].declares.end());
   std::string why;
   out.text = "// The device code kernel.cu needs from its headers, cut out by gi init\n"
              "// (gi/seed/header_device_code.hpp): the headers themselves do not build with NVRTC.\n";
-  for (const auto& [name, definition] : known_records()) {
+  for (const auto& [name, text] : known) {
     if (!needed.count(name) || defined.count(name) || grammar::find_record_type(kernel_tokens, name, why)) continue;
-    out.text += definition + "  // " + grammar::well_known_records().name + "\n";
+    out.text += text + "  // " + grammar::well_known_records().name + "\n";
     out.known.push_back(name);
   }
   // What was kept, a name once with its lines: "Ceil (Maths.hpp lines 72, 77)".
