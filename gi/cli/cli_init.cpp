@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -203,8 +204,12 @@ void add_init(CLI::App& app) {
         // then with the device code it needs from them, a file of its own
         // that the build includes first (a pre-include: kernel.cu stays the
         // user's lines).
+        // Attempts 1 and 2 share the cut without includes: made once, when first needed.
+        std::optional<KernelCut> without_includes;
         for (const int attempt : {0, 1, 2}) {
-          const KernelCut cut = cut_kernel(seed_source, kernel.string(), kernel_name, attempt > 0);
+          if (attempt == 1) without_includes = cut_kernel(seed_source, kernel.string(), kernel_name, true);
+          const KernelCut cut =
+              attempt == 0 ? cut_kernel(seed_source, kernel.string(), kernel_name, false) : *without_includes;
           HeaderDeviceCode from_headers;
           if (attempt == 2) {
             from_headers = header_device_code(cut.source, kernel.string(),
