@@ -436,6 +436,15 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
       scan(u, name, Offsets{Span{next(n), end}}, next(end));
       return;
     }
+    // `float* q = p;` or `float* q = (p);` (NiftyReg's `float *ptr = (image);`):
+    // q is p under another name, so q's accesses from there on are p's.
+    if (const std::size_t assign = tok(p).is("(") && tok(n).is(")") ? prev(p) : p;
+        declares_alias(assign) && tok(assign == p ? n : next(n)).is(";")) {
+      const std::size_t end = assign == p ? n : next(n);
+      scan(u, tok(prev(assign)).text, offsets, next(end));
+      t = end;
+      continue;
+    }
     // `const float* q = p + e;`: q's accesses are p's, e further in.
     if (tok(n).is("+") && declares_alias(p)) {
       const std::size_t end = expression_end(next(n));

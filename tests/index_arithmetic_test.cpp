@@ -97,6 +97,33 @@ TEST(IndexArithmetic, AnElementsAddressIsAnAliasOrARefusal) {
             "none: line 4: its element's address is taken (&f[i]), and gi does not follow where it is used");
 }
 
+// `float* q = p;` and NiftyReg's parenthesised `float *q = (p);` name the
+// buffer again: q's accesses are p's. A copy that is then pointed elsewhere
+// is refused as any other pointer assignment is.
+TEST(IndexArithmetic, APlainCopyOfAPointerIsTheBufferUnderAnotherName) {
+  const auto u = test::use_of(
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  const float* src = (in);\n"
+      "  float* dst = out;\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) dst[i] = 2.f * src[i + 1];\n"
+      "}\n");
+  EXPECT_EQ(test::count(u, "in"), "n + 1");
+  EXPECT_EQ(test::count(u, "out"), "n");
+  EXPECT_TRUE(test::pointer(u, "in").read);
+  EXPECT_FALSE(test::pointer(u, "in").written);
+  EXPECT_TRUE(test::pointer(u, "out").written);
+  EXPECT_FALSE(test::pointer(u, "out").read);
+  const auto moved = test::use_of(
+      "__global__ void k(float* out, float* other, int n) {\n"
+      "  float* dst = out;\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { dst = other; dst[i] = 1.f; }\n"
+      "}\n");
+  EXPECT_NE(test::count(moved, "out").find("none: line 4: 'dst' is used as a pointer"), std::string::npos)
+      << test::count(moved, "out");
+}
+
 }  // namespace
 }  // namespace gi
 

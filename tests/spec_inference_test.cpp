@@ -261,13 +261,15 @@ TEST(ParameterUse, WhatTheKernelDoesNotSayIsRefusedWithItsReason) {
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  atomicAdd(&hist[bin_of(v[i])], 1);\n"
       "  if (i < n) gathered[i] = v[idx[i]];\n"
-      "  float* p = q;\n"
+      "  float* p;\n"
+      "  p = q;\n"
       "  p[0] = 1.0f;\n"
       "}\n");
   EXPECT_TRUE(pointer(u, "hist").index_from_data);
   EXPECT_NE(pointer(u, "hist").refusal.find("computed from loaded data"), std::string::npos) << pointer(u, "hist").refusal;
   EXPECT_NE(pointer(u, "v").refusal.find("nothing bounds the index 'i'"), std::string::npos) << pointer(u, "v").refusal;
   EXPECT_TRUE(pointer(u, "idx").values_index) << "its values index v: no random integers for it";
+  // A pointer assigned after its declaration (a declared copy, `float* p = q;`, is followed).
   EXPECT_NE(pointer(u, "q").refusal.find("used as a pointer"), std::string::npos) << pointer(u, "q").refusal;
   EXPECT_EQ(pointer(u, "hist").atomic, "add");
 }
