@@ -19,6 +19,7 @@ std::string MacroValue::where() const {
 FileSymbols file_symbols(const grammar::ParsedKernel& k, const IncludedHeaders& headers, int until_line) {
   FileSymbols out;
   out.header_files = headers.files;
+  out.header_code = headers.parsed;
   std::vector<DirectiveLine> lines = headers.lines;
   bool local_include = false;
   for (const grammar::Token& tok : k.tokens)

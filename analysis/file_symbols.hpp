@@ -44,6 +44,12 @@ struct FunctionMacro {
   std::string where;  // "line 4", "optimizeKernel.h line 12"
 };
 
+// A local header gi could parse: its name as included and its functions.
+struct HeaderCode {
+  std::string name;
+  grammar::ParsedKernel code;
+};
+
 // The local headers' directive lines, in include order, as the caller read
 // them; `complete` when every local header the file includes is there.
 struct IncludedHeaders {
@@ -52,6 +58,10 @@ struct IncludedHeaders {
   // Each header read, in include order (a header's own includes before it):
   // where gi looks for the structs and device functions the kernel names.
   std::shared_ptr<const std::vector<grammar::SourceFile>> files;
+  // Those gi could parse (grammar/kernel_structure.hpp), in the same order:
+  // where the analyses find a __device__ helper the kernel calls but its
+  // file does not define (NiftyReg's SquareDistance3d in Maths.hpp).
+  std::shared_ptr<const std::vector<HeaderCode>> parsed;
 };
 
 struct FileSymbols {
@@ -65,6 +75,8 @@ struct FileSymbols {
   // The local headers (IncludedHeaders::files), for the structs a kernel's
   // parameters name; null where none were read.
   std::shared_ptr<const std::vector<grammar::SourceFile>> header_files;
+  // The parsed local headers (IncludedHeaders::parsed); null where none.
+  std::shared_ptr<const std::vector<HeaderCode>> header_code;
 };
 
 // `until_line`: the file's directives from this line on are left out (a

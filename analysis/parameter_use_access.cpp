@@ -327,11 +327,14 @@ std::optional<Analyser::HelperCall> Analyser::helper_call(std::size_t first, std
   call.arguments = split(k_.tokens, next(open), prev(close), ",");
   for (std::size_t a = 0; a < call.arguments.size(); ++a)
     if (call.arguments[a].first <= t && t <= call.arguments[a].second) call.parameter = a;
-  for (const auto& f : k_.functions)
-    if (f.name == tok(callee).text && !f.is_kernel && f.block >= 0 && f.params.size() == call.arguments.size() &&
-        (f.params[call.parameter].pointer || f.params[call.parameter].texture_object()) && &f != &f_)
-      call.helper = &f;
-  if (!call.helper) return std::nullopt;
+  const auto helper = find_helper(tok(callee).text, [&](const grammar::Function& f) {
+    return f.params.size() == call.arguments.size() &&
+           (f.params[call.parameter].pointer || f.params[call.parameter].texture_object());
+  });
+  if (!helper) return std::nullopt;
+  call.helper = helper->function;
+  call.file = helper->file;
+  call.header = helper->header;
   return call;
 }
 
@@ -341,14 +344,15 @@ std::optional<Analyser::HelperCall> Analyser::helper_call(std::size_t first, std
 void Analyser::follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, const Offsets& offsets) {
   const int line = tok(t).line;
   if (u.first_line == 0) u.first_line = line;
-  const std::string where = "line " + std::to_string(line) + ": " + call.helper->name + "(..., " + u.name + ", ...)";
+  const std::string where = "line " + std::to_string(line) + ": " + call.helper->name + "(..., " + u.name + ", ...)" +
+                            (call.header.empty() ? "" : " (defined in " + call.header + ")");
   if (helper_depth_ >= 4) {
     if (u.refusal.empty()) u.refusal = where + ": helpers nest too deep";
     u.count.reset();
     u.read = u.written = true;
     return;
   }
-  Analyser sub(k_, *call.helper, symbols_, true);
+  Analyser sub(*call.file, *call.helper, symbols_, true);
   sub.helper_depth_ = helper_depth_ + 1;
   const std::size_t at = element_of(t);
   const auto guards = at < elements_.size() ? guards_at(at) : std::map<std::string, Bound>{};

@@ -177,8 +177,30 @@ class Analyser {
   using Span = std::pair<std::size_t, std::size_t>;
   using Offsets = std::vector<Span>;  // an alias chain's starts, summed (none: the parameter itself)
 
+  // A __device__ helper with a body: in the kernel's file, else in a local
+  // header (FileSymbols::header_code); `header` names that header, "" for the file.
+  struct HelperFunction {
+    const grammar::ParsedKernel* file = nullptr;
+    const grammar::Function* function = nullptr;
+    std::string header;
+  };
+  // The helper `name` whose parameters `accepts` takes; nullopt for none.
+  template <class Accepts>
+  std::optional<HelperFunction> find_helper(const std::string& name, Accepts accepts) const {
+    std::optional<HelperFunction> found;
+    for (const auto& f : k_.functions)
+      if (f.name == name && !f.is_kernel && f.block >= 0 && &f != &f_ && accepts(f)) found = HelperFunction{&k_, &f, ""};
+    if (found || !symbols_.header_code) return found;
+    for (const HeaderCode& h : *symbols_.header_code)
+      for (const auto& f : h.code.functions)
+        if (f.name == name && !f.is_kernel && f.block >= 0 && accepts(f)) found = HelperFunction{&h.code, &f, h.name};
+    return found;
+  }
+
   struct HelperCall {
     const grammar::Function* helper = nullptr;
+    const grammar::ParsedKernel* file = nullptr;  // the helper's file
+    std::string header;                           // its header's name, "" for the kernel's file
     std::size_t parameter = 0;          // which of its parameters the pointer is
     std::vector<Span> arguments;        // the call's argument tokens
   };

@@ -493,11 +493,10 @@ void Analyser::refine(const Expr& test, std::map<std::string, Bound>& yes, std::
 std::optional<Range> Analyser::helper_value(const Expr& call, const std::map<std::string, Bound>& guards,
                                             std::string& why, int depth) const {
   const std::string name = call.callee();
-  const grammar::Function* helper = nullptr;
-  for (const auto& f : k_.functions)
-    if (f.name == name && !f.is_kernel && f.block >= 0) helper = &f;
-  if (!helper || depth > 8 || helper->params.size() + 1 != call.children.size()) return std::nullopt;
-  Analyser sub(k_, *helper, symbols_, true);
+  const auto found = find_helper(name, [](const grammar::Function&) { return true; });
+  if (!found || depth > 8 || found->function->params.size() + 1 != call.children.size()) return std::nullopt;
+  const grammar::Function* helper = found->function;
+  Analyser sub(*found->file, *helper, symbols_, true);
   for (std::size_t i = 0; i < helper->params.size(); ++i) {
     std::string ignored;
     sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
@@ -509,7 +508,7 @@ std::optional<Range> Analyser::helper_value(const Expr& call, const std::map<std
       ret = i;
     }
   if (!ret) return std::nullopt;
-  const grammar::Element& el = k_.elements[sub.elements_[*ret]];
+  const grammar::Element& el = sub.k_.elements[sub.elements_[*ret]];
   const auto e = sub.parse(sub.next(el.tokens.first), sub.prev(el.tokens.last));
   if (!e) return std::nullopt;
   std::string inner;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "gi/seed/included_headers.hpp"
+#include "parameter_use_support.hpp"
 
 namespace gi {
 namespace {
@@ -117,6 +118,39 @@ TEST(IncludedHeaders, LocalHeadersAreReadWithTheirOwnIncludesOnce) {
   t.write("inc/found.h", "#define FOUND 1\n");
   EXPECT_TRUE(
       read_included_headers("#include \"found.h\"\n", (t.path / "k.cu").string(), {(t.path / "inc").string()}).complete);
+}
+
+// A __device__ helper defined in a local header (NiftyReg's SquareDistance3d
+// in Maths.hpp) is followed as one in the kernel's file is: its accesses
+// through a pointer it is handed, and the value it returns. The evidence
+// names the header.
+TEST(IncludedHeaders, HelpersInLocalHeadersAreFollowedForCounts) {
+  const TempFolder t;
+  t.write("inc/maths.h",
+          "#pragma once\n"
+          "#define DEVICE __host__ __device__\n"
+          "DEVICE inline float dot3(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }\n"
+          "DEVICE inline int last_of(int n) { return n - 1; }\n");
+  const std::string source =
+      "#include \"maths.h\"\n"
+      "__global__ void k(const float* p, const float* q, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = dot3(&p[i * 3], q) + q[last_of(n)];\n"
+      "}\n";
+  const grammar::ParsedKernel k = grammar::parse_kernel(source, "k.cu");
+  const auto headers = read_included_headers(source, (t.path / "k.cu").string(), {(t.path / "inc").string()});
+  ASSERT_TRUE(headers.parsed);
+  ASSERT_EQ(headers.parsed->size(), 1u);
+  const auto u = analysis::analyse_parameter_use(k, k.functions.back(), headers);
+  EXPECT_EQ(test::count(u, "p"), "3 * n");
+  EXPECT_NE(test::pointer(u, "p").count_evidence.find("(defined in maths.h)"), std::string::npos)
+      << test::pointer(u, "p").count_evidence;
+  EXPECT_EQ(test::count(u, "q"), "max(3, n)");  // q[0..2] in dot3 and q[n - 1]
+  EXPECT_TRUE(test::pointer(u, "p").read);
+  EXPECT_FALSE(test::pointer(u, "p").written);
+  // Without the header the helper is unknown: no count, with the reason.
+  const auto alone = analysis::analyse_parameter_use(k, k.functions.back());
+  EXPECT_NE(test::count(alone, "p").find("address is taken"), std::string::npos) << test::count(alone, "p");
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
+#include "grammar/kernel_structure.hpp"
 #include "grammar/token.hpp"
 
 namespace gi {
@@ -51,6 +53,10 @@ class HeaderReader {
       grammar::SourceFile file{name, text.str(), {}};
       try {
         file.tokens = grammar::tokenize(file.text, c.string());
+        // Its functions, for the helpers the kernel calls; the type names of
+        // the headers before it (and its own) make `fp x = 0;` a declaration.
+        for (const std::string& t : grammar::header_type_names(file.text, name)) type_names_.insert(t);
+        parsed_.push_back({name, grammar::parse_kernel(file.text, name, type_names_)});
       } catch (const std::exception&) {  // a header gi cannot read: its macros still count, its code not
       }
       files_.push_back(std::move(file));
@@ -73,6 +79,7 @@ class HeaderReader {
   analysis::IncludedHeaders result() {
     out_.complete = !missing_;
     out_.files = std::make_shared<const std::vector<grammar::SourceFile>>(std::move(files_));
+    out_.parsed = std::make_shared<const std::vector<analysis::HeaderCode>>(std::move(parsed_));
     return std::move(out_);
   }
 
@@ -82,6 +89,8 @@ class HeaderReader {
   bool missing_ = false;
   analysis::IncludedHeaders out_;
   std::vector<grammar::SourceFile> files_;
+  std::vector<analysis::HeaderCode> parsed_;
+  std::unordered_set<std::string> type_names_;
 };
 
 }  // namespace
