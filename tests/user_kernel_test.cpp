@@ -122,6 +122,80 @@ TEST_F(UserSeed, BadDistributionsNameTheWorkloadAndTheParameter) {
   EXPECT_NE(error_for({{"in", {{"uniform", {0, "nowhere"}}}}}).find("inputs.in.uniform[1]"), std::string::npos);
 }
 
+// A buffer of several fields one after another (CFD's density, momenta and
+// energy) is drawn in pieces, each from its own distribution; lengths may be
+// expressions, and the last piece is the rest of the buffer. A buffer drawn
+// as one piece is the same as with the plain distribution.
+TEST_F(UserSeed, APieceWiseDistributionDrawsEachFieldFromItsOwn) {
+  spec_json["workloads"]["train"]["variables"]["inputs"]["in"] = {
+      {"pieces", {{{"length", "width"}, {"constant", 7}}, {{"length", 100}, {"uniform", {2, 3}}}, {{"uniform", {-5, -4}}}}}};
+  write_spec();
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
+  const std::vector<float> v = floats(fitness::random_workload(spec, spec.train, 3).inputs.at("in"));
+  ASSERT_EQ(v.size(), 4096u * 2048);
+  for (std::size_t i = 0; i < 4096; ++i) ASSERT_EQ(v[i], 7.0f) << i;
+  for (std::size_t i = 4096; i < 4196; ++i) ASSERT_TRUE(v[i] >= 2 && v[i] <= 3) << i << ": " << v[i];
+  for (std::size_t i = 4196; i < v.size(); ++i) ASSERT_TRUE(v[i] >= -5 && v[i] <= -4) << i << ": " << v[i];
+  // One piece draws exactly what the plain distribution draws.
+  spec_json["workloads"]["train"]["variables"]["inputs"]["in"] = {{"pieces", {{{"uniform", {-1, 1}}}}}};
+  write_spec();
+  const fitness::KernelSpec one = fitness::load_kernel_spec(dir);
+  spec_json["workloads"]["train"]["variables"]["inputs"]["in"] = {{"uniform", {-1, 1}}};
+  write_spec();
+  const fitness::KernelSpec plain = fitness::load_kernel_spec(dir);
+  EXPECT_EQ(fitness::random_workload(one, one.train, 3).inputs.at("in"),
+            fitness::random_workload(plain, plain.train, 3).inputs.at("in"));
+}
+
+TEST_F(UserSeed, BadPiecesNameThePieceAndWhatIsWrong) {
+  const auto error_for = [&](const json& in) {
+    spec_json["workloads"]["train"]["variables"]["inputs"] = {{"in", in}};
+    write_spec();
+    try {
+      const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
+      fitness::random_workload(spec, spec.train, 1);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_for({{"pieces", {{{"uniform", {0, 1}}}, {{"uniform", {0, 1}}}}}}).find("inputs.in.pieces[0]: expected {\"length\""),
+            std::string::npos);
+  EXPECT_NE(error_for({{"pieces", {{{"length", 5}, {"uniform", {0, 1}}}}}}).find("pieces[0]: the last piece is the rest"),
+            std::string::npos);
+  EXPECT_NE(error_for({{"pieces", {{{"length", "width * height + 1"}, {"uniform", {0, 1}}}, {{"constant", 0}}}}})
+                .find("pieces[0].length: the pieces so far hold 8388609 elements, more than the buffer's 8388608"),
+            std::string::npos);
+  EXPECT_NE(error_for({{"pieces", {{{"length", 4}, {"poisson", {1}}}, {{"constant", 0}}}}}).find("pieces[0]: unknown distribution 'poisson'"),
+            std::string::npos);
+  EXPECT_NE(error_for({{"pieces", json::array()}}).find("inputs.in: expected {\"pieces\""), std::string::npos);
+}
+
+// `--like NAME:DIST[LENGTH];...;DIST` gives the pieces.
+TEST(InitSizes, LikeInPiecesGivesEachPieceItsLength) {
+  const InitSizes s = parse_init_sizes({}, {"variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];constant(5)",
+                                            "x:normal(0,1)"});
+  EXPECT_EQ(s.like.at("variables").dump(),
+            R"({"pieces":[{"length":"nelr","uniform":[1,2]},{"length":"3*nelr","uniform":[-0.1,0.1]},{"constant":5}]})");
+  EXPECT_EQ(s.like.at("x").dump(), R"({"normal":[0,1]})");
+  EXPECT_EQ(parse_init_sizes({}, {"v:constant(1)[4];constant(2)"}).like.at("v").dump(),
+            R"({"pieces":[{"length":4,"constant":1},{"constant":2}]})");
+  const auto error_for = [](const std::string& like) {
+    try {
+      parse_init_sizes({}, {like});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_for("v:uniform(0,1);constant(2)").find("piece 1 'uniform(0,1)': expected DIST[LENGTH]"),
+            std::string::npos);
+  EXPECT_NE(error_for("v:uniform(0,1)[n];constant(2)[m]").find("piece 2 'constant(2)[m]': the last piece is the rest"),
+            std::string::npos);
+  EXPECT_NE(error_for("v:uniform(0,1)[n+];constant(2)").find("piece 1: 'n+' is no length"), std::string::npos);
+  EXPECT_NE(error_for("v:uniform(0)[n];constant(2)").find("uniform takes two numbers"), std::string::npos);
+}
+
 TEST_F(UserSeed, WithoutAGpuRunOfTheSeedThereIsNoReferenceAndTheErrorSaysSo) {
   const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
   try {

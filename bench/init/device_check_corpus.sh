@@ -30,6 +30,11 @@ like_for() {
   case $1 in
     LogSquaredValues|reg_spline_logSquaredValues_kernel) echo "--like det:uniform(0.5,2)" ;;
     compress) echo "--like d_I:uniform(0.1,1)" ;;  # Rodinia srad_v1: the logarithm of the image
+    # Rodinia's CFD: variables holds density, three momenta and energy, nelr
+    # each, drawn in pieces so that the pressure is positive (one
+    # distribution for the whole buffer gives NaN); sqrt of the areas.
+    cuda_compute_step_factor)
+      echo "--like variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];uniform(5,6) --like areas:uniform(0.5,1.5)" ;;
   esac
 }
 # What the kernel's own build gives it: Rodinia's host code includes define.c
@@ -168,10 +173,13 @@ for p in scalars:
         {'float': '0.5', 'double': '0.5', 'bool': 'true'}.get(t, '2048')
     print('--size', p['name'] + '=' + v)
 ")"
+  # (no globbing: a piece's length is in brackets, as in [3*nelr])
+  set -f
   # shellcheck disable=SC2046
   timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") $(build_for "$file") --check \
     > "$OUT/corpus-$key.log" 2>&1
   rc=$?
+  set +f
   echo "$entry ($file): init --check exit $rc, $(grep -c '"status": "ok"' "$OUT/corpus-$key.log") workloads ok, $(grep -c '"passed": false\|"ok": false' "$OUT/corpus-$key.log") failed, $(grep -oE 'coverage (passed|FAILED)' "$OUT/corpus-$key.log" | tail -1)" | tee -a "$OUT/init_corpus.txt"
   if [ -n "${EVOLVE:-}" ] && [ $rc -eq 0 ]; then
     timeout 200 "$GI" evolve "$dir" --population "${EVOLVE%,*}" --generations "${EVOLVE#*,}" --jobs 16 \

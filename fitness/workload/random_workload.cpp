@@ -37,6 +37,12 @@ struct Distribution {
   double a = 0, b = 0;  // uniform: lo, hi; normal: mean, sd; constant: value
 };
 
+// Elements [previous piece's end, end) of a buffer drawn from `d`.
+struct Piece {
+  Distribution d;
+  double end = 0;
+};
+
 class Reader {
  public:
   Reader(const KernelSpec& spec, const WorkloadSpec& workload) : spec_(spec), workload_(workload) {}
@@ -65,7 +71,10 @@ class Reader {
     }
   }
 
-  Distribution distribution(const ParamSpec& p, const Variables& v) const {
+  // The input's distribution: one for the whole buffer, or pieces (a
+  // buffer of several fields laid out one after another, CFD's density,
+  // momentum and energy), each but the last with its length in elements.
+  std::vector<Piece> pieces(const ParamSpec& p, const Variables& v, double count) const {
     const std::string path = ".inputs." + p.name;
     const json& inputs = workload_.variables.contains("inputs") ? workload_.variables["inputs"] : json::object();
     if (!inputs.is_object()) fail(".inputs", "expected an object: input parameter -> distribution");
@@ -73,16 +82,45 @@ class Reader {
     if (it == inputs.end())
       fail(".inputs", "no distribution for input '" + p.name +
                           "': give {\"uniform\": [lo, hi]}, {\"normal\": [mean, sd]} or {\"constant\": v}");
-    if (!it->is_object() || it->size() != 1) fail(path, "expected one of uniform, normal, constant");
-    const std::string kind = it->begin().key();
-    const json& args = it->begin().value();
+    if (!it->is_object() || !it->contains("pieces")) return {Piece{distribution(p, *it, v, path), count}};
+    const json& list = (*it)["pieces"];
+    if (it->size() != 1 || !list.is_array() || list.empty())
+      fail(path, "expected {\"pieces\": [{\"length\": L, \"uniform\": [lo, hi]}, ..., {\"uniform\": [lo, hi]}]}");
+    std::vector<Piece> out;
+    double end = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string at = path + ".pieces[" + std::to_string(i) + "]";
+      const bool last = i + 1 == list.size();
+      if (!list[i].is_object() || list[i].contains("length") == last)
+        fail(at, last ? "the last piece is the rest of the buffer: give no length"
+                      : "expected {\"length\": L, and one of uniform, normal, constant}");
+      json d = list[i];
+      if (!last) {
+        const double length = bound(d["length"], v, at + ".length");
+        if (length < 0 || length != std::floor(length)) fail(at + ".length", "expected a whole number of elements");
+        d.erase("length");
+        end += length;
+        if (end > count)
+          fail(at + ".length", "the pieces so far hold " + std::to_string(static_cast<long long>(end)) +
+                                   " elements, more than the buffer's " + std::to_string(static_cast<long long>(count)));
+      }
+      out.push_back(Piece{distribution(p, d, v, at), last ? count : end});
+    }
+    return out;
+  }
+
+  Distribution distribution(const ParamSpec& p, const json& spec, const Variables& v, const std::string& path) const {
+    if (!spec.is_object() || spec.size() != 1) fail(path, "expected one of uniform, normal, constant");
+    const std::string kind = spec.begin().key();
+    const json& args = spec.begin().value();
     Distribution d;
     if (kind == "constant") {
       d.kind = Distribution::Kind::Constant;
       d.a = bound(args, v, path + ".constant");
       return d;
     }
-    if (kind != "uniform" && kind != "normal") fail(path, "unknown distribution '" + kind + "' (uniform, normal, constant)");
+    if (kind != "uniform" && kind != "normal")
+      fail(path, "unknown distribution '" + kind + "' (uniform, normal, constant; or pieces)");
     if (!args.is_array() || args.size() != 2) fail(path + "." + kind, "expected two values");
     d.kind = kind == "uniform" ? Distribution::Kind::Uniform : Distribution::Kind::Normal;
     d.a = bound(args[0], v, path + "." + kind + "[0]");
@@ -162,7 +200,6 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     if (c.constant_array) drawn.push_back(&c);
   for (const ParamSpec* drawn_one : drawn) {
     const ParamSpec& p = *drawn_one;
-    const Distribution d = reader.distribution(p, w.variables);
     double count_value;
     try {
       count_value = p.count.evaluate(w.variables);
@@ -175,22 +212,29 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     const auto count = static_cast<std::size_t>(count_value);
     const std::size_t eb = element_bytes(p.type), components = element_components(p.type);
     const bool integer = !element_is_float(p.type);
-    if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
-      reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
-    if (component_bytes(p.type) < 4) {
-      const auto [lo, hi] = narrow_integer_range(p.type);
-      const double top = d.kind == Distribution::Kind::Constant ? d.a : d.b;
-      if (d.a < lo || top > hi)
-        reader.fail(".inputs." + p.name, "'" + p.name + "' holds " + std::to_string(8 * component_bytes(p.type)) +
-                                             "-bit integers, " + std::to_string(static_cast<long long>(lo)) + ".." +
-                                             std::to_string(static_cast<long long>(hi)) +
-                                             ": give a distribution within them");
+    const std::vector<Piece> pieces = reader.pieces(p, w.variables, count_value);
+    for (const Piece& piece : pieces) {
+      const Distribution& d = piece.d;
+      if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
+        reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
+      if (component_bytes(p.type) < 4) {
+        const auto [lo, hi] = narrow_integer_range(p.type);
+        const double top = d.kind == Distribution::Kind::Constant ? d.a : d.b;
+        if (d.a < lo || top > hi)
+          reader.fail(".inputs." + p.name, "'" + p.name + "' holds " + std::to_string(8 * component_bytes(p.type)) +
+                                               "-bit integers, " + std::to_string(static_cast<long long>(lo)) + ".." +
+                                               std::to_string(static_cast<long long>(hi)) +
+                                               ": give a distribution within them");
+      }
     }
     std::vector<std::byte> bytes(count * eb);
     const std::uint64_t stream = mix(seed ^ name_hash(p.name));
-    for (std::size_t e = 0; e < count; ++e)
+    std::size_t piece = 0;
+    for (std::size_t e = 0; e < count; ++e) {
+      while (static_cast<double>(e) >= pieces[piece].end) ++piece;
       for (std::size_t c = 0; c < components; ++c)
-        store(p.type, bytes.data() + e * eb, c, draw(d, integer, stream, e * components + c));
+        store(p.type, bytes.data() + e * eb, c, draw(pieces[piece].d, integer, stream, e * components + c));
+    }
     w.inputs[p.name] = std::move(bytes);
   }
   return w;

@@ -10,7 +10,16 @@
 //                            "w":   {"normal": [0, 0.5]},
 //                            "k":   {"constant": 3}}}
 //
-// Bounds may be expressions over the numeric variables. The draws depend
+// A buffer of several fields laid out one after another (CFD's density, then
+// three momenta, then energy, each nelr long) is drawn in pieces, each but
+// the last with its length in elements, the last the rest of the buffer:
+//
+//   "variables": {"inputs": {"variables": {"pieces": [
+//       {"length": "nelr", "uniform": [1, 2]},
+//       {"length": "3 * nelr", "uniform": [-0.1, 0.1]},
+//       {"uniform": [5, 6]}]}}}
+//
+// Bounds and lengths may be expressions over the numeric variables. The draws depend
 // only on the seed, the parameter's name and its element index, so a
 // workload is the same on every machine.
 #include <cstdint>

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/file_symbols.hpp"
+#include "gi/seed/init_sizes.hpp"
 
 namespace gi {
 
@@ -38,25 +39,9 @@ struct SpecScaffold {
   std::vector<std::string> inferred;  // "field: value (evidence)" for each field read from the kernel
 };
 
-struct InitSizes {
-  std::map<std::string, double> sizes;  // --size NAME=VALUE: a scalar parameter's value on the timed workload
-  // --size threads_x=nelr: an exact launch's thread count (a kernel with no
-  // guard) is the size nelr on every workload, as the user's host launches it.
-  std::map<std::string, std::string> same_as;
-  // --size voxelNumber=dims_x*dims_y*dims_z: a scalar whose value is that
-  // expression of the other sizes on every workload (a count the host
-  // computes from them), not a size of its own.
-  std::map<std::string, std::string> tied;
-  std::map<std::string, nlohmann::ordered_json> like;  // --like NAME:DIST: an input's distribution
-};
-
 // The distribution gi init draws a float input from where the user gives
 // none (--like) and the kernel needs no other start: uniform(-1, 1).
 const nlohmann::ordered_json& default_float_distribution();
-
-// Parses `--size NAME=VALUE` and `--like 'NAME:uniform(-1,1)'` (also
-// normal(m,s), constant(v)); throws std::runtime_error naming the text.
-InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes);
 
 // Throws std::runtime_error naming the file: no kernel, an unknown --entry,
 // several kernels and no --entry (the message lists them), a --size or

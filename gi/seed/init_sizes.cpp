@@ -1,0 +1,145 @@
+#include "gi/seed/init_sizes.hpp"
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/parameter_use.hpp"
+#include "fitness/workload/expression.hpp"
+
+namespace gi {
+
+using json = nlohmann::ordered_json;
+
+json json_number(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+namespace {
+
+json parse_distribution(const std::string& text, const std::string& what) {
+  static const std::regex form(R"(\s*(uniform|normal|constant)\s*\(([^)]*)\)\s*)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form))
+    throw std::runtime_error(what + ": expected uniform(LO,HI), normal(MEAN,SD) or constant(V), got '" + text + "'");
+  std::vector<double> args;
+  std::stringstream ss(m[2].str());
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    try {
+      args.push_back(std::stod(part));
+    } catch (const std::exception&) {
+      throw std::runtime_error(what + ": '" + part + "' is no number");
+    }
+  }
+  const std::string kind = m[1].str();
+  if (args.size() != (kind == "constant" ? 1u : 2u))
+    throw std::runtime_error(what + ": " + kind + " takes " + (kind == "constant" ? "one number" : "two numbers"));
+  if (kind == "constant") return {{"constant", json_number(args[0])}};
+  return {{kind, json::array({json_number(args[0]), json_number(args[1])})}};
+}
+
+// One distribution, or pieces separated by ';', each but the last with its
+// length in elements in brackets: `uniform(1,2)[nelr];uniform(5,6)`.
+json parse_like(const std::string& text, const std::string& what) {
+  if (text.find(';') == std::string::npos) return parse_distribution(text, what);
+  static const std::regex piece(R"(\s*([^\[]*?)\s*(?:\[([^\]]*)\])?\s*)");
+  json pieces = json::array();
+  std::stringstream ss(text);
+  std::vector<std::string> parts;
+  for (std::string part; std::getline(ss, part, ';');) parts.push_back(part);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::smatch m;
+    const bool last = i + 1 == parts.size();
+    if (!std::regex_match(parts[i], m, piece) || m[2].matched == last)
+      throw std::runtime_error(what + ": piece " + std::to_string(i + 1) + " '" + parts[i] + "': " +
+                               (last ? "the last piece is the rest of the buffer, with no [LENGTH]"
+                                     : "expected DIST[LENGTH], its length in elements (e.g. uniform(1,2)[nelr])"));
+    json p = json::object();
+    if (!last) {
+      const std::string length = m[2].str();
+      try {
+        const fitness::Expression e = fitness::Expression::parse(length);
+        p["length"] = e.variables().empty() ? json_number(e.evaluate({})) : json(length);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(what + ": piece " + std::to_string(i + 1) + ": '" + length +
+                                 "' is no length (a number or an expression of the sizes): " + e.what());
+      }
+    }
+    p.update(parse_distribution(m[1].str(), what));
+    pieces.push_back(std::move(p));
+  }
+  return {{"pieces", std::move(pieces)}};
+}
+
+}  // namespace
+
+InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes) {
+  InitSizes out;
+  for (const std::string& s : sizes) {
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::runtime_error("--size '" + s + "': expected NAME=VALUE, e.g. n=4000000");
+    // A vector's components: --size dim=64,64,32 sets dim_x, dim_y, dim_z.
+    if (const std::string value = s.substr(eq + 1); value.find(',') != std::string::npos) {
+      std::stringstream parts(value);
+      std::string part;
+      int c = 0;
+      while (std::getline(parts, part, ',')) {
+        if (c == 4) throw std::runtime_error("--size '" + s + "': a vector has at most four components (x, y, z, w)");
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(part, &used);
+          if (used != part.size()) throw std::invalid_argument("trailing text");
+          out.sizes[analysis::vector_component_name(s.substr(0, eq), "xyzw"[c++])] = v;
+        } catch (const std::exception&) {
+          throw std::runtime_error("--size '" + s + "': '" + part + "' is no number");
+        }
+      }
+      continue;
+    }
+    // An exact launch's thread count named as another size: threads_x=nelr.
+    if (std::regex_match(s.substr(eq + 1), std::regex("[A-Za-z_]\\w*")) && s.substr(eq + 1) != "true" &&
+        s.substr(eq + 1) != "false" && s.rfind("threads_", 0) == 0) {
+      out.same_as[s.substr(0, eq)] = s.substr(eq + 1);
+      continue;
+    }
+    // A size the others give: voxelNumber=dims_x*dims_y*dims_z.
+    if (std::regex_search(s.substr(eq + 1), std::regex("[A-Za-z_]")) && s.substr(eq + 1) != "true" &&
+        s.substr(eq + 1) != "false") {
+      try {
+        if (fitness::Expression::parse(s.substr(eq + 1)).variables().empty()) throw std::invalid_argument("no name");
+      } catch (const std::exception& e) {
+        throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) +
+                                 "' is no number, nor an expression of other sizes (" + e.what() + ")");
+      }
+      out.tied[s.substr(0, eq)] = s.substr(eq + 1);
+      continue;
+    }
+    // A bool parameter's value: true or false (or 1 or 0).
+    if (s.substr(eq + 1) == "true" || s.substr(eq + 1) == "false") {
+      out.sizes[s.substr(0, eq)] = s.substr(eq + 1) == "true" ? 1 : 0;
+      continue;
+    }
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(s.substr(eq + 1), &used);
+      if (used != s.size() - eq - 1) throw std::invalid_argument("trailing text");
+      out.sizes[s.substr(0, eq)] = v;
+    } catch (const std::exception&) {
+      throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) + "' is no number");
+    }
+  }
+  for (const std::string& l : likes) {
+    const std::size_t colon = l.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw std::runtime_error("--like '" + l + "': expected NAME:DISTRIBUTION, e.g. x:uniform(-1,1)");
+    out.like[l.substr(0, colon)] = parse_like(l.substr(colon + 1), "--like '" + l + "'");
+  }
+  return out;
+}
+
+
+}  // namespace gi
