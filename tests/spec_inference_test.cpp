@@ -1189,9 +1189,9 @@ TEST(SpecInference, AnInferredSpecLoadsAndItsTrainingCheckPassesInTheEmulator) {
   fs::remove_all(dir.parent_path().parent_path());
 }
 
-// On a GPU, --check runs gi check on every workload and gi coverage, each a
-// child process, all sharing one compile and reference cache (the seed is
-// compiled once), which is gone afterwards.
+// On a GPU, --check runs gi check on every workload (one child process,
+// `--workload all`) and gi coverage, sharing one compile and reference cache
+// (the seed is compiled once), which is gone afterwards.
 TEST(SpecInferenceGpu, InitCheckStepsShareOneCacheAndLeaveNoneBehind) {
   if (fitness::probe_cuda().gpus.empty()) GTEST_SKIP() << "needs a GPU";
   const fs::path dir = fs::temp_directory_path() / ("gi-init-gpu-" + std::to_string(::getpid())) / "user/slice_sums";
@@ -1209,7 +1209,9 @@ TEST(SpecInferenceGpu, InitCheckStepsShareOneCacheAndLeaveNoneBehind) {
   const std::size_t at = init.output.find(" --cache '");
   ASSERT_NE(at, std::string::npos) << init.output;
   const std::string cache = init.output.substr(at + 10, init.output.find('\'', at + 10) - at - 10);
-  EXPECT_EQ(occurrences(init.output, " --cache '" + cache + "'"), 8) << "7 checks and coverage, one cache";
+  EXPECT_EQ(occurrences(init.output, " --cache '" + cache + "'"), 2) << "the checks and coverage, one cache";
+  EXPECT_EQ(occurrences(init.output, "$ gi check "), 1) << "every workload in one process";
+  EXPECT_NE(init.output.find(" --workload all"), std::string::npos) << init.output;
   EXPECT_FALSE(fs::exists(cache)) << cache;
   fs::remove_all(dir.parent_path().parent_path());
 }

@@ -355,6 +355,33 @@ TEST_F(UserSeed, GiEmulateChecksAVariantAgainstTheSeedAsItsOwnReference) {
   EXPECT_NE(wrong.output.find("\"status\": \"wrong_output\""), std::string::npos) << wrong.output;
 }
 
+// `gi check --workload` names workloads, `all` every one; a name the spec
+// has no workload for is an error before any GPU is touched.
+TEST_F(UserSeed, GiCheckRefusesAWorkloadTheSpecDoesNotHave) {
+  const test::CommandOutput run = test::run_gi("check \"" + dir.string() + "\" --workload train --workload validate:99");
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("no workload 'validate:99'"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("\"status\""), std::string::npos) << "nothing ran: " << run.output;
+}
+
+// On a GPU, `--workload all` runs every training and held-out workload in
+// one process and prints their reports as one JSON array.
+TEST_F(UserSeed, OnAGpuGiCheckRunsEveryWorkloadInOneProcess) {
+  const auto cuda = fitness::probe_cuda();
+  if (!cuda.driver_ok || cuda.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.message;
+  const test::CommandOutput run =
+      test::run_gi("check \"" + dir.string() + "\" --workload all --cache \"" + (root / "cache").string() + "\"");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
+  const std::size_t open = run.output.find("[\n{");
+  ASSERT_NE(open, std::string::npos) << run.output;
+  const json reports = json::parse(run.output.substr(open, run.output.rfind(']') + 1 - open));
+  ASSERT_EQ(reports.size(), spec.training_workloads().size() + spec.validate.size()) << run.output;
+  EXPECT_EQ(reports.front()["workload"], "train");
+  EXPECT_EQ(reports.back()["workload"], "validate:" + std::to_string(spec.validate.size() - 1));
+  for (const json& r : reports) EXPECT_EQ(r["status"], "ok") << r.dump();
+}
+
 // On a GPU: the seed's own outputs are the reference. The box filter's
 // answer is known, so the reference is checked against it here.
 TEST_F(UserSeed, OnAGpuTheSeedsOutputsAreTheReference) {

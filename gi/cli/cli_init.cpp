@@ -59,22 +59,19 @@ struct SeedCheck {
   bool coverage = true;   // every branch direction taken (or exempt)
 };
 
-// `--check`: the new seed run once on each of its workloads (`gi check`,
-// then `gi coverage`) where a GPU is there, else its training checks on the
+// `--check`: the new seed run once on each of its workloads (`gi check
+// --workload all`, then `gi coverage`) where a GPU is there, else its training checks on the
 // CPU emulator (`gi emulate --coverage`, one verdict for both): the spec
 // seen working before a search is started.
-SeedCheck check_new_seed(const fs::path& dir, const nlohmann::json& spec, const StepCache& cache) {
+SeedCheck check_new_seed(const fs::path& dir, const StepCache& cache) {
   SeedCheck c;
   if (fitness::probe_cuda().gpus.empty()) {
     std::cout << "no GPU here: the training checks on the CPU emulator instead" << std::endl;
     c.workloads = step("emulate " + quoted(dir.string()) + " --coverage");
     return c;
   }
-  std::vector<std::string> workloads = {"train"};
-  for (std::size_t i = 0; i < spec["workloads"]["train_checks"].size(); ++i) workloads.push_back("train:" + std::to_string(i + 1));
-  for (std::size_t i = 0; i < spec["workloads"]["validate"].size(); ++i) workloads.push_back("validate:" + std::to_string(i));
-  for (const std::string& w : workloads)
-    c.workloads = step("check " + quoted(dir.string()) + " --workload " + w + cache.option()) && c.workloads;
+  // Every workload in one process: one compile and one CUDA context.
+  c.workloads = step("check " + quoted(dir.string()) + " --workload all" + cache.option());
   c.coverage = step("coverage " + quoted(dir.string()) + cache.option());
   return c;
 }
@@ -254,7 +251,7 @@ void add_init(CLI::App& app) {
       }
     if (a->check && left.empty()) {
       const StepCache cache;
-      SeedCheck c = check_new_seed(dir, nlohmann::json::parse(s.spec.dump()), cache);
+      SeedCheck c = check_new_seed(dir, cache);
       if (c.workloads && !c.coverage) c.coverage = add_coverage_check(dir, s.spec, cache);
       if (!c.workloads || !c.coverage)
         throw std::runtime_error(dir.string() + ": the seed did not pass every check (above)");
