@@ -19,14 +19,29 @@ namespace gi::analysis::detail {
 
 // Whether the expression (following locals) reads memory: an index from data.
 bool Analyser::loads(const Expr& e, int depth) const {
+  std::set<std::string> seen;
+  return loads(e, depth, seen);
+}
+
+bool Analyser::loads(const Expr& e, int depth, std::set<std::string>& seen) const {
   if (depth > 16) return false;
   if (e.kind == ExprKind::Index) return true;
   if (e.kind == ExprKind::Unary && e.text == "*") return true;
   if (is_texture_fetch(e)) return true;
-  if (e.kind == ExprKind::Name)
-    if (const auto d = definition(e.text)) return loads(*d, depth + 1);
+  if (e.kind == ExprKind::Name) {
+    if (!seen.insert(e.text).second) return false;  // `j = j + 1`: followed already
+    if (const auto d = definition(e.text)) return loads(*d, depth + 1, seen);
+    // Assigned more than once (`int j = idx[i]; if (j < 0) j = 0;`, CFD's
+    // neighbour `nb = elements_surrounding_elements[...]` in a loop): any
+    // value it is given that loads. This only names why there is no count.
+    for (std::size_t t = body_first_; t <= body_last_; ++t)
+      if (tok(t).kind == TokenKind::Identifier && tok(t).text == e.text && tok(next(t)).is("=") &&
+          !tok(prev(t)).is(".") && !tok(prev(t)).is("->"))
+        if (const auto v = parse(next(next(t)), expression_end(next(next(t)))); v && loads(*v, depth + 1, seen))
+          return true;
+  }
   for (const Expr& c : e.children)
-    if (loads(c, depth)) return true;
+    if (loads(c, depth, seen)) return true;
   return false;
 }
 

@@ -238,6 +238,10 @@ class Analyser {
                                          bool& known);
   std::optional<Range> along_path(const StraightLineValue& path, const Expr& definition,
                                   const std::map<std::string, Bound>& guards, std::string& why, int depth) const;
+  std::optional<Range> conditional_value(const StraightLineValue& path, const Expr& if_value,
+                                         const std::map<std::string, Bound>& guards, std::string& why,
+                                         int depth) const;
+  static std::optional<Range> either(const Range& a, const Range& b);
   std::optional<Range> along_loop_path(const StraightLineValue& path, const Expr& definition,
                                        const std::map<std::string, Bound>& guards, std::string& why,
                                        int depth) const;
@@ -266,6 +270,7 @@ class Analyser {
 
   // analysis/parameter_use_access.cpp: the access scanner.
   bool loads(const Expr& e, int depth = 0) const;
+  bool loads(const Expr& e, int depth, std::set<std::string>& seen) const;  // seen: names followed
   static bool is_texture_fetch(const Expr& e);
   static void fetched_as(PointerUse& u, const std::string& type);
   std::optional<std::string> texture_fetch_type(std::size_t open) const;

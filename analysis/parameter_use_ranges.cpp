@@ -87,6 +87,14 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
           own.reset();
         }
       }
+      if (own && g == guards.end() && low != guards.end()) {
+        // A guard's lower bound (`x >= 0 &&`, or where `if (l < 0) l = 0;`
+        // did not assign): it and the definition's are both lower ends;
+        // the larger, or the one that is never negative.
+        if ((low->second.limit - own->lo).non_negative_for_sizes() ||
+            (!own->lo.non_negative_for_sizes() && low->second.limit.non_negative_for_sizes()))
+          own->lo = low->second.limit;
+      }
       if (g != guards.end()) {
         // The guard gives the upper end; the lower end is the definition's.
         if (!own || !own->lo.non_negative_for_sizes()) {
@@ -137,18 +145,9 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       refine(e.children[0], yes, no);
       const auto t = eval(e.children[1], yes, why, depth), f = eval(e.children[2], no, why, depth);
       if (!t || !f || !t->hi || !f->hi) return std::nullopt;
-      // Sizes are at least 1, so `last - 1` and `last` are ordered.
-      const auto least = (t->lo - f->lo).non_negative_for_sizes()   ? f->lo
-                         : (f->lo - t->lo).non_negative_for_sizes() ? t->lo
-                                                                    : std::optional<SymbolicSize>();
-      const auto most = (*t->hi - *f->hi).non_negative_for_sizes()   ? *t->hi
-                        : (*f->hi - *t->hi).non_negative_for_sizes() ? *f->hi
-                                                                     : std::optional<SymbolicSize>();
-      if (!least || !most) {
-        why = "gi cannot order the two sides of '" + expression_text(k_.tokens, e) + "'";
-        return std::nullopt;
-      }
-      return Range{*least, *most};
+      const auto both = either(*t, *f);
+      if (!both) why = "gi cannot order the two sides of '" + expression_text(k_.tokens, e) + "'";
+      return both;
     }
     case ExprKind::Call: {
       if (const auto m = symbols_.function_macros.find(e.callee()); m != symbols_.function_macros.end()) {
@@ -341,8 +340,15 @@ std::optional<Range> Analyser::along_path(const StraightLineValue& path, const E
                                           const std::map<std::string, Bound>& guards, std::string& why,
                                           int depth) const {
   for (const StraightLineUpdate& u : path.updates)
-    if (u.counter) return along_loop_path(path, definition, guards, why, depth);
-  auto value = eval(definition, guards, why, depth);
+    if (u.counter) {
+      if (path.conditional()) {
+        why = "line " + std::to_string(path.line) + " assigns it under a condition, and a loop steps it";
+        return std::nullopt;
+      }
+      return along_loop_path(path, definition, guards, why, depth);
+    }
+  auto value = path.conditional() ? conditional_value(path, definition, guards, why, depth)
+                                   : eval(definition, guards, why, depth);
   for (const StraightLineUpdate& u : path.updates) {
     if (!value) return std::nullopt;
     std::optional<Range> operand = exact(SymbolicSize::constant(u.amount));
@@ -357,6 +363,61 @@ std::optional<Range> Analyser::along_path(const StraightLineValue& path, const E
       why = "line " + std::to_string(u.line) + " updates it by what gi cannot bound (" + u.op + "=)";
   }
   return value;
+}
+
+// Both ends of two ranges a value may lie in (the sides of a ternary or of a
+// conditional assignment). Sizes are at least 1, so `last - 1` and `last`
+// are ordered. Where no ordering decides: 0 below two ends that are never
+// negative, and above, max(a + 1, b + 1) - 1 where one end is never
+// negative (so that the max, a size, is at least 1); else nullopt.
+std::optional<Range> Analyser::either(const Range& a, const Range& b) {
+  if (!a.hi || !b.hi) return std::nullopt;
+  const SymbolicSize one = SymbolicSize::constant(1);
+  const auto least = (a.lo - b.lo).non_negative_for_sizes()   ? b.lo
+                     : (b.lo - a.lo).non_negative_for_sizes() ? a.lo
+                     : a.lo.non_negative_for_sizes() && b.lo.non_negative_for_sizes()
+                         ? SymbolicSize::constant(0)
+                         : std::optional<SymbolicSize>();
+  const auto most = (*a.hi - *b.hi).non_negative_for_sizes()   ? *a.hi
+                    : (*b.hi - *a.hi).non_negative_for_sizes() ? *b.hi
+                    : a.hi->non_negative_for_sizes() || b.hi->non_negative_for_sizes()
+                        ? SymbolicSize::max_of(*a.hi + one, *b.hi + one) - one
+                        : std::optional<SymbolicSize>();
+  if (!least || !most) return std::nullopt;
+  return Range{*least, *most};
+}
+
+// `if (C) name = A;` (with or without `else name = B;`): A under what C
+// says, and where C fails B or the value before the if, under what C's
+// failing says of it: `int l = i - 1; if (l < 0) l = 0;` is 0, or i - 1 at
+// least 0. As a ternary `C ? A : (B or the name before)`.
+std::optional<Range> Analyser::conditional_value(const StraightLineValue& path, const Expr& if_value,
+                                                 const std::map<std::string, Bound>& guards, std::string& why,
+                                                 int depth) const {
+  const auto test = parse(path.condition_first, path.condition_last);
+  if (!test) {
+    why = "line " + std::to_string(path.line) + ": gi cannot read the condition it is assigned under";
+    return std::nullopt;
+  }
+  std::map<std::string, Bound> yes = guards, no = guards;
+  refine(*test, yes, no);
+  std::optional<Expr> otherwise;
+  if (path.has_else()) {
+    otherwise = parse(path.else_first, path.else_last);
+  } else {
+    otherwise = Expr{};  // the name, read where the if starts: its value before it
+    otherwise->kind = ExprKind::Name;
+    otherwise->text = path.name;
+    otherwise->first = otherwise->last = path.before;
+  }
+  if (!otherwise) return std::nullopt;
+  const auto t = eval(if_value, yes, why, depth + 1);
+  const auto f = eval(*otherwise, no, why, depth + 1);
+  if (!t || !f) return std::nullopt;
+  const auto both = either(*t, *f);
+  if (!both && why.empty())
+    why = "line " + std::to_string(path.line) + ": gi cannot order the values it may hold on either side of its condition";
+  return both;
 }
 
 // A value that a loop around the read steps in lockstep with its counter

@@ -63,6 +63,7 @@ class Walk {
           const std::size_t h = header_before(open);
           const std::size_t from = h < elements_.size() ? el(h).tokens.first : el(open).tokens.first;
           if (assigns(from, e.tokens.last)) {
+            if (auto c = conditional_definition(i)) return c;
             why = refusal("it is assigned in the block from line " + line_of(open) + " to line " + line_of(i) +
                           ", which may or may not run");
             return std::nullopt;
@@ -132,6 +133,7 @@ class Walk {
         default: {
           if (e.braceless_body) {
             if (assigns(e.tokens.first, e.tokens.last)) {
+              if (auto c = conditional_definition(i)) return c;
               why = refusal("it is assigned on line " + line_of(i) + " under a condition or loop");
               return std::nullopt;
             }
@@ -194,6 +196,74 @@ class Walk {
     const bool header = kind == ElementKind::IfHeader || kind == ElementKind::ElseHeader ||
                         kind == ElementKind::LoopHeader || kind == ElementKind::SwitchHeader;
     return header ? i - 1 : elements_.size();
+  }
+
+  // The statement ending at element `end` (a braceless body, or a block's
+  // closing brace): its header's element, and the expression of `name = E;`
+  // when that is the whole body; nullopt for anything else.
+  struct Body {
+    std::size_t header = 0;
+    std::size_t first = 1, last = 0;  // E
+  };
+  std::optional<Body> one_assignment_body(std::size_t end) const {
+    std::size_t statement = end;
+    Body b;
+    if (el(end).kind == ElementKind::BlockClose) {
+      const std::size_t open = opening(end);
+      if (open + 2 != end) return std::nullopt;  // one element inside
+      statement = open + 1;
+      b.header = header_before(open);
+    } else {
+      if (!el(end).braceless_body) return std::nullopt;
+      b.header = header_before(end);
+    }
+    if (b.header >= elements_.size() || el(statement).kind != ElementKind::Statement) return std::nullopt;
+    const std::size_t t = next_code(k_.tokens, el(statement).tokens.first);
+    if (tok(t).kind != TokenKind::Identifier || tok(t).text != name_ || !tok(next(t)).is("=")) return std::nullopt;
+    const Occurrence o = occurrence(t);
+    if (o.effect != Effect::Define || !tok(next(o.last)).is(";")) return std::nullopt;
+    // Nothing else in it changes the name (`l = l++`).
+    if (assigns(next(next(t)), el(statement).tokens.last)) return std::nullopt;
+    b.first = o.first;
+    b.last = o.last;
+    return b;
+  }
+
+  // `if (C) name = A;` or `if (C) name = A; else name = B;` ending at element
+  // `end`, the if no link of an else-if chain and C not assigning the name:
+  // the conditional value, with the updates seen after it.
+  std::optional<StraightLineValue> conditional_definition(std::size_t end) const {
+    // An if whose else holds the read: its own body never ran there.
+    if (end + 1 < elements_.size() && el(end + 1).kind == ElementKind::ElseHeader) return std::nullopt;
+    const auto last_body = one_assignment_body(end);
+    if (!last_body) return std::nullopt;
+    std::optional<Body> if_body = last_body, else_body;
+    if (el(last_body->header).kind == ElementKind::ElseHeader) {
+      if (last_body->header == 0) return std::nullopt;
+      else_body = last_body;
+      if_body = one_assignment_body(last_body->header - 1);
+      if (!if_body) return std::nullopt;
+    }
+    const std::size_t h = if_body->header;
+    if (el(h).kind != ElementKind::IfHeader) return std::nullopt;
+    // Itself the braceless body of another header (`else if`, `if (a) if
+    // (C)`, `for (...) if (C)`): the value before it need not hold where C fails.
+    if (h > 0 && header_before(h) < elements_.size()) return std::nullopt;
+    const std::size_t paren = next(el(h).tokens.first);
+    if (!tok(paren).is("(")) return std::nullopt;  // `if constexpr`
+    const std::size_t close = closing(k_.tokens, paren);
+    if (close <= next(paren) || assigns(paren, close)) return std::nullopt;
+    StraightLineValue v{if_body->first, if_body->last, {updates_.rbegin(), updates_.rend()},
+                        tok(if_body->first).line};
+    v.condition_first = next(paren);
+    v.condition_last = prev(close);
+    if (else_body) {
+      v.else_first = else_body->first;
+      v.else_last = else_body->last;
+    }
+    v.before = el(h).tokens.first;
+    v.name = name_;
+    return v;
   }
 
   Occurrence occurrence(std::size_t t) const {

@@ -4,6 +4,8 @@
 // takes, and the updates between (`name++`, `++name`, `name += e`,
 // `name -= e`, `name *= e`), counting a loop's passes before the read where
 // each pass steps the name once in lockstep with the loop's counter.
+// An `if` whose only effect is to assign the name is a conditional value
+// (StraightLineValue::conditional), whose sides the caller bounds apart.
 // This is how kernels walk an output record:
 //
 //   tempIndex = tid * 4;
@@ -46,6 +48,19 @@ struct StraightLineValue {
   std::size_t first = 0, last = 0;          // the defining expression's tokens
   std::vector<StraightLineUpdate> updates;  // after it, in program order
   int line = 0;                             // the definition's line
+  // A conditional definition, `if (C) name = A;` or `if (C) name = A; else
+  // name = B;` (each body one such statement, braced or not, the if no link
+  // of an else-if chain): [first, last] is A, the value where C holds
+  // (tokens [condition_first, condition_last]); where it does not, B
+  // ([else_first, else_last]) or, with no else, the value the name has
+  // before the if, read at token `before` (the `if`). The clamp kernels
+  // write: `int l = i - 1; if (l < 0) l = 0;`.
+  std::size_t condition_first = 1, condition_last = 0;  // none: first > last
+  std::size_t else_first = 1, else_last = 0;            // none: first > last
+  std::size_t before = 0;
+  std::string name = "";  // the local's, for that read
+  bool conditional() const { return condition_first <= condition_last; }
+  bool has_else() const { return else_first <= else_last; }
 };
 
 // `use`: the token of the name where it is read, inside function `function`

@@ -42,7 +42,21 @@ SymbolicSize SymbolicSize::over(const char* function, const SymbolicSize& a, con
 
 SymbolicSize SymbolicSize::ceil_div(const SymbolicSize& a, const SymbolicSize& d) { return over("ceil_div", a, d); }
 
-SymbolicSize SymbolicSize::max_of(const SymbolicSize& a, const SymbolicSize& b) { return over("max", a, b); }
+SymbolicSize SymbolicSize::max_of(const SymbolicSize& a, const SymbolicSize& b) {
+  if ((a - b).non_negative_for_sizes()) return a;
+  if ((b - a).non_negative_for_sizes()) return b;
+  // max(max(p, q), b): p or q that b covers is dropped (max(max(1, n - 1), n) is n).
+  for (const auto& [x, y] : {std::make_pair(&a, &b), std::make_pair(&b, &a)}) {
+    if (x->terms_.size() != 1 || x->terms_.begin()->first.size() != 1 || x->terms_.begin()->second != 1) continue;
+    const auto pq = quotient(x->terms_.begin()->first[0]);
+    if (!pq || x->terms_.begin()->first[0].rfind("max(", 0) != 0) continue;
+    const bool covers_p = (*y - pq->first).non_negative_for_sizes(), covers_q = (*y - pq->second).non_negative_for_sizes();
+    if (covers_p && covers_q) return *y;
+    if (covers_p) return max_of(pq->second, *y);
+    if (covers_q) return max_of(pq->first, *y);
+  }
+  return over("max", a, b);
+}
 
 SymbolicSize SymbolicSize::constant(long long c) {
   SymbolicSize s;
@@ -113,7 +127,26 @@ bool SymbolicSize::non_negative_for_sizes() const {
     for (const std::string& n : names) term = term * (constant(1) + name(n));
     shifted = shifted + term;
   }
-  return shifted.non_negative();
+  if (shifted.non_negative()) return true;
+  // A max(p, q) name is p or q: the value is never negative when it is not
+  // with either in its place (nx - max(1, nx - 1) is 1 or nx - (nx - 1)).
+  for (const auto& [names, c] : terms_)
+    for (const std::string& n : names)
+      if (n.rfind("max(", 0) == 0)
+        if (const auto pq = quotient(n))
+          return substituted(n, pq->first).non_negative_for_sizes() &&
+                 substituted(n, pq->second).non_negative_for_sizes();
+  return false;
+}
+
+SymbolicSize SymbolicSize::substituted(const std::string& n, const SymbolicSize& value) const {
+  SymbolicSize out;
+  for (const auto& [names, c] : terms_) {
+    SymbolicSize term = constant(c);
+    for (const std::string& m : names) term = term * (m == n ? value : name(m));
+    out = out + term;
+  }
+  return out;
 }
 
 std::string SymbolicSize::text() const {

@@ -38,7 +38,8 @@ class SymbolicSize {
   long long constant_part() const;
   // Every coefficient >= 0: the value is >= 0 when every name is (sizes are).
   bool non_negative() const;
-  // >= 0 whenever every name is >= 1 (names are sizes): width - 1, nx * ny - 1.
+  // >= 0 whenever every name is >= 1 (names are sizes): width - 1, nx * ny - 1;
+  // a max(p, q) name counts as p and as q (nx - max(1, nx - 1)).
   bool non_negative_for_sizes() const;
   // Whether this is one term: c * names.
   bool is_monomial() const { return terms_.size() == 1; }
@@ -50,6 +51,8 @@ class SymbolicSize {
   std::optional<double> evaluate(const std::map<std::string, double>& values) const;
 
  private:
+  // Every occurrence of the name n replaced by value.
+  SymbolicSize substituted(const std::string& n, const SymbolicSize& value) const;
   static SymbolicSize over(const char* function, const SymbolicSize& a, const SymbolicSize& b);
   // sorted names (a product; repeated for powers) -> coefficient; no zero coefficients
   std::map<std::vector<std::string>, long long> terms_;

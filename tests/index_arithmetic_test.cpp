@@ -4,11 +4,16 @@
 // value. What may be negative is still refused, with its reason.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "fitness/gpu/cuda_devices.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/spec_scaffold.hpp"
 #include "parameter_use_support.hpp"
+#include "test_support.hpp"
 
 namespace gi {
 namespace {
@@ -147,6 +152,105 @@ TEST(IndexArithmetic, NeedsNeitherOfWhichIsProvablyLargerGiveTheirMaximum) {
   const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", source, "k.cu", {.registry = false});
   const fitness::Workload w = fitness::generate_workload(k, k.train, 1);
   EXPECT_EQ(fitness::build_launch_plan(k, w, 256).buffers[0].count, 5000u);
+}
+
+}  // namespace
+}  // namespace gi
+
+namespace gi {
+namespace {
+
+// A clamp written as statements, `int l = i - 1; if (l < 0) l = 0;`, and a
+// boundary chosen by if/else are one conditional value
+// (analysis/straight_line_value.hpp): each side bounded under what its
+// condition says, the value before the if under what its failing says.
+TEST(IndexArithmetic, ClampsWrittenAsStatementsBoundTheIndex) {
+  const auto stencil = test::use_of(
+      "__global__ void k(const float* in, float* out, int nx, int ny) {\n"
+      "  const int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (x >= nx || y >= ny) return;\n"
+      "  int xp;\n"
+      "  if (x < nx - 1) xp = x + 1; else xp = x;\n"
+      "  int xm = x - 1;\n"
+      "  if (xm < 0) { xm = 0; }\n"
+      "  out[y * nx + x] = in[y * nx + xp] - in[y * nx + xm];\n"
+      "}\n");
+  EXPECT_EQ(test::count(stencil, "in"), "nx * ny");
+  // Clamped from above only: the largest value the failing test leaves, n.
+  const auto above = test::use_of(
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    int j = i + 5;\n"
+      "    if (j > n) j = n - 1;\n"
+      "    out[i] = in[j];\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(test::count(above, "in"), "n + 1");
+  // A guard's lower bound on its own: `if (l >= 0)` before in[l].
+  const auto guarded = test::use_of(
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    const int l = i - 1;\n"
+      "    if (l >= 0) out[i] = in[l];\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(test::count(guarded, "in"), "n - 1");
+  // Without the clamp the index may be -1: refused.
+  const auto unclamped = test::use_of(
+      "__global__ void k(const float* in, float* out, int n, bool b) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    int l = i - 1;\n"
+      "    if (b) l = 0;\n"
+      "    out[i] = in[l];\n"
+      "  }\n"
+      "}\n");
+  EXPECT_NE(test::count(unclamped, "in").find("negative"), std::string::npos) << test::count(unclamped, "in");
+  // A clamped value loaded from memory is still an index from loaded data.
+  const auto loaded = test::use_of(
+      "__global__ void k(const float* in, const int* idx, float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) {\n"
+      "    int j = idx[i];\n"
+      "    if (j < 0) j = 0;\n"
+      "    out[i] = in[j];\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(test::count(loaded, "in"), "none: line 6: its index 'j' is computed from loaded data");
+  EXPECT_TRUE(test::pointer(loaded, "in").index_from_data);
+}
+
+// The stencil's spec as gi init drafts it runs in the emulator and its
+// training checks pass (with a count one short, the last row's read past
+// the end gives no number, and the check fails).
+TEST(IndexArithmetic, AClampedStencilsDraftRunsInTheEmulator) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("gi-clamp-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "diff.cu")
+      << "__global__ void diff(const float* in, float* out, int nx, int ny) {\n"
+         "  const int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  const int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+         "  if (x >= nx || y >= ny) return;\n"
+         "  int xp = x + 1;\n"
+         "  if (xp >= nx) xp = nx - 1;\n"
+         "  int xm = x - 1;\n"
+         "  if (xm < 0) xm = 0;\n"
+         "  out[y * nx + x] = in[y * nx + xp] - in[y * nx + xm];\n"
+         "}\n";
+  const test::CommandOutput init = test::run_gi("init \"" + (root / "diff.cu").string() + "\" --out \"" +
+                                                (root / "user/diff").string() + "\" --size nx=1000 --size ny=300 --check");
+  EXPECT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("inferred: count of 'in': nx * ny"), std::string::npos) << init.output;
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
 }
 
 }  // namespace

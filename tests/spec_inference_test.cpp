@@ -104,6 +104,23 @@ TEST(SymbolicSize, ARoundedUpQuotientIsANameOverItsParts) {
   EXPECT_TRUE((nodes - SymbolicSize::constant(1)).non_negative_for_sizes());
 }
 
+// max(a, b) is the larger where one provably is, drops an operand of an
+// inner max that the other covers, and is either operand when deciding
+// whether a difference is never negative (it is one of them).
+TEST(SymbolicSize, AMaximumIsOneOfItsOperands) {
+  const auto n = SymbolicSize::name("n"), one = SymbolicSize::constant(1);
+  EXPECT_EQ(SymbolicSize::max_of(n, n - one).text(), "n");
+  const auto m = SymbolicSize::max_of(one, n - one);
+  EXPECT_EQ(m.text(), "max(1, n - 1)");
+  EXPECT_EQ(SymbolicSize::max_of(m, n).text(), "n");
+  EXPECT_EQ(SymbolicSize::max_of(n - one, SymbolicSize::max_of(SymbolicSize::constant(2), n - one)).text(),
+            "max(2, n - 1)");
+  EXPECT_TRUE((n - m).non_negative_for_sizes());        // 1 <= n and n - 1 <= n
+  EXPECT_FALSE((m - n).non_negative_for_sizes());       // 1 - n < 0 for n = 2
+  EXPECT_TRUE((m - one).non_negative_for_sizes());      // as a size, at least 1
+  EXPECT_FALSE((n - one - m).non_negative_for_sizes());  // n - 2 for the operand 1 at n = 1
+}
+
 // Coordinates divided by a spacing that need not divide the extent (a
 // coarse grid): z / spacing reaches ceil_div(nz, spacing) - 1, so the grid's
 // count is in rounded-up quotients, as the hand-written spec of

@@ -100,6 +100,28 @@ TEST(StraightLineValue, AnIfBlockWithNoAssignmentIsSteppedOver) {
   EXPECT_EQ(r.definition, "blockIdx.x * 3");
 }
 
+// `if (C) k = A;` (braced or not) and `if (C) k = A; else k = B;` are one
+// conditional value: A where C holds, else B or the value before the if,
+// read at the `if`; the updates after still count.
+TEST(StraightLineValue, AnIfThatOnlyAssignsItIsAConditionalValue) {
+  const std::string head = "__global__ void f(float* out, int n, bool b) {\n  int k = n - 1;\n";
+  const Read clamp = read_at(head + "  if (k < 0) k = 0;\n  out[k] = 0.f;\n}\n", "k", 0);
+  ASSERT_TRUE(clamp.value) << clamp.why;
+  EXPECT_TRUE(clamp.value->conditional());
+  EXPECT_FALSE(clamp.value->has_else());
+  EXPECT_EQ(clamp.definition, "0");
+  EXPECT_EQ(clamp.value->name, "k");
+  const Read braced = read_at(head + "  if (b) {\n    k = 2;\n  }\n  k += 3;\n  out[k] = 0.f;\n}\n", "k", 0);
+  ASSERT_TRUE(braced.value) << braced.why;
+  EXPECT_TRUE(braced.value->conditional());
+  EXPECT_EQ(braced.definition, "2");
+  EXPECT_EQ(braced.updates, "+(3)");
+  const Read both = read_at(head + "  if (b) k = 1;\n  else {\n    k = n;\n  }\n  out[k] = 0.f;\n}\n", "k", 0);
+  ASSERT_TRUE(both.value) << both.why;
+  EXPECT_TRUE(both.value->has_else());
+  EXPECT_EQ(both.definition, "1");
+}
+
 TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   const auto why = [](const std::string& body) {
     const Read r = read_at("__global__ void f(float* out, int n, bool b) {\n" + body + "}\n", "k", 0);
@@ -108,7 +130,21 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   };
   EXPECT_NE(why("  int k = n;\n  if (b) k += 1;\n  out[k] = 0.f;\n").find("assigned on line 3 under a condition"),
             std::string::npos);
-  EXPECT_NE(why("  int k = n;\n  if (b) {\n    k = 2;\n  }\n  out[k] = 0.f;\n").find("block from line 3 to line 5"),
+  EXPECT_NE(why("  int k = n;\n  if (b) {\n    k = 2;\n    out[0] = 1.f;\n  }\n  out[k] = 0.f;\n").find("block from line 3 to line 6"),
+            std::string::npos);
+  // Conditional assignments gi does not read as one value: the read in the
+  // else (the if's body never ran there), an if that is itself a braceless
+  // body (`if (b) if (...)`, the value before it need not hold where its
+  // condition fails), a link of an else-if chain, a condition that assigns it.
+  EXPECT_NE(why("  int k = n;\n  if (b) k = 2; else out[k] = 0.f;\n").find("assigned on line 3 under a condition"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = n;\n  if (b) if (k > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = n;\n  if (b) k = 1; else if (k > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = n;\n  if ((k = n - 1) > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
+            std::string::npos);
+  EXPECT_NE(why("  int k = n;\n  for (int j = 0; j < n; ++j) if (b) k = j;\n  out[k] = 0.f;\n").find("under a condition or loop"),
             std::string::npos);
   // A loop that steps it other than once per pass in lockstep with its counter.
   const std::string loop = "  int k = 0;\n  for (int j = 0; j < n; ++j) {\n";
