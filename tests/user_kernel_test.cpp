@@ -44,6 +44,18 @@ class UserSeed : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root); }
   void write_spec() const { std::ofstream(dir / "spec.json") << spec_json.dump(2); }
+  // The generator's error with the training workload's inputs set to `inputs`, or "no error".
+  std::string generator_error(const json& inputs) {
+    spec_json["workloads"]["train"]["variables"]["inputs"] = inputs;
+    write_spec();
+    try {
+      const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
+      fitness::random_workload(spec, spec.train, 1);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
 
   const fs::path root = fs::temp_directory_path() / ("gi-user-kernel-" + std::to_string(::getpid()) + "-" +
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -100,17 +112,7 @@ TEST_F(UserSeed, IntegerInputsAreWholeNumbersWithBothEndsAndBoundsMayBeExpressio
 }
 
 TEST_F(UserSeed, BadDistributionsNameTheWorkloadAndTheParameter) {
-  const auto error_for = [&](const json& inputs) {
-    spec_json["workloads"]["train"]["variables"]["inputs"] = inputs;
-    write_spec();
-    try {
-      const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
-      fitness::random_workload(spec, spec.train, 1);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_for = [&](const json& inputs) { return generator_error(inputs); };
   EXPECT_NE(error_for(json::object()).find("workloads.train.variables.inputs: no distribution for input 'in'"),
             std::string::npos);
   EXPECT_NE(error_for({{"in", {{"uniform", {1, 0}}}}}).find("inputs.in.uniform: the upper bound is below the lower"),
@@ -148,17 +150,7 @@ TEST_F(UserSeed, APieceWiseDistributionDrawsEachFieldFromItsOwn) {
 }
 
 TEST_F(UserSeed, BadPiecesNameThePieceAndWhatIsWrong) {
-  const auto error_for = [&](const json& in) {
-    spec_json["workloads"]["train"]["variables"]["inputs"] = {{"in", in}};
-    write_spec();
-    try {
-      const fitness::KernelSpec spec = fitness::load_kernel_spec(dir);
-      fitness::random_workload(spec, spec.train, 1);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_for = [&](const json& in) { return generator_error({{"in", in}}); };
   EXPECT_NE(error_for({{"pieces", {{{"uniform", {0, 1}}}, {{"uniform", {0, 1}}}}}}).find("inputs.in.pieces[0]: expected {\"length\""),
             std::string::npos);
   EXPECT_NE(error_for({{"pieces", {{{"length", 5}, {"uniform", {0, 1}}}}}}).find("pieces[0]: the last piece is the rest"),
