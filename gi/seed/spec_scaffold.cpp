@@ -11,7 +11,6 @@
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/parameter_use.hpp"
 #include "analysis/unset_components.hpp"
-#include "analysis/warp_per_item_sites.hpp"
 #include "fitness/workload/expression.hpp"
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/launch_plan.hpp"
@@ -19,6 +18,7 @@
 #include "gi/seed/block_size_choice.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/record_params.hpp"
+#include "gi/seed/tolerance_draft.hpp"
 #include "grammar/call_graph.hpp"
 #include "grammar/constant_variables.hpp"
 #include "grammar/grammar.hpp"
@@ -440,10 +440,9 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   json train_inputs = json::object();  // buffer -> distribution on the timed workload
   std::map<std::string, bool> varies;  // buffer -> whether held-out workloads vary its values
   std::set<std::string> size_vars;     // scalars that size buffers or the grid
-  bool float_sum = false, float_plain_output = false, float_extremum = false;
+  FloatOutputs outputs;  // what the tolerance depends on
   analysis::SymbolicSize min_bytes_total;
   bool min_bytes_known = true;
-  std::string sum_where;
   // Each buffer's role and values per element, for the held-out sizes below.
   struct RoleOf {
     std::string role;
@@ -522,25 +521,25 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                            (start.is_object() ? start.dump() : std::string("(FILL)")) + " (" + u->atomic_where +
                            ", an atomic " + kind + ")");
       if (is_float_type(type) && (kind == "add" || kind == "sub")) {
-        float_sum = true;
-        if (sum_where.empty()) sum_where = u->atomic_where;
+        outputs.atomic_sum = true;
+        if (outputs.atomic_sum_where.empty()) outputs.atomic_sum_where = u->atomic_where;
       }
-      if (is_float_type(type) && (kind == "max" || kind == "min")) float_extremum = true;
+      if (is_float_type(type) && (kind == "max" || kind == "min")) outputs.extremum = true;
     } else if (u && u->written && u->read) {
       role = "inout";
-      if (is_float_type(type)) float_plain_output = true;
+      if (is_float_type(type)) outputs.plain = true;
       s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
                            std::to_string(u->first_line) + ")");
     } else if (u && u->written && !p.const_pointee && u->count && !u->store_reaches_zero && u->atomic.empty()) {
       // No store reaches element 0: the elements below the lowest one
       // written keep what the caller put there, so the check must see them.
       role = "inout";
-      if (is_float_type(type)) float_plain_output = true;
+      if (is_float_type(type)) outputs.plain = true;
       s.inferred.push_back("role of '" + p.name + "': inout (written from line " + std::to_string(u->first_line) +
                            ", but no store's index starts at 0: the elements it never writes keep their values)");
     } else if (u && u->written && !p.const_pointee) {
       role = "out";
-      if (is_float_type(type)) float_plain_output = true;
+      if (is_float_type(type)) outputs.plain = true;
       s.inferred.push_back("role of '" + p.name + "': out (written, never read, from line " +
                            std::to_string(u->first_line) + ")");
     } else {
@@ -708,49 +707,12 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     s.inferred.push_back("min_bytes: " + min_bytes + " (each input read once, each output written once, each "
                          "inout buffer both)");
 
-  // A float sum in a loop that warp_per_item may share among lanes: the
-  // variant adds the lanes' partial sums in another order.
-  std::string loop_sum_where;
-  for (const analysis::WarpPerItemSite& site : analysis::find_warp_per_item_sites(g.parsed()).sites) {
-    if (site.function < 0 || g.parsed().functions[static_cast<std::size_t>(site.function)].name != kernel->name) continue;
-    for (const analysis::LoopSum& sum : site.sums)
-      if (loop_sum_where.empty() && (sum.type == "float" || sum.type == "double"))
-        loop_sum_where = "line " + std::to_string(g.parsed().tokens[g.parsed().elements[site.loop].tokens.first].line) +
-                         ": the loop sums " + sum.type + " " + sum.name;
-  }
-
-  // Tolerance: exact for integers and extrema; float sums by atomics reorder.
-  json tolerance;
-  std::string note;
-  if (float_sum) {
-    tolerance = {{"abs", 0.05}, {"rel", 0.02}};
-    note = "gi init: '" + sum_where + "' adds floats into a running sum in whatever order the atomics arrive, and "
-           "the seed is its own reference: a variant that adds partial sums first (the transformation families do) "
-           "is more accurate, and differs from the seed by the seed's own rounding bias, which grows with the "
-           "number of terms (measured on an H100 for tests/data/user/dot_product: 0.19% at 4 M terms of one sign). "
-           "2% relative leaves a margin of about 10x; it still catches a dropped block of a large share of the values. "
-           "Tighten it where the sums are short.";
-    s.inferred.push_back("tolerance: abs 0.05, rel 0.02 (a float atomic sum, " + sum_where + ")");
-  } else if (float_plain_output && !loop_sum_where.empty()) {
-    tolerance = {{"abs", 1e-3}, {"rel", 1e-4}};
-    note = "gi init: '" + loop_sum_where + "', and warp_per_item may share that loop among lanes, which add their "
-           "partial sums in another order than the seed's one thread: the result then differs by a few ulps of the "
-           "partial sums, which can be large beside a total that cancels (measured on an H100 for NiftyReg's "
-           "reg_marginaliseTargetXY_kernel: 6.9e-5 on a total of 5.1, summing 64 values of normal(0, 100)). 1e-3 "
-           "absolute holds that for partial sums up to about a thousand, 1e-4 relative the larger totals; a dropped "
-           "or repeated term of size 1e-3 or more still fails. Tighten it where the sums are short and small.";
-    s.inferred.push_back("tolerance: abs 0.001, rel 0.0001 (a float sum in a loop, " + loop_sum_where + ")");
-  } else if (float_plain_output) {
-    tolerance = {{"abs", 1e-5}, {"rel", 1e-5}};
-    note = "gi init's default: float outputs may differ from the seed's by 1e-5 absolute plus 1e-5 relative (an edit "
-           "may reorder float operations); the seed's own run-to-run spread is added to the absolute part on every "
-           "workload";
-  } else {
-    tolerance = {{"abs", 0}, {"rel", 0}};
-    note = float_extremum ? "gi init: the float outputs are maxima or minima by atomics, exact in any order"
-                          : "gi init: the outputs are integers, exact in any order";
-    s.inferred.push_back(std::string("tolerance: exact (") + (float_extremum ? "float extrema" : "integer outputs") + ")");
-  }
+  // Tolerance: exact for integers and extrema; float sums reorder.
+  outputs.loop_sum_where = float_loop_sum(g.parsed(), kernel->name);
+  const ToleranceDraft drafted = draft_tolerance(outputs);
+  const json& tolerance = drafted.tolerance;
+  const std::string& note = drafted.note;
+  if (!drafted.inferred.empty()) s.inferred.push_back(drafted.inferred);
 
   // A global index written for blocks of K threads: the block size is K.
   // One element per block: the block size stays as the user's host has it.
