@@ -803,6 +803,12 @@ std::vector<std::string> KernelSpec::training_workloads() const {
   return names;
 }
 
+std::vector<std::string> KernelSpec::every_workload() const {
+  std::vector<std::string> names = training_workloads();
+  for (std::size_t i = 0; i < validate.size(); ++i) names.push_back("validate:" + std::to_string(i));
+  return names;
+}
+
 grammar::EditContext read_switches(const nlohmann::json& spec, const std::string& display_path,
                                    std::string_view kernel_source, const std::string& kernel_name) {
   grammar::EditContext context;

@@ -184,6 +184,8 @@ struct KernelSpec {
   const WorkloadSpec& workload(std::string_view which) const;
   // The whole training set: "train", then "train:1" .. "train:N".
   std::vector<std::string> training_workloads() const;
+  // The training set, then the held-out workloads "validate:0" .. "validate:M".
+  std::vector<std::string> every_workload() const;
   // The tolerance a workload is checked with.
   Tolerance tolerance_of(const WorkloadSpec& w) const { return w.tolerance.value_or(tolerance); }
 };

@@ -58,8 +58,7 @@ void add_check(CLI::App& app) {
         workloads.push_back(w);
         continue;
       }
-      for (const std::string& t : spec.training_workloads()) workloads.push_back(t);
-      for (std::size_t v = 0; v < spec.validate.size(); ++v) workloads.push_back("validate:" + std::to_string(v));
+      for (const std::string& each : spec.every_workload()) workloads.push_back(each);
     }
     // A name no workload has: an error before the GPU is touched.
     for (const std::string& w : workloads) spec.workload(w);

@@ -190,9 +190,8 @@ nlohmann::json verify_seed(fitness::GpuRunner& runner, const std::filesystem::pa
   }
   // The whole training set (the search checks every one of its workloads
   // every generation), then the held-out workloads.
-  std::vector<std::string> workloads = spec.training_workloads();
-  const std::size_t training = workloads.size();
-  for (std::size_t i = 0; i < spec.validate.size(); ++i) workloads.push_back("validate:" + std::to_string(i));
+  const std::vector<std::string> workloads = spec.every_workload();
+  const std::size_t training = spec.training_workloads().size();
   std::vector<std::vector<CoverageRun>> coverage_runs(paths.size());
   bool passed = true;
   double max_abs = 0, max_rel = 0, values = 0, worst_ratio = 0;
