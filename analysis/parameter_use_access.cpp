@@ -457,9 +457,9 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     }
     // `float* q = p;` or `float* q = (p);` (NiftyReg's `float *ptr = (image);`):
     // q is p under another name, so q's accesses from there on are p's.
-    if (const std::size_t assign = tok(p).is("(") && tok(n).is(")") ? prev(p) : p;
-        declares_alias(assign) && tok(assign == p ? n : next(n)).is(";")) {
-      const std::size_t end = assign == p ? n : next(n);
+    const bool parenthesised = tok(p).is("(") && tok(n).is(")");
+    const std::size_t assign = parenthesised ? prev(p) : p, end = parenthesised ? next(n) : n;
+    if (declares_alias(assign) && tok(end).is(";")) {
       scan(u, tok(prev(assign)).text, offsets, next(end));
       t = end;
       continue;
