@@ -141,5 +141,4 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
   return out;
 }
 
-
 }  // namespace gi

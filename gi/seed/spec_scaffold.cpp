@@ -143,8 +143,6 @@ const json& varied_distribution(int workload) {
   return d[workload < 0 ? 0 : workload % 6];
 }
 
-constexpr auto number = &json_number;
-
 // The file's __constant__ variables that `entry` or a function it calls names.
 std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKernel& k, const std::string& entry) {
   const std::set<std::string> named = grammar::names_used_by(k, grammar::functions_reachable_from(k, entry));
@@ -182,8 +180,8 @@ json array_constant(const grammar::ParsedKernel& k, const analysis::IncludedHead
   try {
     const double n = fitness::Expression::parse(c.length).evaluate(macros);
     if (n < 1 || n != std::floor(n)) throw std::runtime_error("not a count");
-    j["count"] = number(n);
-    s.inferred.push_back("constant '" + c.name + "': " + number(n).dump() + " " + type + " (" + where + ": [" +
+    j["count"] = json_number(n);
+    s.inferred.push_back("constant '" + c.name + "': " + json_number(n).dump() + " " + type + " (" + where + ": [" +
                          c.length + "]), drawn like an input" + (given.like.count(c.name) ? " (--like)" : "") +
                          " and set before each launch");
   } catch (const std::exception&) {
@@ -357,10 +355,10 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     }
   for (const auto& [name, m] : multiples)
     if (const auto v = given.sizes.find(name); v != given.sizes.end() && (v->second < m || std::fmod(v->second, m) != 0))
-      throw std::runtime_error("--size " + name + "=" + number(v->second).dump() + ": '" + kernel->name +
+      throw std::runtime_error("--size " + name + "=" + json_number(v->second).dump() + ": '" + kernel->name +
                                "' has no guard on its global index x, so it runs exactly " + name +
                                " threads, and every block size gi tries must divide that: give a multiple of " +
-                               number(m).dump());
+                               json_number(m).dump());
   // An exact launch tied to a product of sizes (--size threads_x=img_m*img_n,
   // the host launching one thread per pixel): the product must stay a
   // multiple of every block size, so each of its k factors is drafted a
@@ -376,8 +374,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       if (const double v = product.evaluate(at_given); std::fmod(v, m->second) != 0)
         throw std::runtime_error("--size " + name + "=" + expression + ": '" + kernel->name +
                                  "' has no guard on its global index x, so it runs exactly " + expression + " = " +
-                                 number(v).dump() + " threads, and every block size gi tries must divide that: give "
-                                 "sizes whose product is a multiple of " + number(m->second).dump());
+                                 json_number(v).dump() + " threads, and every block size gi tries must divide that: give "
+                                 "sizes whose product is a multiple of " + json_number(m->second).dump());
     const std::vector<std::string> factors = product_names(expression);
     const double each = factors.empty() ? 0 : std::pow(2.0, std::ceil(std::log2(m->second) / factors.size()));
     for (const std::string& f : factors) multiples[f] = std::max(multiples[f], each);
@@ -410,7 +408,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     }
   for (const auto& [name, v] : given.sizes)
     if (bools.count(name) && v != 0 && v != 1)
-      throw std::runtime_error("--size " + name + "=" + number(v).dump() + ": '" + name +
+      throw std::runtime_error("--size " + name + "=" + json_number(v).dump() + ": '" + name +
                                "' is a bool: give true or false");
   for (const auto& [name, d] : given.like)
     if (!param_names.count(name) &&
@@ -647,7 +645,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         if (use.work.exact[a]) {
           s.inferred.push_back(std::string("grid ") + "xyz"[a] + ": " + grid[a].get<std::string>() + " (" +
                                use.work.evidence[a] +
-                               (a == 0 ? ", a multiple of " + number(kLargestBlock).dump() +
+                               (a == 0 ? ", a multiple of " + json_number(kLargestBlock).dump() +
                                              " on every workload, so every block size divides it"
                                        : std::string(", one block of one thread per row")) +
                                ")");
@@ -769,7 +767,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   const auto variables = [&](const SizeSet& set, const char* what, int varied) {
     json v = json::object();
     for (const std::string& name : scalar_names) {
-      if (set.count(name)) v[name] = number(set.at(name));
+      if (set.count(name)) v[name] = json_number(set.at(name));
       else v[name] = fill(std::string("value of '") + name + "' " + what);
     }
     json inputs = train_inputs;
@@ -851,7 +849,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     for (const ConstantReach& r : reaches)
       if (const auto v = r.need.evaluate(with_tied(base)); v && *v > r.length)
         throw std::runtime_error("the sizes given read the __constant__ array '" + r.name + "' up to element " +
-                                 number(*v - 1).dump() + ", past its " + number(r.length).dump() + " elements (" +
+                                 json_number(*v - 1).dump() + ", past its " + json_number(r.length).dump() + " elements (" +
                                  r.evidence + "): give sizes within it");
   if (sized && !usable(base))
     throw std::runtime_error("the sizes given leave a grid extent or a buffer count below 1 (" + [&] {
@@ -884,7 +882,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   std::string exact_sizes;  // "threads_x a multiple of 1024": sizes an exact launch keeps whole
   for (const auto& [name, m] : multiples)
     if (std::find(known_sizes.begin(), known_sizes.end(), name) != known_sizes.end())
-      exact_sizes += (exact_sizes.empty() ? "" : ", ") + name + " a multiple of " + number(m).dump();
+      exact_sizes += (exact_sizes.empty() ? "" : ", ") + name + " a multiple of " + json_number(m).dump();
   const bool only_exact = !exact_sizes.empty() && multiples.size() == known_sizes.size();
   json purpose = fixed_lengths && missing.empty()
                      ? json(std::string("other input values (every buffer has a fixed length, so no size varies)") +
@@ -900,7 +898,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   if (sized)
     s.inferred.push_back("workloads: timed at the sizes given, a small check at " + [&] {
       std::string t;
-      for (const std::string& n : known_sizes) t += (t.empty() ? "" : ", ") + n + " = " + number(small.at(n)).dump();
+      for (const std::string& n : known_sizes) t += (t.empty() ? "" : ", ") + n + " = " + json_number(small.at(n)).dump();
       return t;
     }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>([&] {
       double total = 0;
@@ -910,7 +908,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   for (const std::string& m : missing)
     s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE" +
                       (multiples.count(m) ? " (the threads your host launches on x, a multiple of " +
-                                                number(multiples.at(m)).dump() + ")"
+                                                json_number(multiples.at(m)).dump() + ")"
                        : m.rfind("threads_", 0) == 0 ? " (the threads your host launches on " + m.substr(8) + ")"
                                                      : ""));
 
