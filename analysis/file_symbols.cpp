@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include "grammar/constant_variables.hpp"
@@ -60,6 +61,33 @@ FileSymbols file_symbols(const grammar::ParsedKernel& k, const IncludedHeaders& 
         grew = true;
       }
     }
+  }
+  // A file-scope whole-number constant (`const int threads_per_block = 512;`,
+  // constexpr, static const) is its value wherever the kernel reads it, as a
+  // macro is: Rodinia's particle filter counts its blocks by one.
+  static const std::set<std::string> type_words = {"static", "const", "constexpr", "unsigned", "signed",
+                                                   "int",    "long",  "short",     "size_t"};
+  for (const grammar::Element& el : k.elements) {
+    if (el.function >= 0 || (until_line > 0 && k.tokens[el.tokens.first].line >= until_line)) continue;
+    std::vector<const grammar::Token*> code;
+    for (std::size_t t = el.tokens.first; t <= el.tokens.last && t < k.tokens.size(); ++t)
+      if (k.tokens[t].kind != TokenKind::Comment) code.push_back(&k.tokens[t]);
+    if (code.size() < 5 || !code.back()->is(";")) continue;
+    const std::size_t n = code.size();
+    bool constant = false, words = true;
+    for (std::size_t i = 0; i + 4 < n; ++i) {
+      words = words && code[i]->kind == TokenKind::Identifier && type_words.count(code[i]->text);
+      constant = constant || code[i]->is("const") || code[i]->is("constexpr");
+    }
+    const grammar::Token &name = *code[n - 4], &value = *code[n - 2];
+    if (!words || !constant || name.kind != TokenKind::Identifier || !code[n - 3]->is("=") ||
+        value.kind != TokenKind::Number || out.integer_macros.count(name.text))
+      continue;
+    std::smatch m;
+    if (std::regex_match(value.text, m, number)) try {
+        out.integer_macros[name.text] = MacroValue{std::stoll(m[1].str()), name.line, "", false};
+      } catch (const std::exception&) {
+      }
   }
   for (const auto& [name, def] : build.defined)
     if (!def.function_like && !out.integer_macros.count(name) && !def.body.empty())

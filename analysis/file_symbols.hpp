@@ -3,6 +3,8 @@
 // `gi init` meets them in an index or a guard:
 //  - object-like macros of a whole number (`#define BLOCK_SIZE 16`): their
 //    value is the kernel's, so an index over them is arithmetic like any;
+//  - file-scope whole-number constants (`const int threads_per_block = 512;`,
+//    constexpr): kept with the macros, as their value is as fixed;
 //  - function-like macros (`#define IDX2C(i, j, ld) (((j) * (ld)) + (i))`):
 //    a use is its expansion (analysis/macro_expansion.hpp);
 //  - `__constant__` variables (`__constant__ int c_VoxelNumber;`): set by

@@ -48,6 +48,7 @@ Analyser::Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, c
     if (!c.array && integer_vector_size(c.type) > 0) vectors_[name] = integer_vector_size(c.type);
   }
   collect_definitions();
+  collect_real_names();
 }
 
 ParameterUse Analyser::run() {
@@ -85,6 +86,7 @@ ParameterUse Analyser::run() {
   out.work.flattened_rows_line = flattened_line_;
   // Buffers whose loaded values index another: integer inputs gi must not fill at random.
   for (PointerUse& u : out.pointers) u.values_index = values_index_.count(u.name) > 0;
+  note_tested_values(out.pointers);
   // The __constant__ arrays, indexed as buffers are: the element their
   // indices reach, which must lie within the declared length. Last, so that
   // the work item stays the parameters' guard's.

@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/file_symbols.hpp"
@@ -54,6 +55,12 @@ struct PointerUse {
   // A texture object parameter (cudaTextureObject_t): the element type its
   // tex1Dfetch<T> calls read ("float4"); "?" when they read two types.
   std::string texture_type;
+  // The values an if tests an element of it against, where two numbers
+  // bound them (`v >= 0.0f && v < 256.0f`, v = reference[i]: 0 and 256, as
+  // written): inputs drawn there fill a histogram's bins, and a little
+  // wider reach both sides of each test. Empty where no test says.
+  std::optional<std::pair<double, double>> tested_values;
+  std::string tested_values_evidence;  // "line 22: r = reference[pixel], 0 <= r < 256"
 };
 
 struct WorkItem {

@@ -43,10 +43,14 @@ using grammar::ElementKind;
 using grammar::TokenKind;
 
 // A value's range: lo <= value <= hi; hi empty when nothing bounds it (the
-// global thread index before its guard).
+// global thread index before its guard). A real value (a float's, `real`:
+// analysis/parameter_use_reals.cpp) is bounded by whole numbers too, and
+// may fall strictly below its upper end (`strict`: v < hi, from `v < 256.0f`).
 struct Range {
   SymbolicSize lo;
   std::optional<SymbolicSize> hi;
+  bool real = false;
+  bool strict = false;  // real only: value < hi
 };
 
 struct Bound {
@@ -56,16 +60,22 @@ struct Bound {
   std::string past_bound;   // the direction of that site meaning "past the limit"
   std::string unreadable;   // under kUnreadable: the guard, and why gi cannot use its limit
   bool one_value = false;   // from `x == c`: one thread, never the work item's bound
-  // Under kUnreadable: the limit's tokens (0, 0: none) and whether the
-  // comparison includes it (`<=`). A limit that differs per thread (`i <
-  // last`, last = tid * bins + bins) still caps a counter by its largest
-  // value under the guards where the counter is read.
+  // Under kUnreadable: the limit's tokens (0, 0: none). A limit that
+  // differs per thread (`i < last`, last = tid * bins + bins) still caps a
+  // counter by its largest value under the guards where the counter is read.
   std::size_t limit_first = 0, limit_last = 0;
+  // Whether the comparison includes its limit as written (`<=`, `==`,
+  // `>=`): a whole number's limit is the same either way (x <= 9 is x < 10),
+  // a real value's is not (v <= 9.0f is no v < 10.0f).
   bool inclusive = false;
 };
 
 // The range of a value known exactly.
 inline Range exact(const SymbolicSize& s) { return Range{s, s}; }
+
+// A float literal that is a whole number (`256.0f`): that number, real;
+// nullopt for any other text (analysis/parameter_use_reals.cpp).
+std::optional<Range> real_literal(const std::string& text);
 
 // A guard's key for a lower bound: kLowerBound + name (Bound::limit is then
 // the smallest value, inclusive); from the false side of a ternary's test.
@@ -142,6 +152,9 @@ class Analyser {
   mutable long long written_block_ = 0;
   mutable std::string written_block_evidence_;
   std::set<std::string> values_index_;
+  // Locals and parameters declared with a floating type (float, double):
+  // their values are real (analysis/parameter_use_reals.cpp).
+  std::set<std::string> reals_;
 
   // The body's tokens and expressions: inline, every part reads them.
   const grammar::Token& tok(std::size_t t) const { return k_.tokens[t]; }
@@ -250,7 +263,24 @@ class Analyser {
   void refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const;
   std::optional<Range> helper_value(const Expr& call, const std::map<std::string, Bound>& guards, std::string& why,
                                     int depth) const;
+  std::optional<Expr> only_return() const;
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
+
+  // analysis/parameter_use_reals.cpp: real (float) values, bounded by guards
+  // and truncated to an index.
+  void collect_real_names();
+  std::optional<Range> real_name(const std::string& name, const std::map<std::string, Bound>& guards,
+                                 std::string& why) const;
+  static std::optional<Range> real_arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why);
+  static std::optional<Range> truncated(const Range& r, bool toward_zero, std::string& why);
+  std::optional<Range> conversion(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                                  int depth) const;
+  static bool is_rounding(const Expr& e);
+  std::optional<SymbolicSize> exact_quotient(const Expr& e, const std::map<std::string, Bound>& guards,
+                                             int depth) const;
+  void note_tested_values(std::vector<PointerUse>& pointers) const;
+  static std::optional<Range> shifted_or_masked(const std::string& op, const Range& a, const Range& b);
+  void helper_guard(const Expr& call, bool negated, int line, std::map<std::string, Bound>& out) const;
 
   // analysis/parameter_use_guards.cpp: guards, the work item.
   void bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out,

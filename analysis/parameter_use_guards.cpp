@@ -17,6 +17,9 @@ namespace gi::analysis::detail {
 // kNoSite for a loop's condition).
 void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::string, Bound>& out,
                            const std::string& if_site) const {
+  if (c.kind == ExprKind::Unary && c.text == "!" && c.children.size() == 1)
+    return bounds_from(c.children[0], !negated, line, out, if_site == kNoSite ? kNoSite : "");
+  if (c.kind == ExprKind::Call) return helper_guard(c, negated, line, out);
   if (c.kind != ExprKind::Binary || c.children.size() != 2) return;
   if ((!negated && c.text == "&&") || (negated && c.text == "||")) {
     const std::string operand = if_site == kNoSite ? kNoSite : "";
@@ -48,15 +51,17 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   // `0 < x` (x > 0): x's least value, as a clamp's false side gives it.
   if ((op == ">" || op == ">=") && name->kind == ExprKind::Name) {
     const auto r = eval(*limit, {}, why);
-    if (r && r->hi && *r->hi == r->lo)
-      out.emplace(kLowerBound + key, Bound{op == ">" ? r->lo + SymbolicSize::constant(1) : r->lo, line, "", "", "",
-                                           false});
+    if (r && r->hi && *r->hi == r->lo && !r->strict) {
+      Bound low{op == ">" ? r->lo + SymbolicSize::constant(1) : r->lo, line, "", "", "", false};
+      low.inclusive = op == ">=";
+      out.emplace(kLowerBound + key, low);
+    }
     return;
   }
   // `i == c` bounds i by c as `i <= c` does (its lower end is its definition's).
   if (op != "<" && op != "<=" && op != "==") return;
   const auto r = eval(*limit, {}, why);
-  if (!r || !r->hi || !(*r->hi == r->lo)) {
+  if (!r || !r->hi || !(*r->hi == r->lo) || r->strict) {
     Bound u{SymbolicSize(), line, "", "", "", false};
     u.unreadable = "the guard '" + expression_text(k_.tokens, c) + "' (line " + std::to_string(line) +
                    ") names no size gi can use" + (why.empty() ? std::string() : ": " + why);
@@ -70,12 +75,42 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   if (op == "<=" || op == "==") l = l + SymbolicSize::constant(1);
   Bound b{l, line, "", "", "", false};
   b.one_value = op == "==";
+  b.inclusive = op == "<=" || op == "==";
   if (if_site != kNoSite) {
     b.branch = !if_site.empty() ? if_site
                                 : "op@" + std::to_string(tok(c.first).line) + ":" + std::to_string(tok(c.first).column);
     b.past_bound = negated ? "true" : "false";
   }
   out.emplace(key, b);
+}
+
+// A call of a __device__ helper that returns one test (`is_grey(v)`,
+// returning `value >= 0.0f && value < 256.0f`): the bounds that test gives
+// its parameters, on the names the call passes for them. A limit that names
+// a parameter is what the call passes for it (`in_range(v, n)`), so every
+// limit is over the caller's sizes.
+void Analyser::helper_guard(const Expr& call, bool negated, int line, std::map<std::string, Bound>& out) const {
+  const auto found = find_helper(call.callee(), [](const grammar::Function&) { return true; });
+  if (!found || found->function->params.size() + 1 != call.children.size()) return;
+  Analyser sub(*found->file, *found->function, symbols_, true);
+  std::map<std::string, std::string> passed;  // the helper's parameter -> the caller's name
+  for (std::size_t i = 0; i < found->function->params.size(); ++i) {
+    const Expr& argument = call.children[i + 1];
+    std::string ignored;
+    sub.arguments_[found->function->params[i].name] = eval(argument, {}, ignored);
+    if (argument.kind == ExprKind::Name) passed[found->function->params[i].name] = argument.text;
+  }
+  const auto test = sub.only_return();
+  if (!test) return;
+  std::map<std::string, Bound> inner;
+  sub.bounds_from(*test, negated, line, inner, kNoSite);
+  for (auto& [key, bound] : inner) {
+    const bool lower = key.rfind(kLowerBound, 0) == 0;
+    const auto to = passed.find(lower ? key.substr(kLowerBound.size()) : key);
+    if (to == passed.end()) continue;
+    bound.line = line;
+    out.emplace(lower ? kLowerBound + to->second : to->second, bound);
+  }
 }
 
 // A read inside an if's or a while's condition, right of `&&` (or `||`,

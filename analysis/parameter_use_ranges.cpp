@@ -25,12 +25,14 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
   switch (e.kind) {
     case ExprKind::Literal:
       if (const auto v = whole_literal(e)) return exact(SymbolicSize::constant(*v));
+      if (const auto r = real_literal(e.text)) return r;
       why = "'" + e.text + "' is no whole number";
       return std::nullopt;
     case ExprKind::Name: {
       // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
       if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
         return exact(SymbolicSize::constant(m->second.value));
+      if (reals_.count(e.text)) return real_name(e.text, guards, why);
       const auto g = guards.find(e.text);
       const auto low = guards.find(kLowerBound + e.text);
       if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
@@ -119,13 +121,14 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       return std::nullopt;
     }
     case ExprKind::Cast:
-      return e.children.empty() ? std::nullopt : eval(e.children[0], guards, why, depth);
+      return conversion(e, guards, why, depth);
     case ExprKind::Unary:
       // `k++` reads k; `++k` reads k + 1 (k as straight-line code leaves it here).
       if (e.children.size() == 1 && (e.text == "post++" || e.text == "post--"))
         return eval(e.children[0], guards, why, depth);
       if (e.children.size() == 1 && (e.text == "++" || e.text == "--")) {
         const auto a = eval(e.children[0], guards, why, depth);
+        if (a && a->real) break;
         bool known = true;
         return a ? arithmetic("+", *a, exact(SymbolicSize::constant(e.text == "++" ? 1 : -1)), why, known)
                  : std::nullopt;
@@ -134,7 +137,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         const auto a = eval(e.children[0], guards, why, depth);
         if (!a) return std::nullopt;
         if (e.text == "+") return a;
-        if (!a->hi) break;
+        if (!a->hi || a->real) break;
         return Range{*a->hi * SymbolicSize::constant(-1), a->lo * SymbolicSize::constant(-1)};
       }
       break;
@@ -154,6 +157,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         const auto expanded = expand_macro_call(e, m->first, m->second, why);
         return expanded ? eval(*expanded, guards, why, depth + 1) : std::nullopt;
       }
+      if (is_rounding(e)) return conversion(e, guards, why, depth);
       if (const auto r = helper_value(e, guards, why, depth)) return r;
       // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
       const std::string f = e.callee();
@@ -162,6 +166,10 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if ((!is_min && !is_max) || e.children.size() != 3) break;
       std::string ignored;
       const auto a = eval(e.children[1], guards, ignored, depth), b = eval(e.children[2], guards, ignored, depth);
+      if ((a && a->real) || (b && b->real)) {
+        why = "'" + expression_text(k_.tokens, e) + "' takes the " + f + " of a real value, which gi does not bound";
+        return std::nullopt;
+      }
       const auto is_exact = [](const std::optional<Range>& r) { return r && r->hi && *r->hi == r->lo; };
       const auto at_least = [](const SymbolicSize& x, const SymbolicSize& y) { return (x - y).non_negative(); };
       Range out;
@@ -271,7 +279,7 @@ std::optional<Range> Analyser::sum_below_twice(const Expr& e, const std::map<std
     std::string ignored;
     const auto ra = eval(a, without(guards, key), ignored, depth + 1);
     const auto rb = eval(b, guards, ignored, depth + 1);
-    if (!ra || !rb || !rb->hi || !ra->lo.non_negative_for_sizes() || !rb->lo.non_negative_for_sizes()) continue;
+    if (!ra || !rb || !rb->hi || ra->real || rb->real || !ra->lo.non_negative_for_sizes() || !rb->lo.non_negative_for_sizes()) continue;
     const SymbolicSize most = *rb->hi * SymbolicSize::constant(2) -
                               SymbolicSize::constant(g->second.inclusive ? 0 : 1);
     return Range{ra->lo + rb->lo, most};
@@ -298,12 +306,23 @@ std::optional<Range> Analyser::global_index_range(int axis, const Expr& e,
 // set where it is one of them but the result has no bound gi can write.
 // a + b: both ends add; no upper end where either has none.
 Range Analyser::plus(const Range& a, const Range& b) {
+  std::string ignored;
+  if (a.real || b.real) return *real_arithmetic("+", a, b, ignored);
   return Range{a.lo + b.lo, a.hi && b.hi ? std::optional<SymbolicSize>(*a.hi + *b.hi) : std::nullopt};
 }
 
 std::optional<Range> Analyser::arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
                                           bool& known) {
   known = false;
+  if (a.real || b.real) {
+    known = true;
+    return real_arithmetic(op, a, b, why);
+  }
+  if (op == ">>" || op == "<<" || op == "&") {
+    const auto r = shifted_or_masked(op, a, b);
+    known = r.has_value();
+    return r;
+  }
   const auto both = [&](auto f) -> std::optional<SymbolicSize> {
     if (!a.hi || !b.hi) return std::nullopt;
     return f(*a.hi, *b.hi);
@@ -384,7 +403,10 @@ std::optional<Range> Analyser::either(const Range& a, const Range& b) {
                         ? SymbolicSize::max_of(*a.hi + one, *b.hi + one) - one
                         : std::optional<SymbolicSize>();
   if (!least || !most) return std::nullopt;
-  return Range{*least, *most};
+  Range r{*least, *most};
+  r.real = a.real || b.real;
+  r.strict = a.strict && b.strict;  // strictly below the larger end only where both are
+  return r;
 }
 
 // `if (C) name = A;` (with or without `else name = B;`): A under what C
@@ -513,6 +535,10 @@ std::optional<Range> Analyser::eval_linear(const LinearForm& f, const std::map<s
   for (const auto& [text, term] : f.terms) {
     const auto r = eval(term.atom, guards, why, depth + 1);
     if (!r) return std::nullopt;
+    if (r->real) {
+      if (why.empty()) why = "'" + text + "' is a real value in a sum gi adds up term by term";
+      return std::nullopt;
+    }
     const SymbolicSize c = SymbolicSize::constant(term.coefficient);
     Range scaled{r->lo * c, r->hi ? std::optional<SymbolicSize>(*r->hi * c) : std::nullopt};
     if (term.coefficient < 0) {
@@ -537,16 +563,21 @@ void Analyser::refine(const Expr& test, std::map<std::string, Bound>& yes, std::
   const Expr *x = cmp->subject, *c = cmp->other;
   std::string ignored;
   const auto r = eval(*c, {}, ignored);
-  if (!r || !r->hi || !(*r->hi == r->lo)) return;
+  if (!r || !r->hi || !(*r->hi == r->lo) || r->strict) return;
   const SymbolicSize v = r->lo, one = SymbolicSize::constant(1);
-  const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit) { g[x->text] = Bound{limit, 0, "", "", "", false}; };
-  const auto lower = [&](std::map<std::string, Bound>& g, SymbolicSize least) {
-    g[kLowerBound + x->text] = Bound{least, 0, "", "", "", false};
+  // `inclusive`: the test, or its failing, includes c itself (analysis/parameter_use_reals.cpp).
+  const auto upper = [&](std::map<std::string, Bound>& g, SymbolicSize limit, bool inclusive) {
+    g[x->text] = Bound{limit, 0, "", "", "", false};
+    g[x->text].inclusive = inclusive;
   };
-  if (op == "<") upper(yes, v), lower(no, v);
-  else if (op == "<=") upper(yes, v + one), lower(no, v + one);
-  else if (op == ">") lower(yes, v + one), upper(no, v + one);
-  else if (op == ">=") lower(yes, v), upper(no, v);
+  const auto lower = [&](std::map<std::string, Bound>& g, SymbolicSize least, bool inclusive) {
+    g[kLowerBound + x->text] = Bound{least, 0, "", "", "", false};
+    g[kLowerBound + x->text].inclusive = inclusive;
+  };
+  if (op == "<") upper(yes, v, false), lower(no, v, true);
+  else if (op == "<=") upper(yes, v + one, true), lower(no, v + one, false);
+  else if (op == ">") lower(yes, v + one, false), upper(no, v + one, true);
+  else if (op == ">=") lower(yes, v, true), upper(no, v, false);
 }
 
 // A call of a __device__ helper whose body ends in its only `return EXPR;`:
@@ -562,20 +593,26 @@ std::optional<Range> Analyser::helper_value(const Expr& call, const std::map<std
     std::string ignored;
     sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
   }
-  std::optional<std::size_t> ret;
-  for (std::size_t i = 0; i < sub.elements_.size(); ++i)
-    if (sub.is_return(i)) {
-      if (ret) return std::nullopt;  // several returns: not followed
-      ret = i;
-    }
-  if (!ret) return std::nullopt;
-  const grammar::Element& el = sub.k_.elements[sub.elements_[*ret]];
-  const auto e = sub.parse(sub.next(el.tokens.first), sub.prev(el.tokens.last));
+  const auto e = sub.only_return();
   if (!e) return std::nullopt;
   std::string inner;
   const auto r = sub.eval(*e, {}, inner, depth + 1);
   if (!r && why.empty()) why = "in " + name + ": " + inner;
   return r;
+}
+
+// The value of a function whose body has one `return EXPR;`: EXPR; nullopt
+// for none or several returns.
+std::optional<Expr> Analyser::only_return() const {
+  std::optional<std::size_t> ret;
+  for (std::size_t i = 0; i < elements_.size(); ++i)
+    if (is_return(i)) {
+      if (ret) return std::nullopt;
+      ret = i;
+    }
+  if (!ret) return std::nullopt;
+  const grammar::Element& el = k_.elements[elements_[*ret]];
+  return parse(next(el.tokens.first), prev(el.tokens.last));
 }
 
 std::map<std::string, Bound> Analyser::without(std::map<std::string, Bound> g, const std::string& name) {

@@ -1120,7 +1120,8 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
       {"masked_mean", {"n=4194304"}},     {"row_sum", {"rows=4096", "cols=1024"}},
       {"row_max", {"rows=4096", "cols=1024"}},       {"histogram256", {"n=4194304"}},
       {"slice_sums", {"nx=128", "ny=128", "nz=128"}}, {"vector_max", {"n=4194304"}},
-      {"weighted_sum", {"n=4194304"}},    {"box_filter", {"width=4096", "height=1024", "radius=3"}}};
+      {"weighted_sum", {"n=4194304"}},    {"box_filter", {"width=4096", "height=1024", "radius=3"}},
+      {"joint_histogram64", {"pixels=4194304"}}};
   for (const Inferred& k : kernels) {
     SCOPED_TRACE(k.kernel);
     const SpecScaffold s = scaffold_spec(read(kernel_file(k.kernel)), kernel_file(k.kernel).string(), std::nullopt,
@@ -1713,8 +1714,35 @@ TEST(SpecInference, HostCodeInAUsersFileIsSetAsideInTheEmulatorsCoverageRun) {
   fs::remove_all(root);
 }
 
+// A float input the kernel tests against two numbers (joint_histogram64's
+// is_grey: 0 <= v < 256) is drawn across them on the timed workload, so the
+// bins fill as a histogram's do, and an eighth of the width past each end on
+// the small check, so that each of the tests goes both ways. --like wins.
+TEST(SpecInference, InputsAreDrawnAcrossTheValuesTheKernelTests) {
+  const SpecScaffold s = scaffold_spec(read(kernel_file("joint_histogram64")), "joint_histogram64.cu", std::nullopt,
+                                       "user", parse_init_sizes({"pixels=4194304"}, {"floating:normal(128,40)"}));
+  const auto& w = s.spec["workloads"];
+  EXPECT_EQ(w["train"]["variables"]["inputs"]["reference"], nlohmann::ordered_json::parse(R"({"uniform": [0, 256]})"));
+  EXPECT_EQ(w["train_checks"][0]["variables"]["inputs"]["reference"],
+            nlohmann::ordered_json::parse(R"({"uniform": [-32, 288]})"));
+  EXPECT_NE(w["train_checks"][0]["purpose"].get<std::string>().find("values of reference past both ends"),
+            std::string::npos) << w["train_checks"][0]["purpose"];
+  for (const auto& v : w["validate"])
+    EXPECT_EQ(v["variables"]["inputs"]["floating"], nlohmann::ordered_json::parse(R"({"normal": [128, 40]})"));
+  EXPECT_EQ(w["validate"][3]["variables"]["inputs"]["reference"], nlohmann::ordered_json::parse(R"({"uniform": [-64, 320]})"));
+  bool said = false;
+  for (const std::string& line : s.inferred) said = said || line.find("tested against 0 and 256") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// joint_histogram64 with padding tested above only: a grey value below 0
+// would bin below the histogram, so nothing bounds the bin.
 TEST(SpecInference, WhereTheKernelDoesNotSayFillStaysWithTheReason) {
-  const SpecScaffold s = scaffold_spec(read(kernel_file("joint_histogram64")), "joint_histogram64.cu", std::nullopt, "user",
+  std::string source = read(kernel_file("joint_histogram64"));
+  const std::string grey = "return value >= 0.0f && value < 256.0f;";
+  ASSERT_NE(source.find(grey), std::string::npos);
+  source.replace(source.find(grey), grey.size(), "return value < 256.0f;");
+  const SpecScaffold s = scaffold_spec(source, "joint_histogram64.cu", std::nullopt, "user",
                                        parse_init_sizes({"pixels=4194304"}, {"reference:uniform(0,256)"}));
   const auto left = fitness::fields_to_fill(json::parse(s.spec.dump()));
   ASSERT_FALSE(left.empty());

@@ -1,6 +1,6 @@
 #include "gi/seed/coverage_checks.hpp"
 
-#include "gi/seed/spec_scaffold.hpp"
+#include "gi/seed/input_distributions.hpp"
 
 namespace gi {
 

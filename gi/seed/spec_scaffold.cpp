@@ -17,6 +17,7 @@
 #include "gi/publish/validation.hpp"
 #include "gi/seed/block_size_choice.hpp"
 #include "gi/seed/init_workloads.hpp"
+#include "gi/seed/input_distributions.hpp"
 #include "gi/seed/record_params.hpp"
 #include "gi/seed/tolerance_draft.hpp"
 #include "grammar/call_graph.hpp"
@@ -126,23 +127,6 @@ json value_of(const std::string& name, const std::string& type) {
   return json(names);
 }
 
-}  // namespace
-
-const json& default_float_distribution() {
-  static const json d = {{"uniform", json::array({-1, 1})}};
-  return d;
-}
-
-namespace {
-
-// Held-out data varies the values as well as the sizes.
-const json& varied_distribution(int workload) {
-  static const json d[] = {{{"uniform", json::array({-1, 1})}}, {{"normal", json::array({0, 1})}},
-                           {{"uniform", json::array({0, 1})}},  {{"uniform", json::array({-5, -1})}},
-                           {{"normal", json::array({0, 100})}}, {{"uniform", json::array({-1, 1})}}};
-  return d[workload < 0 ? 0 : workload % 6];
-}
-
 // The file's __constant__ variables that `entry` or a function it calls names.
 std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKernel& k, const std::string& entry) {
   const std::set<std::string> named = grammar::names_used_by(k, grammar::functions_reachable_from(k, entry));
@@ -150,15 +134,6 @@ std::vector<grammar::ConstantVariable> constants_read(const grammar::ParsedKerne
   for (grammar::ConstantVariable& c : grammar::constant_variables(k))
     if (named.count(c.name)) out.push_back(std::move(c));
   return out;
-}
-
-// An integer input's values where nothing else says: small, of both signs
-// (an unsigned type holds no negative value, which the generator refuses).
-json default_integer_distribution(const std::string& type) {
-  // An 8-bit unsigned buffer is an image's grey levels or a mask: all of 0..255.
-  if (type == "uint8" || type == "uchar4") return {{"uniform", json::array({0, 255})}};
-  const bool is_unsigned = type == "unsigned" || type.rfind("uint", 0) == 0;
-  return {{"uniform", json::array({is_unsigned ? 0 : -100, 100})}};
 }
 
 // An array __constant__ the kernel reads (`__constant__ float c_Kernel[KERNEL_LENGTH];`):
@@ -437,6 +412,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   json parameters = json::array();
   json train_inputs = json::object();  // buffer -> distribution on the timed workload
   std::map<std::string, bool> varies;  // buffer -> whether held-out workloads vary its values
+  std::map<std::string, std::pair<double, double>> tested;  // buffer -> the values the kernel tests it against
   std::set<std::string> size_vars;     // scalars that size buffers or the grid
   FloatOutputs outputs;  // what the tolerance depends on
   analysis::SymbolicSize min_bytes_total;
@@ -571,7 +547,12 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       json d;
       if (given.like.count(p.name)) d = given.like.at(p.name);
       else if (!start.is_null()) d = start;
-      else if (is_float_type(type)) d = default_float_distribution();
+      else if (is_float_type(type) && u && u->tested_values) {
+        d = tested_distribution(*u->tested_values, -1);
+        tested[p.name] = *u->tested_values;
+        s.inferred.push_back("inputs of '" + p.name + "': " + d.dump() + " on the timed workload, wider on the small check (" +
+                             u->tested_values_evidence + ")");
+      } else if (is_float_type(type)) d = default_float_distribution();
       else if (u && u->values_index)
         d = {{"uniform", json::array({0, fill("largest value of '" + p.name +
                                                "' (its values index another buffer: its element count minus 1)")})}};
@@ -773,7 +754,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     json inputs = train_inputs;
     if (varied >= 0)
       for (auto& [name, d] : inputs.items())
-        if (varies[name]) d = varied_distribution(varied);
+        if (varies[name])
+          d = tested.count(name) ? tested_distribution(tested.at(name), varied) : varied_distribution(varied);
     v["inputs"] = inputs;
     return v;
   };
@@ -884,6 +866,9 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     if (std::find(known_sizes.begin(), known_sizes.end(), name) != known_sizes.end())
       exact_sizes += (exact_sizes.empty() ? "" : ", ") + name + " a multiple of " + json_number(m).dump();
   const bool only_exact = !exact_sizes.empty() && multiples.size() == known_sizes.size();
+  std::string tested_text;  // "; values of reference and floating past both ends of what the kernel tests them against"
+  for (const auto& [name, range] : tested) tested_text += (tested_text.empty() ? "; values of " : " and ") + name;
+  if (!tested_text.empty()) tested_text += " past both ends of what the kernel tests them against";
   json purpose = fixed_lengths && missing.empty()
                      ? json(std::string("other input values (every buffer has a fixed length, so no size varies)") +
                             (has_bool ? "; every bool the other way from the timed workload" : ""))
@@ -892,7 +877,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                                    ? "sizes that are no multiple of any block size, but " + exact_sizes +
                                          " (the kernel has no guard on x): the guards' edges"
                                    : std::string("sizes that are no multiple of any block size: the last block's guard")) +
-                              (has_bool ? "; every bool the other way from the timed workload" : ""))
+                              (has_bool ? "; every bool the other way from the timed workload" : "") +
+                              tested_text)
                        : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
                                    "multiple of the block"));
   if (sized)

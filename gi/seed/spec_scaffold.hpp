@@ -39,10 +39,6 @@ struct SpecScaffold {
   std::vector<std::string> inferred;  // "field: value (evidence)" for each field read from the kernel
 };
 
-// The distribution gi init draws a float input from where the user gives
-// none (--like) and the kernel needs no other start: uniform(-1, 1).
-const nlohmann::ordered_json& default_float_distribution();
-
 // Throws std::runtime_error naming the file: no kernel, an unknown --entry,
 // several kernels and no --entry (the message lists them), a --size or
 // --like naming no parameter. `headers`: the macros of the local headers the
