@@ -5,7 +5,10 @@
 // ReduceRigidSums walks its points with `for (k = threadIdx.x; k < count; k
 // += blockDim.x)` and sums them in shared memory, once per block. gi init
 // launches such a kernel as one block; more would only repeat the work (and
-// its atomics), and no guard on a global index could say how many.
+// its atomics), and no guard on a global index could say how many. So is a
+// kernel that reads the block index only to single out the grid's first
+// thread (`int i = blockIdx.x * blockDim.x + threadIdx.x; if (i == 0) ...`,
+// and nowhere else): only block 0 works.
 #include <string>
 
 #include "analysis/file_symbols.hpp"

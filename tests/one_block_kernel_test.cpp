@@ -83,6 +83,44 @@ TEST(OneBlockKernel, ABlockIndexInAMacroOrAHelperKeepsTheGridToTheUser) {
       << spec["launch"]["grid"][0];
 }
 
+// Rodinia's particle filter sums its partial sums in the grid's first thread:
+// the global index is read only in `i == 0`, so one block does the work.
+const std::string kFirstThread =
+    "const int threads_per_block = 512;\n"
+    "__global__ void sum_kernel(double* partial_sums, int n) {\n"
+    "  int block_id = blockIdx.x;\n"
+    "  int i = blockDim.x * block_id + threadIdx.x;\n"
+    "  if (i == 0) {\n"
+    "    double sum = 0.0;\n"
+    "    int num_blocks = ceil((double) n / (double) threads_per_block);\n"
+    "    for (int x = 0; x < num_blocks; x++) sum += partial_sums[x];\n"
+    "    partial_sums[0] = sum;\n"
+    "  }\n"
+    "}\n";
+
+TEST(OneBlockKernel, AKernelReadingTheBlockIndexOnlyToPickTheFirstThreadIsOneBlock) {
+  SpecScaffold s;
+  const json spec = draft(kFirstThread, {"n=1000000"}, &s);
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  EXPECT_EQ(spec["launch"]["grid"], json::array({1, 1, 1}));
+  EXPECT_EQ(spec["parameters"][0]["count"], "ceil_div(n, 512)");
+  EXPECT_TRUE(any_contains(s.inferred, "reads the block index only in 'i', the global index, which line 5 compares with 0"));
+  // Where the block index means more, the grid stays the user's:
+  const auto refused = [](std::string source, const std::string& from, const std::string& to) {
+    source.replace(source.find(from), from.size(), to);
+    return draft(source, {"n=1000000"})["launch"]["grid"][0].is_string();
+  };
+  // another thread than the first (block 1's thread 0 when B = 1, ...),
+  EXPECT_TRUE(refused(kFirstThread, "i == 0", "i == 1"));
+  // the global index read elsewhere,
+  EXPECT_TRUE(refused(kFirstThread, "partial_sums[0] = sum;", "partial_sums[0] = sum + i;"));
+  // a local that is no global index (thread k of block k: one per block),
+  EXPECT_TRUE(refused(kFirstThread, "blockDim.x * block_id + threadIdx.x", "threadIdx.x - block_id"));
+  // blockIdx read outside the locals, or a 2-D block.
+  EXPECT_TRUE(refused(kFirstThread, "double sum = 0.0;", "double sum = blockIdx.x;"));
+  EXPECT_TRUE(refused(kFirstThread, "double sum = 0.0;", "double sum = threadIdx.y;"));
+}
+
 TEST(OneBlockKernel, ATwoDimensionalBlockIsNotOneBlockOfBThreads) {
   std::string tile = kBlockSum;
   tile.replace(tile.find("partial[threadIdx.x] = s;"), 25, "partial[threadIdx.x] = s + threadIdx.y;");
