@@ -1121,7 +1121,12 @@ TEST(SpecInference, PlainKernelsGetASpecWithNoFillThatMatchesTheHandWrittenOne) 
       {"row_max", {"rows=4096", "cols=1024"}},       {"histogram256", {"n=4194304"}},
       {"slice_sums", {"nx=128", "ny=128", "nz=128"}}, {"vector_max", {"n=4194304"}},
       {"weighted_sum", {"n=4194304"}},    {"box_filter", {"width=4096", "height=1024", "radius=3"}},
-      {"joint_histogram64", {"pixels=4194304"}}};
+      {"joint_histogram64", {"pixels=4194304"}},
+      // The coarse grid's extents are parameters of their own: the user ties them.
+      {"grid_scatter", {"nx=160", "ny=160", "nz=160", "spacing=5", "gx=ceil_div(nx,spacing)", "gy=ceil_div(ny,spacing)"}},
+      {"scale_rows", {"rows=2048", "cols=2048"}},   {"transfer_curve", {"count=16777216", "lo=-1", "hi=1"}},
+      {"planes_to_deformation", {"nx=256", "ny=256", "nz=160"}},
+      {"deformation_to_planes", {"nx=256", "ny=256", "nz=160"}}};
   for (const Inferred& k : kernels) {
     SCOPED_TRACE(k.kernel);
     const SpecScaffold s = scaffold_spec(read(kernel_file(k.kernel)), kernel_file(k.kernel).string(), std::nullopt,

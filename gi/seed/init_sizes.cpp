@@ -82,8 +82,10 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
     const std::size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw std::runtime_error("--size '" + s + "': expected NAME=VALUE, e.g. n=4000000");
-    // A vector's components: --size dim=64,64,32 sets dim_x, dim_y, dim_z.
-    if (const std::string value = s.substr(eq + 1); value.find(',') != std::string::npos) {
+    // A vector's components: --size dim=64,64,32 sets dim_x, dim_y, dim_z (a
+    // comma inside brackets is a function's: gx=ceil_div(nx,spacing)).
+    if (const std::string value = s.substr(eq + 1);
+        value.find(',') != std::string::npos && value.find('(') == std::string::npos) {
       std::stringstream parts(value);
       std::string part;
       int c = 0;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "gi/seed/init_sizes.hpp"
+
 namespace gi {
 
 using json = nlohmann::ordered_json;
@@ -26,12 +28,8 @@ const json& varied_distribution(int workload) {
 
 namespace {
 
-// A whole number as an integer in the spec (256, not 256.0); else to three decimals.
-json number(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<long long>(v);
-  const double rounded = std::round(v * 1000) / 1000;
-  return rounded == std::floor(rounded) ? json(static_cast<long long>(rounded)) : json(rounded);
-}
+// To three decimals, a whole number as an integer (256, not 256.0).
+json number(double v) { return json_number(std::round(v * 1000) / 1000); }
 
 json uniform(double a, double b) { return {{"uniform", json::array({number(a), number(b)})}}; }
 json normal(double mean, double sd) { return {{"normal", json::array({number(mean), number(sd)})}}; }
