@@ -4,6 +4,8 @@
 // (gi/seed/block_size_choice.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fitness/workload/kernel_spec.hpp"
 #include "gi/seed/init_workloads.hpp"
 #include "gi/seed/spec_scaffold.hpp"
@@ -105,6 +107,13 @@ TEST(OneBlockKernel, AKernelReadingTheBlockIndexOnlyToPickTheFirstThreadIsOneBlo
   EXPECT_EQ(spec["launch"]["grid"], json::array({1, 1, 1}));
   EXPECT_EQ(spec["parameters"][0]["count"], "ceil_div(n, 512)");
   EXPECT_TRUE(any_contains(s.inferred, "reads the block index only in 'i', the global index, which line 5 compares with 0"));
+  // 16 M values of ceil_div(n, 512) would take n past an int: the held-out
+  // sizes grow as far as an int holds, and gi init says they fall short.
+  double largest = 0;
+  for (const auto& w : spec["workloads"]["validate"]) largest = std::max(largest, w["variables"]["n"].get<double>());
+  EXPECT_LE(largest, 2147483647.0);
+  EXPECT_GT(largest, 1.0e9);
+  EXPECT_TRUE(any_contains(s.notes, "fewer than the 16000000 that publishing a result asks for")) << s.notes.size();
   // Where the block index means more, the grid stays the user's:
   const auto refused = [](std::string source, const std::string& from, const std::string& to) {
     source.replace(source.find(from), from.size(), to);

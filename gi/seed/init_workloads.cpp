@@ -43,7 +43,10 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
   // so two-dimensional sizes change their aspect as well as their area.
   static const double factors[] = {1.0, 0.75, 1.3, 0.55, 1.6};
   std::vector<SizeSet> out(5, given);
+  // The sets at `scale`, and which were usable as scaled (one that is not
+  // has the given values back).
   const auto fill = [&](double scale) {
+    std::vector<bool> as_scaled;
     for (int w = 0; w < 5; ++w)
       for (std::size_t i = 0; i < size_names.size(); ++i) {
         double v = std::max(1.0, std::round(given.at(size_names[i]) * factors[(w + i) % 5] * scale));
@@ -52,10 +55,14 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
         if (w == 0 && std::fmod(v, 2.0) == 0) v += 1;
         out[w][size_names[i]] = kept_multiple(size_names[i], v, multiples);
       }
-    for (SizeSet& s : out) s = usable_or_given(s, given, size_names, usable);
+    for (SizeSet& s : out) {
+      as_scaled.push_back(!usable || usable(s));
+      s = usable_or_given(s, given, size_names, usable);
+    }
+    return as_scaled;
   };
   double scale = 1;
-  fill(scale);
+  std::vector<bool> usable_now = fill(scale);
   for (int step = 0; step < 40; ++step) {
     double total = 0;
     for (const SizeSet& s : out) total += values(s);
@@ -63,8 +70,27 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
     // Grow every size by the same factor: with d size variables the values
     // grow about as its d-th power.
     const double d = static_cast<double>(std::max<std::size_t>(1, size_names.size()));
-    scale *= std::max(1.05, std::pow(required / total, 1.0 / d) * 1.01);
-    fill(scale);
+    const double grown = scale * std::max(1.05, std::pow(required / total, 1.0 / d) * 1.01);
+    // A set that was usable and is not once grown (a size past what its
+    // type holds): the largest scale between that keeps them (halving the
+    // gap), and fewer values than required.
+    const auto loses = [&](double to) {
+      const std::vector<bool> at = fill(to);
+      for (std::size_t w = 0; w < at.size(); ++w)
+        if (usable_now[w] && !at[w]) return true;
+      return false;
+    };
+    if (loses(grown)) {
+      double low = scale, high = grown;
+      for (int halving = 0; halving < 30; ++halving) {
+        const double middle = (low + high) / 2;
+        (loses(middle) ? high : low) = middle;
+      }
+      fill(low);
+      break;
+    }
+    scale = grown;
+    usable_now = fill(scale);
   }
   return out;
 }

@@ -33,7 +33,8 @@ SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& 
 // Five held-out size sets: the size variables scaled (a different factor per
 // variable and workload, the first odd), then all scaled up together until
 // `values` (the values a workload checks, from its sizes) sums to at least
-// `required` over the five.
+// `required` over the five, or until growing would make a set that was
+// usable unusable (a size past what its type holds): then fewer.
 std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
                                     const std::function<double(const SizeSet&)>& values, double required,
                                     const UsableSizes& usable = {}, const SizeMultiples& multiples = {});

@@ -282,8 +282,15 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   std::vector<std::string> scalar_names;
   std::map<std::string, std::string> vector_types;  // a vector scalar's name -> its type, for messages
   std::set<std::string> bools;                      // they take true or false (1 or 0), nothing else
+  std::map<std::string, double> largest;  // a whole-number variable -> the largest value its type holds
   const auto add_scalar = [&](const std::string& name, const std::string& type) {
-    for (const std::string& v : variable_names(name, type)) scalar_names.push_back(v);
+    const double top = type == "int" || (type.rfind("int", 0) == 0 && type_components(type) > 1) ? 2147483647.0
+                       : type == "unsigned" || type.rfind("uint", 0) == 0                         ? 4294967295.0
+                                                                                                   : 0;
+    for (const std::string& v : variable_names(name, type)) {
+      scalar_names.push_back(v);
+      if (top > 0) largest[v] = top;
+    }
     if (type_components(type) > 1) vector_types[name] = type;
     if (type == "bool") bools.insert(name);
   };
@@ -815,9 +822,12 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       if (const auto v = r.need.evaluate(set); v && *v > r.length) return false;
     return true;
   };
-  // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size).
+  // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size),
+  // and every size within its type (an int below 2^31).
   const auto usable = [&](const SizeSet& given_set) {
     const SizeSet set = with_tied(given_set);
+    for (const auto& [name, top] : largest)
+      if (const auto v = set.find(name); v != set.end() && v->second > top) return false;
     for (int a = 0; a < 3; ++a)
       if (use.work.bound[a])
         if (const auto v = use.work.bound[a]->evaluate(set); v && *v < 1) return false;
@@ -881,16 +891,19 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                               tested_text)
                        : json(fill("what this workload drives that the timed one does not, e.g. sizes that are no "
                                    "multiple of the block"));
+  double held_out_values = 0;
+  for (const SizeSet& h : held_out) held_out_values += values(h);
   if (sized)
     s.inferred.push_back("workloads: timed at the sizes given, a small check at " + [&] {
       std::string t;
       for (const std::string& n : known_sizes) t += (t.empty() ? "" : ", ") + n + " = " + json_number(small.at(n)).dump();
       return t;
-    }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>([&] {
-      double total = 0;
-      for (const SizeSet& h : held_out) total += values(h);
-      return total;
-    }())) + " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
+    }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>(held_out_values)) +
+                         " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
+  if (sized && held_out_values < static_cast<double>(kMinValidationValues))
+    s.notes.push_back("the five held-out workloads hold " + std::to_string(static_cast<long long>(held_out_values)) +
+                      " values, fewer than the " + std::to_string(kMinValidationValues) +
+                      " that publishing a result asks for: larger sizes would not fit their types");
   for (const std::string& m : missing)
     s.notes.push_back("give the value of '" + m + "' on the timed workload: --size " + m + "=VALUE" +
                       (multiples.count(m) ? " (the threads your host launches on x, a multiple of " +
