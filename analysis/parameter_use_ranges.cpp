@@ -161,14 +161,17 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (const auto r = helper_value(e, guards, why, depth)) return r;
       // min/max: what clamps write (min(max(x + dx, 0), width - 1)).
       const std::string f = e.callee();
-      const bool is_min = f == "min" || f == "std::min" || f == "umin" || f == "imin";
-      const bool is_max = f == "max" || f == "std::max" || f == "umax" || f == "imax";
+      const bool float_min = f == "fminf" || f == "fmin", float_max = f == "fmaxf" || f == "fmax";
+      const bool is_min = f == "min" || f == "std::min" || f == "umin" || f == "imin" || float_min;
+      const bool is_max = f == "max" || f == "std::max" || f == "umax" || f == "imax" || float_max;
       if ((!is_min && !is_max) || e.children.size() != 3) break;
       std::string ignored;
       const auto a = eval(e.children[1], guards, ignored, depth), b = eval(e.children[2], guards, ignored, depth);
-      if ((a && a->real) || (b && b->real)) {
-        why = "'" + expression_text(k_.tokens, e) + "' takes the " + f + " of a real value, which gi does not bound";
-        return std::nullopt;
+      if ((a && a->real) || (b && b->real) || float_min || float_max) {
+        const auto r = real_extremum(is_min, a, b);
+        if (!r && why.empty())
+          why = "'" + expression_text(k_.tokens, e) + "': gi cannot order its operands' ends";
+        return r;
       }
       const auto is_exact = [](const std::optional<Range>& r) { return r && r->hi && *r->hi == r->lo; };
       const auto at_least = [](const SymbolicSize& x, const SymbolicSize& y) { return (x - y).non_negative(); };

@@ -288,6 +288,39 @@ std::optional<SymbolicSize> Analyser::exact_quotient(const Expr& e, const std::m
   return SymbolicSize::ceil_div(a->lo, d->lo);
 }
 
+// min or max (fminf, fmaxf, or min and max of floats) where an operand is
+// real: min(a, b) is at most either's upper end and at least the smaller
+// lower end; max(a, b) at least either's lower end and at most the larger
+// upper end. A clamp of a value gi cannot bound, `fminf(fmaxf(v, 0.0f),
+// 255.0f)`, is between 0 and 255 (and so is a NaN v: fmaxf returns 0).
+// nullopt where the ends needed cannot be ordered.
+std::optional<Range> Analyser::real_extremum(bool is_min, const std::optional<Range>& a,
+                                             const std::optional<Range>& b) {
+  const auto at_most = [](const SymbolicSize& x, const SymbolicSize& y) { return (y - x).non_negative_for_sizes(); };
+  Range r;
+  r.real = true;
+  if (is_min) {
+    if (!a || !b) return std::nullopt;
+    if (at_most(a->lo, b->lo)) r.lo = a->lo;
+    else if (at_most(b->lo, a->lo)) r.lo = b->lo;
+    else return std::nullopt;
+    // Either upper end bounds it; the smaller where gi can tell.
+    const std::optional<Range>& top = !b->hi ? a : !a->hi ? b : at_most(*a->hi, *b->hi) ? a : b;
+    r.hi = top->hi;
+    r.strict = top->strict;
+    return r;
+  }
+  if (!a && !b) return std::nullopt;
+  // Either lower end bounds it; the larger where gi can tell.
+  const std::optional<Range>& bottom = !a ? b : !b ? a : at_most(a->lo, b->lo) ? b : a;
+  r.lo = bottom->lo;
+  if (a && b && a->hi && b->hi) {
+    if (at_most(*a->hi, *b->hi)) r.hi = b->hi;
+    else if (at_most(*b->hi, *a->hi)) r.hi = a->hi;
+  }
+  return r;
+}
+
 // a >> c, a << c (c a whole number), a & b: whole numbers that are never
 // negative. nullopt for anything else.
 std::optional<Range> Analyser::shifted_or_masked(const std::string& op, const Range& a, const Range& b) {

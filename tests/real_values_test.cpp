@@ -70,6 +70,17 @@ TEST(RealValues, RoundingUpGivesTheUpperEndAndAnExactQuotient) {
   EXPECT_EQ(count(sums, "partial_sums"), "ceil_div(n, 512)");
 }
 
+// A clamp written with fminf and fmaxf bounds a value no guard does (a NaN
+// clamps to the lower end, as fmaxf returns its other operand); min and max
+// of floats are the same clamps.
+TEST(RealValues, AFloatClampBoundsTheBin) {
+  EXPECT_EQ(count(use_of(binned("i >= 0", "(int)fminf(fmaxf(v, 0.0f), 255.0f)")), "hist"), "256");
+  EXPECT_EQ(count(use_of(binned("v >= 0.0f && v < 256.0f", "min((int)v, 255) + (int)min(v, 3.0f)")), "hist"), "259");
+  // max of a value unbounded above: no upper end.
+  const auto above = use_of(binned("i >= 0", "(int)fmaxf(v, 0.0f)"));
+  EXPECT_EQ(count(above, "hist").rfind("none: ", 0), 0u) << count(above, "hist");
+}
+
 TEST(RealValues, GuardsThroughBoolHelpersAndEarlyReturns) {
   const std::string helpers =
       "__device__ bool is_grey(float value) { return value >= 0.0f && value < 256.0f; }\n"
@@ -100,8 +111,8 @@ TEST(RealValues, WhatWouldTakeAFloatForAWholeNumberIsRefusedOrCountedLarger) {
   // One side only: nothing bounds v below.
   const auto one_side = use_of(binned("v < 256.0f", "(int)v"));
   EXPECT_NE(count(one_side, "hist").find("loaded data"), std::string::npos) << count(one_side, "hist");
-  // min of a real value: not bounded (a float min is no whole-number min).
-  const auto minimum = use_of(binned("v >= 0.0f && v < 256.0f", "min((int)v, 255) + (int)min(v, 3.0f)"));
+  // A float min with one side unbounded below: nothing bounds it below.
+  const auto minimum = use_of(binned("v < 256.0f", "(int)fminf(v, 255.0f)"));
   EXPECT_EQ(count(minimum, "hist").rfind("none: ", 0), 0u) << count(minimum, "hist");
   // A cast of a value that may lie between -1 and 0 rounds it up to 0, so
   // neither end of i - 4.0f bounds (int)(i - 4.0f): refused.
