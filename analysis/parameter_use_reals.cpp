@@ -2,11 +2,12 @@
 // loaded from memory bounds an index once guards bound it and a conversion
 // makes it whole, as a histogram bins a grey value:
 //   if (v >= 0.0f && v < 256.0f) atomicAdd(&hist[(int)v >> 2], 1u);
-// A real range keeps whole-number ends: lo <= v, and v <= hi, or v < hi where
-// the guard says so (`strict`), since `(int)v` is then at most hi - 1. Only
-// + - * and division by a size keep a value real; anything else on a real
-// value (min, a shift, a linear form) is refused, so a float is never taken
-// for the whole number it would round to.
+// or once a clamp does (`fminf(fmaxf(v, 0.0f), 255.0f)`). A real range keeps
+// whole-number ends: lo <= v, and v <= hi, or v < hi where the guard says so
+// (`strict`), since `(int)v` is then at most hi - 1. Only + - *, division by
+// a size, min and max keep a value real; anything else on a real value (a
+// shift, a linear form) is refused, so a float is never taken for the whole
+// number it would round to.
 #include <algorithm>
 #include <cmath>
 #include <map>
