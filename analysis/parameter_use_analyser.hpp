@@ -276,6 +276,7 @@ class Analyser {
   std::optional<Range> conversion(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
                                   int depth) const;
   static bool is_rounding(const Expr& e);
+  std::optional<Range> narrow_load(const Expr& e) const;
   static std::optional<Range> real_extremum(bool is_min, const std::optional<Range>& a, const std::optional<Range>& b);
   std::optional<SymbolicSize> exact_quotient(const Expr& e, const std::map<std::string, Bound>& guards,
                                              int depth) const;

@@ -122,6 +122,9 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
     }
     case ExprKind::Cast:
       return conversion(e, guards, why, depth);
+    case ExprKind::Index:
+      if (const auto r = narrow_load(e)) return r;
+      break;
     case ExprKind::Unary:
       // `k++` reads k; `++k` reads k + 1 (k as straight-line code leaves it here).
       if (e.children.size() == 1 && (e.text == "post++" || e.text == "post--"))

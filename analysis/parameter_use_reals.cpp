@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "analysis/expression.hpp"
 #include "analysis/parameter_use_analyser.hpp"
@@ -76,6 +77,19 @@ bool is_integer_type(const std::string& type) {
     at = end + 1;
   }
   return any;
+}
+
+// The values an 8- or 16-bit integer type holds (char is signed, as on the
+// GPU); nullopt for any other type.
+std::optional<std::pair<long long, long long>> narrow_range(std::string type) {
+  if (type.rfind("const ", 0) == 0) type = type.substr(6);
+  if (type == "unsigned char" || type == "uchar" || type == "uint8_t") return std::make_pair(0LL, 255LL);
+  if (type == "char" || type == "signed char" || type == "int8_t") return std::make_pair(-128LL, 127LL);
+  if (type == "unsigned short" || type == "ushort" || type == "uint16_t" || type == "unsigned short int")
+    return std::make_pair(0LL, 65535LL);
+  if (type == "short" || type == "signed short" || type == "int16_t" || type == "short int")
+    return std::make_pair(-32768LL, 32767LL);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -227,6 +241,18 @@ std::optional<Range> Analyser::truncated(const Range& r, bool toward_zero, std::
   return Range{r.lo, most};
 }
 
+// An element of a pointer parameter of an 8- or 16-bit unsigned type
+// (`img[i]`, img an `unsigned char*`): 0 up to the type's largest value,
+// whatever the data; nullopt for any other load.
+std::optional<Range> Analyser::narrow_load(const Expr& e) const {
+  if (e.kind != ExprKind::Index || e.children.empty() || e.children[0].kind != ExprKind::Name) return std::nullopt;
+  for (const grammar::Param& p : f_.params)
+    if (p.pointer && p.name == e.children[0].text)
+      if (const auto narrow = narrow_range(p.base_type); narrow && narrow->first == 0)
+        return Range{SymbolicSize(), SymbolicSize::constant(narrow->second)};
+  return std::nullopt;
+}
+
 bool Analyser::is_rounding(const Expr& e) {
   return e.kind == ExprKind::Call && e.children.size() == 2 && rounding(e.callee()) != Rounding::kNone;
 }
@@ -237,6 +263,20 @@ bool Analyser::is_rounding(const Expr& e) {
 std::optional<Range> Analyser::conversion(const Expr& e, const std::map<std::string, Bound>& guards,
                                           std::string& why, int depth) const {
   if (e.kind == ExprKind::Cast && !e.children.empty()) {
+    if (const auto narrow = narrow_range(e.text)) {
+      // An 8- or 16-bit type: the operand's range where it lies within the
+      // type; else an unsigned type's whole range (the cast wraps an
+      // integer, and saturates a float, into it), so `(unsigned char)x` is
+      // 0..255 whatever x; a signed one may wrap below 0.
+      std::string inner;
+      auto r = eval(e.children[0], guards, inner, depth);
+      if (r) r = truncated(*r, true, inner);
+      const SymbolicSize least = SymbolicSize::constant(narrow->first), most = SymbolicSize::constant(narrow->second);
+      if (r && r->hi && (r->lo - least).non_negative_for_sizes() && (most - *r->hi).non_negative_for_sizes()) return r;
+      if (narrow->first == 0) return Range{least, most};
+      why = "a cast to '" + e.text + "' may wrap " + (inner.empty() ? "its operand" : "(" + inner + ")") + " below 0";
+      return std::nullopt;
+    }
     auto r = eval(e.children[0], guards, why, depth);
     if (!r) return std::nullopt;
     if (is_integer_type(e.text)) return truncated(*r, true, why);
@@ -328,9 +368,10 @@ std::optional<Range> Analyser::shifted_or_masked(const std::string& op, const Ra
   if (a.real || b.real || !a.lo.non_negative_for_sizes() || !b.lo.non_negative_for_sizes()) return std::nullopt;
   const bool b_constant = b.hi && *b.hi == b.lo && b.lo.is_constant();
   if (op == "&") {
-    // a & b is at most either operand.
+    // a & b is at most either operand: a's end where it is provably the
+    // smaller, else b's (the mask, `i & 7`).
     Range r{SymbolicSize(), std::nullopt};
-    if (a.hi && b.hi) r.hi = (*a.hi - *b.hi).non_negative_for_sizes() ? *b.hi : *a.hi;
+    if (a.hi && b.hi) r.hi = (*b.hi - *a.hi).non_negative_for_sizes() ? *a.hi : *b.hi;
     else r.hi = a.hi ? a.hi : b.hi;
     return r;
   }

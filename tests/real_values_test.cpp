@@ -81,6 +81,29 @@ TEST(RealValues, AFloatClampBoundsTheBin) {
   EXPECT_EQ(count(above, "hist").rfind("none: ", 0), 0u) << count(above, "hist");
 }
 
+// An 8- or 16-bit unsigned type bounds what it holds: a cast to it wraps or
+// saturates into it, and a load from such a buffer is within it. A signed
+// one may wrap below 0.
+TEST(RealValues, NarrowUnsignedTypesBoundTheirValues) {
+  EXPECT_EQ(count(use_of(binned("i >= 0", "(unsigned char)(v * 255.0f)")), "hist"), "256");
+  EXPECT_EQ(count(use_of(binned("v >= 0.0f && v < 16.0f", "(unsigned char)v")), "hist"), "16");
+  const auto wraps = use_of(
+      "__global__ void k(float* out, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[(char)i] = 1.f;\n"
+      "}\n");
+  EXPECT_NE(count(wraps, "out").find("may wrap"), std::string::npos) << count(wraps, "out");
+  // Within the type, the operand's own range.
+  EXPECT_EQ(count(use_of(binned("i >= 0", "(short)(i & 7)")), "hist"), "8");
+  const auto grey = use_of(
+      "__global__ void k(const unsigned char* img, unsigned* hist, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) atomicAdd(&hist[img[i]], 1u);\n"
+      "}\n");
+  EXPECT_EQ(count(grey, "hist"), "256");
+  EXPECT_EQ(count(grey, "img"), "n");
+}
+
 TEST(RealValues, GuardsThroughBoolHelpersAndEarlyReturns) {
   const std::string helpers =
       "__device__ bool is_grey(float value) { return value >= 0.0f && value < 256.0f; }\n"

@@ -1738,6 +1738,18 @@ TEST(SpecInference, InputsAreDrawnAcrossTheValuesTheKernelTests) {
   bool said = false;
   for (const std::string& line : s.inferred) said = said || line.find("tested against 0 and 256") != std::string::npos;
   EXPECT_TRUE(said);
+  // An 8-bit image's grey levels index a histogram: every value of the type
+  // is a bin, so the image is drawn over all of them.
+  const SpecScaffold grey = scaffold_spec(
+      "__global__ void h(const unsigned char* img, unsigned* hist, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) atomicAdd(&hist[img[i]], 1u);\n"
+      "}\n",
+      "h.cu", std::nullopt, "user", parse_init_sizes({"n=1000000"}, {}));
+  EXPECT_TRUE(fitness::fields_to_fill(json::parse(grey.spec.dump())).empty()) << grey.spec.dump(2);
+  EXPECT_EQ(grey.spec["parameters"][1]["count"], "256");
+  EXPECT_EQ(grey.spec["workloads"]["train"]["variables"]["inputs"]["img"],
+            nlohmann::ordered_json::parse(R"({"uniform": [0, 255]})"));
 }
 
 // joint_histogram64 with padding tested above only: a grey value below 0

@@ -560,6 +560,10 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         s.inferred.push_back("inputs of '" + p.name + "': " + d.dump() + " on the timed workload, wider on the small check (" +
                              u->tested_values_evidence + ")");
       } else if (is_float_type(type)) d = default_float_distribution();
+      // An 8- or 16-bit unsigned buffer's values index whatever its type
+      // holds, which is how gi bounds such an index (hist[img[i]]).
+      else if (u && u->values_index && (type == "uint8" || type == "uint16"))
+        d = {{"uniform", json::array({0, type == "uint8" ? 255 : 65535})}};
       else if (u && u->values_index)
         d = {{"uniform", json::array({0, fill("largest value of '" + p.name +
                                                "' (its values index another buffer: its element count minus 1)")})}};
