@@ -68,6 +68,11 @@ struct Bound {
   // `>=`): a whole number's limit is the same either way (x <= 9 is x < 10),
   // a real value's is not (v <= 9.0f is no v < 10.0f).
   bool inclusive = false;
+
+  // The limit as the comparison wrote it: 10 for the upper bound of `x < 10`
+  // and of `x <= 10` (limit 11), 0 for the lower bound of `x >= 0` and of
+  // `x > 0` (limit 1).
+  SymbolicSize written(bool lower) const { return inclusive != lower ? limit - SymbolicSize::constant(1) : limit; }
 };
 
 // The range of a value known exactly.

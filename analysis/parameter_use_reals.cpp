@@ -18,6 +18,7 @@
 
 #include "analysis/expression.hpp"
 #include "analysis/parameter_use_analyser.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi::analysis::detail {
 namespace {
@@ -79,16 +80,14 @@ bool is_integer_type(const std::string& type) {
   return any;
 }
 
-// The values an 8- or 16-bit integer type holds (char is signed, as on the
-// GPU); nullopt for any other type.
-std::optional<std::pair<long long, long long>> narrow_range(std::string type) {
-  if (type.rfind("const ", 0) == 0) type = type.substr(6);
-  if (type == "unsigned char" || type == "uchar" || type == "uint8_t") return std::make_pair(0LL, 255LL);
-  if (type == "char" || type == "signed char" || type == "int8_t") return std::make_pair(-128LL, 127LL);
-  if (type == "unsigned short" || type == "ushort" || type == "uint16_t" || type == "unsigned short int")
-    return std::make_pair(0LL, 65535LL);
-  if (type == "short" || type == "signed short" || type == "int16_t" || type == "short int")
-    return std::make_pair(-32768LL, 32767LL);
+// The values an 8- or 16-bit integer type holds (grammar::narrow_integer_type
+// reads its spellings; char is signed, as on the GPU); nullopt for any other.
+std::optional<std::pair<long long, long long>> narrow_range(const std::string& type) {
+  const std::string narrow = grammar::narrow_integer_type(type);
+  if (narrow == "uint8") return std::make_pair(0LL, 255LL);
+  if (narrow == "int8") return std::make_pair(-128LL, 127LL);
+  if (narrow == "uint16") return std::make_pair(0LL, 65535LL);
+  if (narrow == "int16") return std::make_pair(-32768LL, 32767LL);
   return std::nullopt;
 }
 
@@ -105,7 +104,8 @@ std::optional<Range> real_literal(const std::string& text) {
 }
 
 // Parameters and locals declared float or double (not pointers): `const
-// float r = in[i];`, `float a = 0.f, b;`.
+// float r = in[i];`, `float a = 0.f, b;`. The declarators are the parser's
+// (Element::declares); a name behind `*` or `&` is a pointer or reference.
 void Analyser::collect_real_names() {
   for (const grammar::Param& p : f_.params)
     if (!p.pointer && floating_type(p.base_type)) reals_.insert(p.name);
@@ -114,22 +114,12 @@ void Analyser::collect_real_names() {
     if (el.kind != ElementKind::Declaration) continue;
     std::size_t t = el.tokens.first;
     bool real = false;
-    while (t <= el.tokens.last && tok(t).kind == TokenKind::Identifier && declaration_word(tok(t).text)) {
+    for (; t <= el.tokens.last && tok(t).kind == TokenKind::Identifier && declaration_word(tok(t).text); t = next(t))
       real = real || floating_type(tok(t).text);
-      t = next(t);
-    }
-    if (!real) continue;
-    // Each declarator: a name not behind `*`, up to the next `,` outside brackets.
-    while (t <= el.tokens.last) {
-      if (tok(t).kind == TokenKind::Identifier) reals_.insert(tok(t).text);
-      int depth = 0;
-      while (t <= el.tokens.last && !(depth == 0 && (tok(t).is(",") || tok(t).is(";")))) {
-        if (tok(t).is("(") || tok(t).is("[") || tok(t).is("{")) ++depth;
-        if (tok(t).is(")") || tok(t).is("]") || tok(t).is("}")) --depth;
-        t = next(t);
-      }
-      t = next(t);
-    }
+    for (; real && t <= el.tokens.last; t = next(t))
+      if (tok(t).kind == TokenKind::Identifier && !tok(prev(t)).is("*") && !tok(prev(t)).is("&") &&
+          std::find(el.declares.begin(), el.declares.end(), tok(t).text) != el.declares.end())
+        reals_.insert(tok(t).text);
   }
 }
 
@@ -152,7 +142,7 @@ std::optional<Range> Analyser::real_name(const std::string& name, const std::map
   r.real = true;
   if (low != guards.end()) {
     // `v > a` leaves v above a, never at a + 1 as a whole number would be.
-    r.lo = low->second.inclusive ? low->second.limit : low->second.limit - SymbolicSize::constant(1);
+    r.lo = low->second.written(true);
   } else if (own) {
     r.lo = own->lo;
   } else {
@@ -162,7 +152,7 @@ std::optional<Range> Analyser::real_name(const std::string& name, const std::map
   if (g != guards.end()) {
     // `v < L` gives v < L; `v <= L` (limit L + 1) gives v <= L.
     r.strict = !g->second.inclusive;
-    r.hi = g->second.inclusive ? g->second.limit - SymbolicSize::constant(1) : g->second.limit;
+    r.hi = g->second.written(false);
   } else if (own && own->hi) {
     r.hi = own->hi;
     r.strict = own->strict;
@@ -263,7 +253,8 @@ bool Analyser::is_rounding(const Expr& e) {
 std::optional<Range> Analyser::conversion(const Expr& e, const std::map<std::string, Bound>& guards,
                                           std::string& why, int depth) const {
   if (e.kind == ExprKind::Cast && !e.children.empty()) {
-    if (const auto narrow = narrow_range(e.text)) {
+    const std::string type = e.text.rfind("const ", 0) == 0 ? e.text.substr(6) : e.text;
+    if (const auto narrow = narrow_range(type)) {
       // An 8- or 16-bit type: the operand's range where it lies within the
       // type; else an unsigned type's whole range (the cast wraps an
       // integer, and saturates a float, into it), so `(unsigned char)x` is
@@ -280,8 +271,6 @@ std::optional<Range> Analyser::conversion(const Expr& e, const std::map<std::str
     auto r = eval(e.children[0], guards, why, depth);
     if (!r) return std::nullopt;
     if (is_integer_type(e.text)) return truncated(*r, true, why);
-    std::string type = e.text;
-    if (type.rfind("const ", 0) == 0) type = type.substr(6);
     if (floating_type(type)) r->real = true;
     return r;
   }
@@ -404,9 +393,8 @@ void Analyser::note_tested_values(std::vector<PointerUse>& pointers) const {
         const auto d = definition(name);
         if (!d || d->kind != ExprKind::Index || d->children.empty() || d->children[0].kind != ExprKind::Name) continue;
         const std::string& buffer = d->children[0].text;
-        // The limits as written: `v <= 9` is limit 10 and inclusive.
-        const double hi = static_cast<double>(upper.limit.constant_part() - (upper.inclusive ? 1 : 0));
-        const double lo = static_cast<double>(lower->second.limit.constant_part() - (lower->second.inclusive ? 0 : 1));
+        const double hi = static_cast<double>(upper.written(false).constant_part());
+        const double lo = static_cast<double>(lower->second.written(true).constant_part());
         if (!(lo < hi)) continue;
         for (PointerUse& u : pointers) {
           if (u.name != buffer) continue;
