@@ -269,6 +269,8 @@ class Analyser {
   std::optional<Range> helper_value(const Expr& call, const std::map<std::string, Bound>& guards, std::string& why,
                                     int depth) const;
   std::optional<Expr> only_return() const;
+  std::optional<Analyser> called_helper(const Expr& call, const std::map<std::string, Bound>& guards,
+                                        int depth) const;
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
 
   // analysis/parameter_use_reals.cpp: real (float) values, bounded by guards

@@ -90,20 +90,14 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
 // a parameter is what the call passes for it (`in_range(v, n)`), so every
 // limit is over the caller's sizes.
 void Analyser::helper_guard(const Expr& call, bool negated, int line, std::map<std::string, Bound>& out) const {
-  const auto found = find_helper(call.callee(), [](const grammar::Function&) { return true; });
-  if (!found || found->function->params.size() + 1 != call.children.size()) return;
-  Analyser sub(*found->file, *found->function, symbols_, true);
-  std::map<std::string, std::string> passed;  // the helper's parameter -> the caller's name
-  for (std::size_t i = 0; i < found->function->params.size(); ++i) {
-    const Expr& argument = call.children[i + 1];
-    std::string ignored;
-    sub.arguments_[found->function->params[i].name] = eval(argument, {}, ignored);
-    if (argument.kind == ExprKind::Name) passed[found->function->params[i].name] = argument.text;
-  }
-  const auto test = sub.only_return();
+  const auto sub = called_helper(call, {}, 0);
+  const auto test = sub ? sub->only_return() : std::nullopt;
   if (!test) return;
+  std::map<std::string, std::string> passed;  // the helper's parameter -> the caller's name
+  for (std::size_t i = 0; i < sub->f_.params.size(); ++i)
+    if (call.children[i + 1].kind == ExprKind::Name) passed[sub->f_.params[i].name] = call.children[i + 1].text;
   std::map<std::string, Bound> inner;
-  sub.bounds_from(*test, negated, line, inner, kNoSite);
+  sub->bounds_from(*test, negated, line, inner, kNoSite);
   for (auto& [key, bound] : inner) {
     const bool lower = key.rfind(kLowerBound, 0) == 0;
     const auto to = passed.find(lower ? key.substr(kLowerBound.size()) : key);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/expression.hpp"
@@ -590,21 +591,29 @@ void Analyser::refine(const Expr& test, std::map<std::string, Bound>& yes, std::
 // EXPR's range, its parameters standing for the call's arguments.
 std::optional<Range> Analyser::helper_value(const Expr& call, const std::map<std::string, Bound>& guards,
                                             std::string& why, int depth) const {
-  const std::string name = call.callee();
-  const auto found = find_helper(name, [](const grammar::Function&) { return true; });
-  if (!found || depth > 8 || found->function->params.size() + 1 != call.children.size()) return std::nullopt;
-  const grammar::Function* helper = found->function;
-  Analyser sub(*found->file, *helper, symbols_, true);
-  for (std::size_t i = 0; i < helper->params.size(); ++i) {
-    std::string ignored;
-    sub.arguments_[helper->params[i].name] = eval(call.children[i + 1], guards, ignored, depth + 1);
-  }
-  const auto e = sub.only_return();
+  if (depth > 8) return std::nullopt;
+  const auto sub = called_helper(call, guards, depth + 1);
+  const auto e = sub ? sub->only_return() : std::nullopt;
   if (!e) return std::nullopt;
   std::string inner;
-  const auto r = sub.eval(*e, {}, inner, depth + 1);
-  if (!r && why.empty()) why = "in " + name + ": " + inner;
+  const auto r = sub->eval(*e, {}, inner, depth + 1);
+  if (!r && why.empty()) why = "in " + call.callee() + ": " + inner;
   return r;
+}
+
+// The __device__ helper a call names (in the file or a local header), as an
+// Analyser whose parameters are the call's arguments, their ranges under
+// `guards` (evaluated at `depth`); nullopt where no helper takes that many.
+std::optional<Analyser> Analyser::called_helper(const Expr& call, const std::map<std::string, Bound>& guards,
+                                                int depth) const {
+  const auto found = find_helper(call.callee(), [](const grammar::Function&) { return true; });
+  if (!found || found->function->params.size() + 1 != call.children.size()) return std::nullopt;
+  std::optional<Analyser> sub(std::in_place, *found->file, *found->function, symbols_, true);
+  for (std::size_t i = 0; i < found->function->params.size(); ++i) {
+    std::string ignored;
+    sub->arguments_[found->function->params[i].name] = eval(call.children[i + 1], guards, ignored, depth);
+  }
+  return sub;
 }
 
 // The value of a function whose body has one `return EXPR;`: EXPR; nullopt
