@@ -74,23 +74,23 @@ std::vector<SizeSet> held_out_sizes(const SizeSet& given, const std::vector<std:
     // A set that was usable and is not once grown (a size past what its
     // type holds): the largest scale between that keeps them (halving the
     // gap), and fewer values than required.
-    const auto loses = [&](double to) {
-      const std::vector<bool> at = fill(to);
+    const auto loses = [&](const std::vector<bool>& at) {
       for (std::size_t w = 0; w < at.size(); ++w)
         if (usable_now[w] && !at[w]) return true;
       return false;
     };
-    if (loses(grown)) {
+    const std::vector<bool> usable_grown = fill(grown);
+    if (loses(usable_grown)) {
       double low = scale, high = grown;
       for (int halving = 0; halving < 30; ++halving) {
         const double middle = (low + high) / 2;
-        (loses(middle) ? high : low) = middle;
+        (loses(fill(middle)) ? high : low) = middle;
       }
       fill(low);
       break;
     }
     scale = grown;
-    usable_now = fill(scale);
+    usable_now = usable_grown;
   }
   return out;
 }
