@@ -28,6 +28,15 @@ std::string binned(const std::string& guard, const std::string& bin, const std::
          "}\n";
 }
 
+// A kernel that stores 1 at `index` for each i < n: the index's arithmetic
+// on no loaded value.
+std::string stored(const std::string& index) {
+  return "__global__ void k(float* out, int n) {\n"
+         "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < n) out[" + index + "] = 1.f;\n"
+         "}\n";
+}
+
 double value(const std::string& count_text, double n) {
   return fitness::evaluate_expression(count_text, {{"n", n}});
 }
@@ -87,11 +96,7 @@ TEST(RealValues, AFloatClampBoundsTheBin) {
 TEST(RealValues, NarrowUnsignedTypesBoundTheirValues) {
   EXPECT_EQ(count(use_of(binned("i >= 0", "(unsigned char)(v * 255.0f)")), "hist"), "256");
   EXPECT_EQ(count(use_of(binned("v >= 0.0f && v < 16.0f", "(unsigned char)v")), "hist"), "16");
-  const auto wraps = use_of(
-      "__global__ void k(float* out, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[(char)i] = 1.f;\n"
-      "}\n");
+  const auto wraps = use_of(stored("(char)i"));
   EXPECT_NE(count(wraps, "out").find("may wrap"), std::string::npos) << count(wraps, "out");
   // Within the type, the operand's own range.
   EXPECT_EQ(count(use_of(binned("i >= 0", "(short)(i & 7)")), "hist"), "8");
@@ -139,20 +144,12 @@ TEST(RealValues, WhatWouldTakeAFloatForAWholeNumberIsRefusedOrCountedLarger) {
   EXPECT_EQ(count(minimum, "hist").rfind("none: ", 0), 0u) << count(minimum, "hist");
   // A cast of a value that may lie between -1 and 0 rounds it up to 0, so
   // neither end of i - 4.0f bounds (int)(i - 4.0f): refused.
-  const auto negative = use_of(
-      "__global__ void k(float* out, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[(int)(i - 4.0f) + 4] = 1.f;\n"
-      "}\n");
+  const auto negative = use_of(stored("(int)(i - 4.0f) + 4"));
   EXPECT_NE(count(negative, "out").find("between -1 and 0"), std::string::npos) << count(negative, "out");
   // Division by a float literal is no whole-number division: (i / 2.0f) * 4
   // reaches 2 (n - 1), which the whole-number reading (i / 2) * 4 misses for
   // an even n.
-  const auto halves = use_of(
-      "__global__ void k(float* out, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[(int)((i / 2.0f) * 4)] = 1.f;\n"
-      "}\n");
+  const auto halves = use_of(stored("(int)((i / 2.0f) * 4)"));
   ASSERT_EQ(count(halves, "out").rfind("none: ", 0), std::string::npos) << count(halves, "out");
   for (double n : {4.0, 5.0, 1000.0}) EXPECT_GE(value(count(halves, "out"), n), 2 * (n - 1) + 1) << n;
 }
