@@ -53,8 +53,21 @@ struct PointerUse {
   bool store_reaches_zero = false;
   int first_line = 0;
   // A texture object parameter (cudaTextureObject_t): the element type its
-  // tex1Dfetch<T> calls read ("float4"); "?" when they read two types.
+  // tex1Dfetch<T> (or tex1D/tex2D/tex3D<T>) calls read ("float4"); "?" when
+  // they read two types.
   std::string texture_type;
+  // Read with tex1D/tex2D/tex3D<T>(t, x[, y[, z]]): a texture over a CUDA
+  // array of that many dimensions (0: none). Its extent, width first: each
+  // coordinate's largest texel plus one, as a count is (empty where one is
+  // unknown; `count` is then empty too, with the refusal, else their
+  // product). A coordinate of the form `(x + 0.5f) / (float)nx`, x < nx,
+  // reads normalised coordinates across nx; a float coordinate drafts
+  // linear filtering, whole ones point sampling (the host's sampler is not
+  // in the kernel).
+  unsigned texture_dimensions = 0;
+  std::vector<SymbolicSize> texture_extent;
+  bool texture_real_coordinates = false;
+  bool texture_normalized = false;
   // The values an if tests an element of it against, where two numbers
   // bound them (`v >= 0.0f && v < 256.0f`, v = reference[i]: 0 and 256, as
   // written): inputs drawn there fill a histogram's bins, and a little

@@ -71,6 +71,104 @@ std::optional<std::string> Analyser::texture_fetch_type(std::size_t open) const 
   return tok(type).text;
 }
 
+unsigned Analyser::array_fetch_dimensions(std::size_t open, std::string& type) const {
+  if (!tok(open).is("(") || !tok(prev(open)).is(">")) return 0;
+  const std::size_t t = prev(prev(open)), angle = prev(t);
+  if (tok(t).kind != TokenKind::Identifier || !tok(angle).is("<")) return 0;
+  const std::string& callee = tok(prev(angle)).text;
+  const unsigned dimensions = callee == "tex1D" ? 1 : callee == "tex2D" ? 2 : callee == "tex3D" ? 3 : 0;
+  if (dimensions > 0) type = tok(t).text;
+  return dimensions;
+}
+
+std::optional<SymbolicSize> Analyser::coordinate_extent(const Expr& c, const std::map<std::string, Bound>& guards,
+                                                        bool& real, bool& normalized, std::string& why) {
+  // `(x + 0.5f) / (float)nx` with x < nx: a normalised coordinate across nx.
+  if (c.kind == ExprKind::Binary && c.text == "/" && c.children.size() == 2) {
+    const Expr* divisor = &c.children[1];
+    while (divisor->kind == ExprKind::Cast && !divisor->children.empty()) divisor = &divisor->children[0];
+    std::string ignored;
+    const auto d = eval(*divisor, guards, ignored);
+    const auto a = eval(c.children[0], guards, ignored);
+    if (d && d->hi && d->lo == *d->hi && !d->real && a && a->hi && (*d->hi - *a->hi).non_negative_for_sizes()) {
+      normalized = true;
+      real = true;
+      return *d->hi;
+    }
+  }
+  const auto r = eval(c, guards, why);
+  if (!r || !r->hi) {
+    if (why.empty()) why = "nothing bounds the coordinate '" + expression_text(k_.tokens, c) + "'";
+    return std::nullopt;
+  }
+  if (r->real) real = true;
+  // Texel floor(c): below hi for a real c < hi, at most hi otherwise.
+  return r->real && r->strict ? *r->hi : *r->hi + SymbolicSize::constant(1);
+}
+
+void Analyser::array_fetch(PointerUse& u, std::size_t name_token, std::size_t open, unsigned dimensions) {
+  const int line = tok(name_token).line;
+  if (u.first_line == 0) u.first_line = line;
+  const auto refuse = [&](const std::string& why) {
+    if (u.refusal.empty()) u.refusal = "line " + std::to_string(line) + ": " + why;
+    u.texture_extent.clear();
+    u.count.reset();
+  };
+  if (u.texture_dimensions != 0 && u.texture_dimensions != dimensions)
+    return refuse("'" + u.name + "' is read as a texture of " + std::to_string(u.texture_dimensions) + " and of " +
+                  std::to_string(dimensions) + " dimensions");
+  const bool first_fetch = u.texture_dimensions == 0;
+  u.texture_dimensions = dimensions;
+  if (!u.refusal.empty()) return;
+  const auto call = parse(prev(prev(prev(prev(open)))), matching(open));
+  if (!call || call->kind != ExprKind::Call || call->children.size() != dimensions + 2)
+    return refuse("gi cannot read the texture fetch through '" + u.name + "'");
+  const std::size_t at = element_of(name_token);
+  if (at >= elements_.size()) return;
+  auto guards = guards_at(at);
+  short_circuit_guards(at, name_token, guards);
+  note_work_item(guards);
+  std::vector<SymbolicSize> extent;
+  bool normalized_any = false, plain_any = false;
+  for (unsigned d = 0; d < dimensions; ++d) {
+    const Expr& c = call->children[d + 2];
+    bool real = false, normalized = false;
+    std::string why;
+    const auto e = coordinate_extent(c, guards, real, normalized, why);
+    if (!e && loads(c)) {
+      u.index_from_data = true;
+      why = "it is computed from loaded data";
+    }
+    if (!e) return refuse("coordinate " + std::to_string(d + 1) + " of " + expression_text(k_.tokens, *call) + ": " + why);
+    if (real) u.texture_real_coordinates = true;
+    (normalized ? normalized_any : plain_any) = true;
+    extent.push_back(*e);
+  }
+  if (normalized_any && plain_any)
+    return refuse(expression_text(k_.tokens, *call) + " mixes normalised and plain coordinates, which no CUDA sampler reads");
+  if (!first_fetch && u.texture_normalized != normalized_any)
+    return refuse("'" + u.name + "' is read with normalised and with plain coordinates");
+  u.texture_normalized = normalized_any;
+  // Each dimension the larger of this fetch's and the earlier ones' where one provably is.
+  if (!first_fetch && u.texture_extent.empty()) return;  // refused before
+  for (unsigned d = 0; d < dimensions && !first_fetch; ++d) {
+    if ((u.texture_extent[d] - extent[d]).non_negative_for_sizes()) extent[d] = u.texture_extent[d];
+    else if (!(extent[d] - u.texture_extent[d]).non_negative_for_sizes())
+      return refuse("the extent of '" + u.name + "' along " + "xyz"[d] + " is " + u.texture_extent[d].text() +
+                    " at one fetch and " + extent[d].text() + " at another, neither provably the larger");
+  }
+  u.texture_extent = extent;
+  SymbolicSize count = SymbolicSize::constant(1);
+  std::string shape;
+  for (const SymbolicSize& e : extent) {
+    count = count * e;
+    shape += (shape.empty() ? "" : " x ") + e.text();
+  }
+  u.count = count;
+  u.count_evidence = "line " + std::to_string(line) + ": " + expression_text(k_.tokens, *call) + ", an array of " +
+                     shape + guards_text(guards);
+}
+
 void Analyser::note_index_sources(const Expr& e, int depth) {
   if (depth > 16) return;
   if (e.kind == ExprKind::Index && !e.children.empty() && e.children[0].kind == ExprKind::Name)
@@ -447,6 +545,16 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
       const std::size_t close = matching(p);
       access(u, t, std::make_pair(next(n), prev(close)), offsets);
       continue;
+    }
+    // tex2D<T>(name, x, y), ...: a texture over a CUDA array, at coordinates.
+    if (std::string type; tok(n).is(",")) {
+      if (const unsigned dimensions = array_fetch_dimensions(p, type)) {
+        u.read = true;
+        fetched_as(u, type);
+        array_fetch(u, t, p, dimensions);
+        t = matching(p);
+        continue;
+      }
     }
     // `p += e;`, p's only assignment and in no loop: from there on p's
     // accesses are e further in (as through an alias `q = p + e`).

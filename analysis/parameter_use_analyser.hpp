@@ -313,6 +313,14 @@ class Analyser {
   static bool is_texture_fetch(const Expr& e);
   static void fetched_as(PointerUse& u, const std::string& type);
   std::optional<std::string> texture_fetch_type(std::size_t open) const;
+  // The dimensions of `tex1D/tex2D/tex3D<T>(` when token `open` is that
+  // call's parenthesis (0 for none of them), and its T in `type`.
+  unsigned array_fetch_dimensions(std::size_t open, std::string& type) const;
+  // A fetch through a texture over a CUDA array: the extent its coordinates reach.
+  void array_fetch(PointerUse& u, std::size_t name_token, std::size_t open, unsigned dimensions);
+  // One coordinate's extent (its largest texel plus one), or nullopt with `why`.
+  std::optional<SymbolicSize> coordinate_extent(const Expr& c, const std::map<std::string, Bound>& guards,
+                                                bool& real, bool& normalized, std::string& why);
   void note_index_sources(const Expr& e, int depth = 0);
   static Offsets with_offset(Offsets chain, Span next);
   std::string macros_in(const std::optional<Span>& index) const;

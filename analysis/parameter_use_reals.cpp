@@ -51,6 +51,21 @@ std::optional<long long> whole_float_literal(const std::string& text) {
   }
 }
 
+// A float literal strictly between 0 and 1 (`0.5f`, `.25`): its value.
+std::optional<double> fraction_literal(const std::string& text) {
+  if (text.find('.') == std::string::npos || text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0) return std::nullopt;
+  std::string digits = text;
+  while (!digits.empty() && (digits.back() == 'f' || digits.back() == 'F')) digits.pop_back();
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(digits, &used);
+    if (used != digits.size() || !(v > 0.0 && v < 1.0)) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 enum class Rounding { kNone, kDown, kTowardZero, kUp };
 
 Rounding rounding(const std::string& f) {
@@ -97,7 +112,17 @@ std::optional<std::pair<long long, long long>> narrow_range(const std::string& t
 // 2.0f` is no whole-number division.
 std::optional<Range> real_literal(const std::string& text) {
   const auto v = whole_float_literal(text);
-  if (!v) return std::nullopt;
+  if (!v) {
+    // A fraction between 0 and 1 (`x + 0.5f`, a texel's centre) is within
+    // 0 <= c < 1: whole-number ends are all a range has, and these hold it.
+    if (const auto f = fraction_literal(text)) {
+      Range r{SymbolicSize::constant(0), SymbolicSize::constant(1)};
+      r.real = true;
+      r.strict = true;
+      return r;
+    }
+    return std::nullopt;
+  }
   Range r{SymbolicSize::constant(*v), SymbolicSize::constant(*v)};
   r.real = true;
   return r;

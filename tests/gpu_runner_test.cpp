@@ -29,6 +29,7 @@
 #include "fitness/gpu/worker_loop.hpp"
 #include "fitness/process/worker.hpp"
 #include "plan_helpers.hpp"
+#include "texture_samples.hpp"
 
 namespace {
 
@@ -450,7 +451,7 @@ class GpuFixture : public ::testing::Test {
     runner_ = new GpuRunner(0);
     Compiler compiler(std::nullopt);
     CompileRequest request;
-    request.source = kKernels;
+    request.source = std::string(kKernels) + gi::test::kSampleVolume;
     request.file_name = "planted.cu";
     request.arch = runner_->arch();
     const CompileResult compiled = compiler.compile(request);
@@ -746,6 +747,30 @@ TEST_F(GpuRunnerCheck, ATextureBufferIsReadThroughATextureObject) {
   LaunchPlan bad = p;
   bad.buffers[0] = {"x", ParamRole::In, ElementType::F64, n, std::vector<std::byte>(8 * n), true};
   EXPECT_THROW(runner_->run_checked(k, bad, {}, Tolerance{}), std::exception);
+}
+
+// A texture over a CUDA array: the GPU's samplers give the values
+// test::texture_samples() works out, as the CPU emulator does
+// (texture_array_test.cpp), for point and linear filtering, clamp and
+// border addressing, plain and normalised coordinates.
+TEST_F(GpuRunnerCheck, AnArrayTextureSamplesAsItsSamplerSays) {
+  const std::vector<float> texels = gi::test::sample_volume_texels();
+  const LoadedKernel k = kernel("sample_volume");
+  for (const gi::test::TextureSample& s : gi::test::texture_samples()) {
+    LaunchPlan p;
+    p.entry = "sample_volume";
+    p.buffers.push_back({"volume", ParamRole::In, ElementType::F32, texels.size(), bytes_of(texels), true,
+                         TextureArray{3, {4, 3, 2}, s.filter, s.address, s.normalized}});
+    p.buffers.push_back({"points", ParamRole::In, ElementType::F32, 3, bytes_of(std::vector<float>{s.x, s.y, s.z})});
+    p.buffers.push_back({"out", ParamRole::Out, ElementType::F32, 1, {}});
+    p.scalars = {scalar("n", 1)};
+    p.params = {{true, 0}, {true, 1}, {true, 2}, {false, 0}};
+    p.block = {32, 1, 1};
+    p.grid = {1, 1, 1};
+    const ExpectedOutput e{"out", {s.want}, std::nullopt, {}};
+    const CheckReport r = runner_->run_checked(k, p, {e}, Tolerance{1e-4, 0});
+    EXPECT_TRUE(r.ok()) << "at (" << s.x << ", " << s.y << ", " << s.z << "): " << r.message;
+  }
 }
 
 TEST_F(GpuRunnerCheck, WrittenElementsMustBeExactlyTheSeeds) {

@@ -36,9 +36,12 @@ Sample sample() {
   s.plan.buffers.push_back({"field", ParamRole::Out, ElementType::F32x4, 2, {}});
   s.plan.buffers.push_back({"mask", ParamRole::In, ElementType::I32, 3, bytes_of<int>({1, -1, 7}), true});
   s.plan.buffers.push_back({"acc", ParamRole::InOut, ElementType::F64, 2, bytes_of<double>({0.5, -0.25})});
+  // A texture over a 3 x 2 CUDA array, sampled linearly, zero outside, normalised.
+  s.plan.buffers.push_back({"volume", ParamRole::In, ElementType::F32, 6, bytes_of<float>({1, 2, 3, 4, 5, 6}), true,
+                            TextureArray{2, {3, 2, 1}, TextureFilter::Linear, TextureAddress::Border, true}});
   s.plan.scalars.push_back({"n", bytes_of<int>({4})});
   s.plan.scalars.push_back({"spacing", bytes_of<float>({5.0f})});
-  s.plan.params = {{true, 0}, {true, 1}, {true, 2}, {true, 3}, {false, 0}, {false, 1}};
+  s.plan.params = {{true, 0}, {true, 1}, {true, 2}, {true, 3}, {true, 4}, {false, 0}, {false, 1}};
   s.plan.constants.push_back({"c_VoxelNumber", bytes_of<int>({4})});
   s.plan.constants.push_back({"c_Weight", bytes_of<float>({0.25f})});
   s.plan.grid = {7, 2, 1};
@@ -61,6 +64,12 @@ void expect_same(const Sample& a, const PlanBundle& b) {
     EXPECT_EQ(b.plan.buffers[i].count, a.plan.buffers[i].count);
     EXPECT_EQ(b.plan.buffers[i].initial, a.plan.buffers[i].initial);
     EXPECT_EQ(b.plan.buffers[i].texture, a.plan.buffers[i].texture);
+    const TextureArray &got = b.plan.buffers[i].array, &want = a.plan.buffers[i].array;
+    EXPECT_EQ(got.dimensions, want.dimensions);
+    EXPECT_EQ(got.extent, want.extent);
+    EXPECT_EQ(got.filter, want.filter);
+    EXPECT_EQ(got.address, want.address);
+    EXPECT_EQ(got.normalized, want.normalized);
   }
   ASSERT_EQ(b.plan.scalars.size(), a.plan.scalars.size());
   for (std::size_t i = 0; i < a.plan.scalars.size(); ++i) {
@@ -171,7 +180,7 @@ TEST(PlanIo, DamageIsRefused) {
 
 TEST(PlanIo, InconsistentPlanIsRefusedAfterTheChecksum) {
   Sample s = sample();
-  s.plan.params.push_back({true, 9});  // there are 4 buffers
+  s.plan.params.push_back({true, 9});  // there are 5 buffers
   EXPECT_NE(error_of(serialize_plan(s.plan, s.expected, s.tolerance)).find("buffer #9"),
             std::string::npos);
 
@@ -180,6 +189,15 @@ TEST(PlanIo, InconsistentPlanIsRefusedAfterTheChecksum) {
   const std::string error = error_of(serialize_plan(s.plan, s.expected, s.tolerance));
   EXPECT_NE(error.find("'image'"), std::string::npos) << error;
   EXPECT_NE(error.find("15 initial bytes"), std::string::npos) << error;
+
+  s = sample();
+  s.plan.buffers[0].array.dimensions = 2;  // 'image' is no texture
+  EXPECT_NE(error_of(serialize_plan(s.plan, s.expected, s.tolerance)).find("'image': an array but no texture"),
+            std::string::npos);
+  s = sample();
+  s.plan.buffers[4].array.dimensions = 4;
+  EXPECT_NE(error_of(serialize_plan(s.plan, s.expected, s.tolerance)).find("'volume': a texture array of 4 dimensions"),
+            std::string::npos);
 }
 
 }  // namespace

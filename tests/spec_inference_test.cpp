@@ -1608,7 +1608,7 @@ TEST(SpecInference, TextureReferencesArePortedToTextureObjects) {
   const TexturePort port = port_texture_references(source, "k.cu", "weigh");
   EXPECT_TRUE(port.refusal.empty()) << port.refusal;
   ASSERT_EQ(port.ported.size(), 2u);
-  EXPECT_EQ(port.ported[0], "'pointTexture' (texture<float4>, line 1)");
+  EXPECT_EQ(port.ported[0], "'pointTexture' (texture<float4, 1>, line 1)");
   EXPECT_NE(port.source.find("__global__ void weigh(float* out, const int n, cudaTextureObject_t pointTexture, "
                              "cudaTextureObject_t weightTexture) {"), std::string::npos) << port.source;
   EXPECT_NE(port.source.find("tex1Dfetch<float4>(pointTexture, i)"), std::string::npos) << port.source;
@@ -1617,11 +1617,22 @@ TEST(SpecInference, TextureReferencesArePortedToTextureObjects) {
   EXPECT_NE(port.source.find("texture<float, 3"), std::string::npos) << "another kernel's reference stays";
   EXPECT_EQ(std::count(port.source.begin(), port.source.end(), '\n'), std::count(source.begin(), source.end(), '\n'));
 
+  // A 3-D reference read with tex3D becomes a texture over a CUDA array
+  // (tests/texture_array_test.cpp); a layered one stays, with the reason.
   const TexturePort volume = port_texture_references(source, "k.cu", "sample");
-  EXPECT_TRUE(volume.ported.empty());
-  EXPECT_EQ(volume.source, source);
-  EXPECT_NE(volume.refusal.find("texture reference 'volumeTexture' (line 3): it is 3-dimensional"), std::string::npos)
-      << volume.refusal;
+  EXPECT_TRUE(volume.refusal.empty()) << volume.refusal;
+  ASSERT_EQ(volume.ported.size(), 1u);
+  EXPECT_NE(volume.source.find("sample(float* out, cudaTextureObject_t volumeTexture)"), std::string::npos)
+      << volume.source;
+  EXPECT_NE(volume.source.find("tex3D<float>(volumeTexture, 0.5f, 0.5f, 0.5f)"), std::string::npos) << volume.source;
+  std::string layered_source = source;
+  layered_source.replace(layered_source.find("float, 3,"), std::string("float, 3,").size(),
+                         "float, cudaTextureType2DLayered,");
+  const TexturePort layered = port_texture_references(layered_source, "k.cu", "sample");
+  EXPECT_TRUE(layered.ported.empty());
+  EXPECT_EQ(layered.source, layered_source);
+  EXPECT_NE(layered.refusal.find("texture reference 'volumeTexture' (line 3): it is of type "
+                                 "cudaTextureType2DLayered"), std::string::npos) << layered.refusal;
   const TexturePort helper = port_texture_references(
       "texture<float> t;\n__device__ float at(int i) { return tex1Dfetch(t, i); }\n"
       "__global__ void k(float* o) { o[threadIdx.x] = at(threadIdx.x); }\n", "k.cu", "k");
@@ -1681,12 +1692,12 @@ TEST(SpecInference, AFileNvrtcCannotBuildIsCutDownToTheKernel) {
   EXPECT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("note: your file does not compile with NVRTC as a whole"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("texture is not a template"), std::string::npos) << init.output;
-  // A kernel that itself needs what NVRTC cannot build (a 2-D texture
+  // A kernel that itself needs what NVRTC cannot build (a layered texture
   // reference, which gi cannot port): no cut helps.
-  std::ofstream(source) << "texture<float, 2, cudaReadModeElementType> t_values;\n"
+  std::ofstream(source) << "texture<float, cudaTextureType2DLayered, cudaReadModeElementType> t_values;\n"
                            "__global__ void fetch(float* out, int n) {\n"
                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "  if (i < n) out[i] = tex2D(t_values, i, 0);\n"
+                           "  if (i < n) out[i] = tex2DLayered(t_values, i, 0, 0);\n"
                            "}\n";
   const test::CommandOutput stuck = test::run_gi("init \"" + source.string() + "\" --out \"" + (root / "user/fetch").string() +
                                                  "\" --size n=100000 --check");

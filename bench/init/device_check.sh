@@ -57,3 +57,7 @@ check $k/window_sum_template.cu window_sum_template_instantiated n=4194304 "--en
 check $k/particles_aos.cu particles_aos n=4194304 dt=0.01
 check $k/tree_sum.cu tree_sum n=4194304
 check $k/scale_params.cu scale_params p_n=4194304 p_bias=0.5 p_gain=2
+# 11-29 (night): textures over CUDA arrays (tex2D/tex3D), and a 3-D texture reference ported.
+check $k/texture_gradient.cu texture_gradient nx=256 ny=256 nz=128
+check $k/texture_upsample.cu texture_upsample width=2048 height=2048
+check $k/texture_reference_3d.cu texture_reference_3d nx=256 ny=256 nz=128 scale=2

@@ -24,10 +24,13 @@
 //   - a deadlock (every live thread waits in a barrier nobody else can reach)
 //     or a mismatch (lanes of one mask in different collectives) ends the
 //     launch with a message naming the block and what each thread waits in.
-//   - texture objects over linear memory (tex1Dfetch), as plain loads;
+//   - texture objects over linear memory (tex1Dfetch), as plain loads, and
+//     over CUDA arrays (tex1D/tex2D/tex3D): point or linear filtering, clamp
+//     or border addressing, normalised coordinates or not; linear weights
+//     are rounded to 1/256 as the GPU's 8-bit fractions are;
 //   - cooperative groups' reduce over coalesced threads (gi's donors);
 // Not modelled: timing, memory ordering between blocks (blocks run in
-// order), textures over arrays, surface objects, the rest of cooperative
+// order), layered and cubemap textures, surface objects, the rest of cooperative
 // groups, half precision, inline PTX other than reads of
 // %laneid, %globaltimer and %dynamic_smem_size.
 #pragma once
@@ -340,6 +343,88 @@ template <class T>
 inline void tex1Dfetch(T* value, cudaTextureObject_t texture, int x) {
   *value = tex1Dfetch<T>(texture, x);
 }
+
+// Texture objects over CUDA arrays: the launcher passes the address of a
+// gi_texture_array (laid out as fitness/emulation/host_buffers.hpp's
+// EmulatedTextureArray) where the GPU runner passes a cudaTextureObject_t.
+// A texel is 1, 2 or 4 words, float or integer; only float ones filter.
+struct gi_texture_array {
+  const void* data;
+  unsigned long long extent[3];
+  unsigned dimensions;
+  unsigned filter;   // 0 point, 1 linear
+  unsigned address;  // 0 clamp, 1 border
+  unsigned normalized;
+};
+// Texel i of dimension d after addressing, or -1 outside a border texture.
+inline long long gi_texel_coordinate(const gi_texture_array* t, unsigned d, long long i) {
+  const long long n = (long long)t->extent[d];
+  if (i >= 0 && i < n) return i;
+  if (t->address == 1) return -1;
+  return i < 0 ? 0 : n - 1;
+}
+template <class T>
+inline T gi_texture_fetch(cudaTextureObject_t texture, float x, float y, float z) {
+  static_assert(sizeof(T) % 4 == 0 && sizeof(T) <= 16, "a texel is 1, 2 or 4 32-bit words");
+  const gi_texture_array* t = reinterpret_cast<const gi_texture_array*>(texture);
+  const float at[3] = {x, y, z};
+  float position[3] = {0.0f, 0.0f, 0.0f};
+  for (unsigned d = 0; d < t->dimensions; ++d)
+    position[d] = t->normalized ? at[d] * (float)t->extent[d] : at[d];
+  const unsigned words = sizeof(T) / 4;
+  // Point: the texel holding the position. Linear: the 2^dimensions texels
+  // around it (centres at i + 0.5), weighted by 8-bit fractions.
+  long long base[3] = {0, 0, 0};
+  float fraction[3] = {0.0f, 0.0f, 0.0f};
+  const bool linear = t->filter == 1;
+  for (unsigned d = 0; d < t->dimensions; ++d) {
+    const float p = linear ? position[d] - 0.5f : position[d];
+    base[d] = (long long)floorf(p);
+    if (linear) fraction[d] = roundf((p - floorf(p)) * 256.0f) / 256.0f;
+  }
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  T result;
+  __builtin_memset(&result, 0, sizeof result);
+  const unsigned corners = linear ? 1u << t->dimensions : 1u;
+  for (unsigned corner = 0; corner < corners; ++corner) {
+    float weight = 1.0f;
+    long long index = 0, stride = 1;
+    bool outside = false;
+    for (unsigned d = 0; d < t->dimensions; ++d) {
+      const unsigned step = (corner >> d) & 1u;
+      const long long i = gi_texel_coordinate(t, d, base[d] + step);
+      if (i < 0) outside = true;
+      index += i * stride;
+      stride *= (long long)t->extent[d];
+      if (linear) weight *= step ? fraction[d] : 1.0f - fraction[d];
+    }
+    if (outside) continue;  // a border texel reads zero
+    const unsigned char* texel = (const unsigned char*)t->data + index * (long long)sizeof(T);
+    if (!linear) {
+      __builtin_memcpy(&result, texel, sizeof(T));
+      return result;
+    }
+    for (unsigned w = 0; w < words; ++w) {
+      float v;
+      __builtin_memcpy(&v, texel + 4 * w, 4);
+      sum[w] += weight * v;
+    }
+  }
+  if (linear) __builtin_memcpy(&result, sum, sizeof(T));
+  return result;
+}
+template <class T>
+inline T tex1D(cudaTextureObject_t texture, float x) { return gi_texture_fetch<T>(texture, x, 0.0f, 0.0f); }
+template <class T>
+inline T tex2D(cudaTextureObject_t texture, float x, float y) { return gi_texture_fetch<T>(texture, x, y, 0.0f); }
+template <class T>
+inline T tex3D(cudaTextureObject_t texture, float x, float y, float z) { return gi_texture_fetch<T>(texture, x, y, z); }
+template <class T>
+inline void tex1D(T* value, cudaTextureObject_t texture, float x) { *value = tex1D<T>(texture, x); }
+template <class T>
+inline void tex2D(T* value, cudaTextureObject_t texture, float x, float y) { *value = tex2D<T>(texture, x, y); }
+template <class T>
+inline void tex3D(T* value, cudaTextureObject_t texture, float x, float y, float z) { *value = tex3D<T>(texture, x, y, z); }
 
 // ---------------------------------------------------------------- atomics
 // Threads never run at the same time, so a read-modify-write is atomic.

@@ -144,7 +144,7 @@ LaunchOutcome run_emulated_launch(const EmulatedModule& module, const LaunchPlan
   for (std::size_t i = 0; i < plan.params.size(); ++i) {
     const auto [is_buffer, index] = plan.params[i];
     if (is_buffer) {
-      pointers[i] = buffers.data(index);
+      pointers[i] = buffers.argument(index);
       args[i] = &pointers[i];
     } else {
       args[i] = const_cast<std::byte*>(plan.scalars.at(index).bytes.data());

@@ -55,8 +55,22 @@ HostBuffers::HostBuffers(const LaunchPlan& plan) {
     fill_words(b.data + b.bytes, kGuardBytes, b.guard);
     if (arg.role == ParamRole::Out) fill_output(b.data, b.bytes, arg.type);
     else if (b.bytes > 0) std::memcpy(b.data, arg.initial.data(), b.bytes);
-    buffers_.push_back(b);
+    if (arg.texture && arg.array.dimensions > 0) {
+      b.array = std::make_unique<EmulatedTextureArray>();
+      b.array->data = b.data;
+      for (std::size_t d = 0; d < 3; ++d) b.array->extent[d] = arg.array.extent[d];
+      b.array->dimensions = arg.array.dimensions;
+      b.array->filter = static_cast<unsigned>(arg.array.filter);
+      b.array->address = static_cast<unsigned>(arg.array.address);
+      b.array->normalized = arg.array.normalized ? 1 : 0;
+    }
+    buffers_.push_back(std::move(b));
   }
+}
+
+void* HostBuffers::argument(std::size_t index) const {
+  const Buffer& b = buffers_.at(index);
+  return b.array ? static_cast<void*>(b.array.get()) : static_cast<void*>(b.data);
 }
 
 HostBuffers::~HostBuffers() {

@@ -7,6 +7,7 @@
 // (fitness/emulation/emulated_launch.hpp) leaves its results here.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,19 @@
 #include "fitness/workload/launch_plan.hpp"
 
 namespace gi::fitness::emulation {
+
+// What a kernel run on the CPU gets for a texture over a CUDA array
+// (BufferArg::array): a pointer to this, where the GPU passes a
+// cudaTextureObject_t. The prelude's gi_texture_array
+// (fitness/emulation/cuda_on_cpu.hpp) reads it with the same layout.
+struct EmulatedTextureArray {
+  const void* data = nullptr;
+  unsigned long long extent[3] = {1, 1, 1};
+  unsigned dimensions = 0;
+  unsigned filter = 0;   // TextureFilter: 0 point, 1 linear
+  unsigned address = 0;  // TextureAddress: 0 clamp, 1 border
+  unsigned normalized = 0;
+};
 
 class HostBuffers {
  public:
@@ -28,6 +42,9 @@ class HostBuffers {
 
   std::size_t size() const { return buffers_.size(); }
   std::byte* data(std::size_t index) const { return buffers_.at(index).data; }
+  // What the kernel gets for buffer `index`: its data, or for a texture over
+  // a CUDA array the address of its EmulatedTextureArray.
+  void* argument(std::size_t index) const;
   std::span<const std::byte> bytes(std::size_t index) const;
 
   // nullopt when every guard is intact, else which buffer, side and byte.
@@ -45,6 +62,7 @@ class HostBuffers {
     std::uint32_t guard = 0;
     std::size_t bytes = 0;
     std::byte* data = nullptr;
+    std::unique_ptr<EmulatedTextureArray> array;  // a texture over a CUDA array
   };
   std::vector<Buffer> buffers_;
   void* mapping_ = nullptr;

@@ -24,19 +24,64 @@ void copy_to_host(void* destination, const void* source, std::size_t bytes,
   check_runtime(cudaStreamSynchronize(stream), "cudaStreamSynchronize(after download)");
 }
 
-// A linear texture over a buffer's data, read as the element type
+// The channels of a texture of the buffer's element type
 // (fits_linear_texture; kernel_spec.cpp refuses the others by name).
-cudaTextureObject_t linear_texture(const BufferArg& arg, CUdeviceptr data, std::size_t bytes) {
+cudaChannelFormatDesc texture_channels(const BufferArg& arg) {
   cudaChannelFormatKind kind = cudaChannelFormatKindFloat;
   if (element_is_signed_int(arg.type)) kind = cudaChannelFormatKindSigned;
   else if (element_is_unsigned_int(arg.type)) kind = cudaChannelFormatKindUnsigned;
   if (!fits_linear_texture(arg.type))
     throw std::invalid_argument("buffer '" + arg.name + "': no texture reads its element type");
   const auto words = static_cast<int>(element_components(arg.type));
+  return cudaCreateChannelDesc(32, words > 1 ? 32 : 0, words > 2 ? 32 : 0, words > 3 ? 32 : 0, kind);
+}
+
+// A CUDA array holding the buffer's data (x fastest), for a texture over it.
+cudaArray_t texture_array(const BufferArg& arg, CUdeviceptr data, cudaStream_t stream) {
+  const TextureArray& a = arg.array;
+  const cudaChannelFormatDesc channels = texture_channels(arg);
+  // cudaMalloc3DArray reads a height or depth of 0 as an array of fewer dimensions.
+  const cudaExtent extent{a.extent[0], a.dimensions > 1 ? a.extent[1] : 0, a.dimensions > 2 ? a.extent[2] : 0};
+  cudaArray_t array = nullptr;
+  const std::string call = "cudaMalloc3DArray(buffer '" + arg.name + "', " + std::to_string(a.extent[0]) + " x " +
+                           std::to_string(a.extent[1]) + " x " + std::to_string(a.extent[2]) + ")";
+  check_runtime(cudaMalloc3DArray(&array, &channels, extent, 0), call.c_str());
+  cudaMemcpy3DParms copy{};
+  const std::size_t row = a.extent[0] * element_bytes(arg.type);
+  copy.srcPtr = cudaPitchedPtr{reinterpret_cast<void*>(data), row, a.extent[0], a.extent[1]};
+  copy.dstArray = array;
+  copy.extent = cudaExtent{a.extent[0], a.extent[1], a.extent[2]};
+  copy.kind = cudaMemcpyDeviceToDevice;
+  const cudaError_t copied = cudaMemcpy3DAsync(&copy, stream);
+  if (copied != cudaSuccess) cudaFreeArray(array);
+  check_runtime(copied, ("cudaMemcpy3DAsync(buffer '" + arg.name + "' into its CUDA array)").c_str());
+  return array;
+}
+
+// A texture over the buffer's CUDA array, sampled as the spec says.
+cudaTextureObject_t array_texture(const BufferArg& arg, cudaArray_t array) {
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  cudaTextureDesc description{};
+  description.readMode = cudaReadModeElementType;
+  description.filterMode = arg.array.filter == TextureFilter::Linear ? cudaFilterModeLinear : cudaFilterModePoint;
+  const cudaTextureAddressMode address =
+      arg.array.address == TextureAddress::Border ? cudaAddressModeBorder : cudaAddressModeClamp;
+  for (auto& mode : description.addressMode) mode = address;
+  description.normalizedCoords = arg.array.normalized ? 1 : 0;
+  cudaTextureObject_t texture = 0;
+  check_runtime(cudaCreateTextureObject(&texture, &resource, &description, nullptr),
+                ("cudaCreateTextureObject(array texture over buffer '" + arg.name + "')").c_str());
+  return texture;
+}
+
+// A linear texture over a buffer's data, read as the element type.
+cudaTextureObject_t linear_texture(const BufferArg& arg, CUdeviceptr data, std::size_t bytes) {
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeLinear;
   resource.res.linear.devPtr = reinterpret_cast<void*>(data);
-  resource.res.linear.desc = cudaCreateChannelDesc(32, words > 1 ? 32 : 0, words > 2 ? 32 : 0, words > 3 ? 32 : 0, kind);
+  resource.res.linear.desc = texture_channels(arg);
   resource.res.linear.sizeInBytes = bytes;
   cudaTextureDesc description{};
   description.readMode = cudaReadModeElementType;
@@ -85,7 +130,12 @@ DeviceBuffers::DeviceBuffers(const LaunchPlan& plan, cudaStream_t stream) {
       }
       if (arg.texture) {
         if (arg.role != ParamRole::In) throw std::invalid_argument("buffer '" + arg.name + "': a texture must be an input");
-        added.texture = linear_texture(arg, added.data, std::max<std::size_t>(b.bytes, element_bytes(arg.type)));
+        if (arg.array.dimensions > 0) {
+          added.array = texture_array(arg, added.data, stream);
+          added.texture = array_texture(arg, added.array);
+        } else {
+          added.texture = linear_texture(arg, added.data, std::max<std::size_t>(b.bytes, element_bytes(arg.type)));
+        }
       }
       // In: compared with this copy after a run, on the device. InOut: restored from it.
       if (uploads && b.bytes > 0) {
@@ -107,6 +157,7 @@ DeviceBuffers::~DeviceBuffers() { release(); }
 void DeviceBuffers::release() {
   for (Buffer& b : buffers_) {
     if (b.texture) cudaDestroyTextureObject(b.texture);
+    if (b.array) cudaFreeArray(b.array);
     if (b.allocation) cudaFree(b.allocation);
     if (b.pristine) cudaFree(b.pristine);
   }

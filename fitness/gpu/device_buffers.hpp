@@ -73,7 +73,8 @@ class DeviceBuffers {
     void* allocation = nullptr;  // guard | data | pad | guard
     CUdeviceptr data = 0;
     void* pristine = nullptr;    // In and InOut: the initial bytes
-    cudaTextureObject_t texture = 0;  // a linear texture over data, for a texture buffer
+    cudaTextureObject_t texture = 0;  // a texture over data (or over `array`), for a texture buffer
+    cudaArray_t array = nullptr;      // a texture array buffer's copy of data (BufferArg::array)
   };
   void release();
 

@@ -390,8 +390,10 @@ class SpecReader {
   // cudaTextureObject_t parameter (tex1Dfetch<T>); the texture's element is
   // one to four 32-bit words, as a linear CUDA texture allows.
   void read_texture(const json& t, const std::string& path, ParamSpec& ps) const {
-    if (!t.is_boolean()) fail(path, std::string("expected true or false, found ") + json_kind(t));
-    if (!t.get<bool>()) return;
+    if (!t.is_boolean() && !t.is_object())
+      fail(path, std::string("expected true, false or an array texture's object {\"extent\": [...]}, found ") +
+                     json_kind(t));
+    if (t.is_boolean() && !t.get<bool>()) return;
     if (ps.role != ParamRole::In) fail(path, "only in buffers are read through a texture");
     if (!fits_linear_texture(ps.type))
       fail(path, ps.type == ElementType::F64
@@ -401,6 +403,39 @@ class SpecReader {
                        "as a plain pointer"
                      : "a texture of " + ps.type_name + ": CUDA's textures have one, two or four channels");
     ps.texture = true;
+    if (t.is_object()) read_texture_array(t, path, ps);
+  }
+
+  // {"extent": [w, h, d], "filter": ..., "address": ..., "normalized": ...}:
+  // a texture over a CUDA array (fitness/workload/launch_plan.hpp, TextureArray).
+  void read_texture_array(const json& t, const std::string& path, ParamSpec& ps) const {
+    only_keys(t, path, {"extent", "filter", "address", "normalized"});
+    const json& extent = required(t, path, "extent");
+    const std::string extent_path = child(path, "extent");
+    if (!extent.is_array() || extent.empty() || extent.size() > 3)
+      fail(extent_path, std::string("expected an array of one to three expressions (width, height, depth), found ") +
+                            (extent.is_array() ? std::to_string(extent.size()) + " of them" : json_kind(extent)));
+    for (std::size_t d = 0; d < extent.size(); ++d) ps.texture_extent.push_back(expression_field(extent[d], index(extent_path, d)));
+    ps.sampler.dimensions = static_cast<unsigned>(extent.size());
+    if (const auto f = t.find("filter"); f != t.end()) {
+      const std::string filter = string_field(*f, child(path, "filter"));
+      if (filter == "linear") ps.sampler.filter = TextureFilter::Linear;
+      else if (filter != "point") fail(child(path, "filter"), "expected point or linear, found '" + filter + "'");
+    }
+    if (ps.sampler.filter == TextureFilter::Linear && !filters_linearly(ps.type))
+      fail(child(path, "filter"), "linear filtering of " + ps.type_name +
+                                      ": CUDA filters float, float2 and float4 textures only (use point)");
+    if (const auto a = t.find("address"); a != t.end()) {
+      const std::string address = string_field(*a, child(path, "address"));
+      if (address == "border") ps.sampler.address = TextureAddress::Border;
+      else if (address != "clamp")
+        fail(child(path, "address"), "expected clamp or border, found '" + address +
+                                         "' (wrap and mirror are not drawn by gi)");
+    }
+    if (const auto n = t.find("normalized"); n != t.end()) {
+      if (!n->is_boolean()) fail(child(path, "normalized"), std::string("expected true or false, found ") + json_kind(*n));
+      ps.sampler.normalized = n->get<bool>();
+    }
   }
 
   void read_output_fields(const json& p, const std::string& path, ParamSpec& ps) const {

@@ -22,7 +22,13 @@
 //      "checked_components": [0, 1, 2, 3]} // optional, default all components of the type
 //     (an in buffer only: "texture": true, optional: the kernel's parameter is a
 //      cudaTextureObject_t it reads with tex1Dfetch<type>; the runner passes a linear
-//      texture over the buffer, of float, float2, float4, int, unsigned or int4)
+//      texture over the buffer, of float, float2, float4, int, unsigned or int4;
+//      or "texture": {"extent": [expr, expr, expr], "filter": "point", "address": "clamp",
+//      "normalized": false}: a texture over a CUDA array of one to three dimensions (width
+//      first; element (x, y, z) is the buffer's element x + w * (y + h * z), so count is
+//      the extent's product) that tex1D/tex2D/tex3D<type> read at coordinates; filter
+//      "point" (default) or "linear" (float types only), address "clamp" (default) or
+//      "border" (zero outside), normalized coordinates or not (default))
 //     (a float out/inout buffer only: "accumulation_bound": number > 0, optional: the most, in
 //      absolute value, one work item adds to one element through its atomics; lets privatise
 //      count the buffer's per-block copy in 32-bit fixed point, grammar/edits/privatise.cpp)
@@ -115,8 +121,15 @@ struct ParamSpec {
   // adds to one element through its atomics (0: not declared). It lets
   // `privatise` count the buffer's per-block copy in 32-bit fixed point.
   double accumulation_bound = 0;
-  // In buffers: read through a cudaTextureObject_t parameter ("texture": true).
+  // In buffers: read through a cudaTextureObject_t parameter ("texture": true,
+  // or an object for a texture over a CUDA array).
   bool texture = false;
+  // A texture over a CUDA array ("texture": {"extent": [...], ...}): the
+  // extent's one to three expressions (width first), and its sampler in
+  // `sampler` (whose dimensions is the extent's size and whose extent each
+  // workload fills in). Empty for a linear texture.
+  std::vector<Expression> texture_extent;
+  TextureArray sampler;
   // Constants only: an array __constant__ of `count` elements (no "value"),
   // drawn like an input buffer from the workload's inputs distribution of
   // its name, and copied to the symbol before each launch.

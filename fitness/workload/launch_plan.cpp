@@ -74,6 +74,10 @@ bool fits_linear_texture(ElementType t) {
   return element_is_buffer_type(t) && component_bytes(t) == 4 && element_components(t) != 3;
 }
 
+bool filters_linearly(ElementType t) {
+  return t == ElementType::F32 || t == ElementType::F32x2 || t == ElementType::F32x4;
+}
+
 bool element_is_buffer_type(ElementType t) { return static_cast<int>(t) < static_cast<int>(ElementType::Bool); }
 
 bool element_is_unsigned_int(ElementType t) {

@@ -47,6 +47,25 @@ struct IntegerRange {
 IntegerRange narrow_integer_range(ElementType t);
 bool element_is_float(ElementType t);
 
+// A texture over a CUDA array rather than linear memory: the kernel reads it
+// with tex1D/tex2D/tex3D<T>(t, x[, y[, z]]) at coordinates, through a
+// sampler (filter, address mode, normalised coordinates), as NiftyReg's
+// resampling reads its floating image. The buffer's element (x, y, z) is
+// element x + width * (y + height * z) of its data.
+enum class TextureFilter : std::uint8_t { Point, Linear };
+// Clamp: a coordinate outside the array reads its edge; border: it reads zero.
+// (CUDA's wrap and mirror need normalised coordinates; gi draws none.)
+enum class TextureAddress : std::uint8_t { Clamp, Border };
+struct TextureArray {
+  unsigned dimensions = 0;  // 0: no array (a linear texture, tex1Dfetch); else 1, 2 or 3
+  std::array<std::size_t, 3> extent{1, 1, 1};  // width, height, depth (1 past `dimensions`)
+  TextureFilter filter = TextureFilter::Point;
+  TextureAddress address = TextureAddress::Clamp;
+  bool normalized = false;  // coordinates in [0, 1) across each extent
+};
+// Whether a CUDA array can hold the type with linear filtering: float, float2, float4.
+bool filters_linearly(ElementType t);
+
 // One pointer parameter of the kernel.
 struct BufferArg {
   std::string name;
@@ -58,6 +77,9 @@ struct BufferArg {
   // cudaTextureObject_t parameter, tex1Dfetch<T>): the runner passes a
   // texture over the buffer instead of its address.
   bool texture = false;
+  // A texture buffer over a CUDA array (array.dimensions > 0) instead of
+  // linear memory; its count is the product of the extent.
+  TextureArray array{};
 };
 
 // One by-value parameter (int, float, ...): its bytes as the kernel sees them.

@@ -131,6 +131,11 @@ void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<Expected
     w.u8(static_cast<unsigned>(b.role));
     w.u8(static_cast<unsigned>(b.type));
     w.u8(b.texture ? 1 : 0);
+    w.u8(b.array.dimensions);
+    for (const std::size_t e : b.array.extent) w.u64(e);
+    w.u8(static_cast<unsigned>(b.array.filter));
+    w.u8(static_cast<unsigned>(b.array.address));
+    w.u8(b.array.normalized ? 1 : 0);
     w.u64(b.count);
     w.u64(b.initial.size());
     w.raw(b.initial.data(), b.initial.size());
@@ -163,6 +168,24 @@ void write_payload(Writer& w, const LaunchPlan& plan, const std::vector<Expected
   w.pod(tolerance.rel);
 }
 
+// A texture buffer's CUDA array (TextureArray), as write_payload writes it.
+void read_texture_array(Reader& r, BufferArg& b) {
+  TextureArray& a = b.array;
+  a.dimensions = r.u8("texture array dimensions");
+  if (a.dimensions > 3) r.error("buffer '" + b.name + "': a texture array of " + std::to_string(a.dimensions) + " dimensions");
+  if (a.dimensions > 0 && !b.texture) r.error("buffer '" + b.name + "': an array but no texture");
+  for (std::size_t& e : a.extent) e = r.u64("texture array extent");
+  const unsigned filter = r.u8("texture filter");
+  const unsigned address = r.u8("texture address mode");
+  const unsigned normalized = r.u8("texture normalized flag");
+  if (filter > 1 || address > 1 || normalized > 1)
+    r.error("buffer '" + b.name + "': texture filter " + std::to_string(filter) + ", address " +
+            std::to_string(address) + ", normalized " + std::to_string(normalized) + ": each must be 0 or 1");
+  a.filter = static_cast<TextureFilter>(filter);
+  a.address = static_cast<TextureAddress>(address);
+  a.normalized = normalized == 1;
+}
+
 PlanBundle read_payload(Reader& r) {
   PlanBundle bundle;
   LaunchPlan& plan = bundle.plan;
@@ -183,6 +206,7 @@ PlanBundle read_payload(Reader& r) {
     const unsigned texture = r.u8("buffer texture flag");
     if (texture > 1) r.error("buffer '" + b.name + "': texture flag " + std::to_string(texture) + " is neither 0 nor 1");
     b.texture = texture == 1;
+    read_texture_array(r, b);
     b.count = r.u64("buffer element count");
     b.initial.resize(r.count(1, "buffer initial byte count"));
     r.raw(b.initial.data(), b.initial.size(), "buffer initial bytes");

@@ -27,7 +27,7 @@ class PlanIoError : public std::runtime_error {
 
 // 2: the plan's __constant__ variables follow its parameters.
 // 3: each buffer's texture flag follows its element type.
-inline constexpr std::uint32_t kPlanFormatVersion = 4;  // 4: 8- and 16-bit element types
+inline constexpr std::uint32_t kPlanFormatVersion = 5;  // 4: 8- and 16-bit element types; 5: texture arrays
 
 std::vector<std::byte> serialize_plan(const LaunchPlan& plan,
                                       const std::vector<ExpectedOutput>& expected,

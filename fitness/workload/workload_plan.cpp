@@ -53,6 +53,30 @@ std::size_t element_count(const KernelSpec& spec, const ParamSpec& p, const Vari
       whole(spec, p.count, variables, p.json_path + ".count", 0, 17179869184.0, "an element count"));
 }
 
+// A texture buffer's CUDA array on this workload: its extent, each within
+// what sm_90 arrays hold, whose product must be the buffer's count.
+TextureArray texture_array(const KernelSpec& spec, const ParamSpec& p, const Variables& variables, std::size_t count) {
+  TextureArray array = p.sampler;
+  if (p.texture_extent.empty()) return array;
+  // cudaMalloc3DArray's limits on sm_90: 1-D 131072; 2-D 131072 x 65536; 3-D 16384 each way.
+  const unsigned dims = array.dimensions;
+  const double limits[3] = {dims == 3 ? 16384.0 : 131072.0, dims == 3 ? 16384.0 : 65536.0, 16384.0};
+  std::size_t product = 1;
+  std::string shape;
+  for (unsigned d = 0; d < dims; ++d) {
+    const std::string path = p.json_path + ".texture.extent[" + std::to_string(d) + "]";
+    array.extent[d] = static_cast<std::size_t>(
+        whole(spec, p.texture_extent[d], variables, path, 1, limits[d], "a CUDA array's extent"));
+    product *= array.extent[d];
+    shape += (d > 0 ? " x " : "") + std::to_string(array.extent[d]);
+  }
+  if (product != count)
+    fail(spec, p.json_path + ".texture.extent", "the array's extent " + shape + " holds " + std::to_string(product) +
+                                                    " elements, but count '" + p.count.text() + "' is " +
+                                                    std::to_string(count));
+  return array;
+}
+
 // An 8- or 16-bit integer (one component of a uchar4 too), range-checked.
 void narrow_integer(const KernelSpec& spec, const ParamSpec& p, const Expression& e, const Variables& variables,
                     const std::string& path, std::byte* out) {
@@ -201,6 +225,7 @@ LaunchPlan build(const KernelSpec& spec, Workload* movable, const Workload& work
     b.type = p.type;
     b.texture = p.texture;
     b.count = element_count(spec, p, workload.variables);
+    b.array = texture_array(spec, p, workload.variables, b.count);
     if (p.role == ParamRole::In || p.role == ParamRole::InOut) {
       const auto it = workload.inputs.find(p.name);
       if (it == workload.inputs.end())
@@ -291,7 +316,8 @@ LaunchPlan launch_plan_shape(const KernelSpec& spec, const Variables& variables,
       continue;
     }
     plan.params.emplace_back(true, plan.buffers.size());
-    plan.buffers.push_back(BufferArg{p.name, p.role, p.type, element_count(spec, p, variables), {}, p.texture});
+    const std::size_t count = element_count(spec, p, variables);
+    plan.buffers.push_back(BufferArg{p.name, p.role, p.type, count, {}, p.texture, texture_array(spec, p, variables, count)});
   }
   for (const ParamSpec& c : spec.constants)  // an array's shape: its bytes, zero
     plan.constants.push_back(c.constant_array ? ScalarArg{c.name, std::vector<std::byte>(element_count(spec, c, variables) *

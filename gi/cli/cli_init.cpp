@@ -183,9 +183,10 @@ void add_init(CLI::App& app) {
     for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
     if (!port.ported.empty()) {
       std::cout << "note: CUDA 12 removed texture references; kernel.cu reads these through texture objects, new last "
-                   "parameters of '" << s.entry << "' (tex1Dfetch<T>):";
+                   "parameters of '" << s.entry << "' (read with tex1Dfetch<T>, tex2D<T>, ...):";
       for (const std::string& p : port.ported) std::cout << " " << p << ";";
-      std::cout << " your host code passes a texture object over the buffer it bound (cudaCreateTextureObject) "
+      std::cout << " your host code passes a texture object over the buffer or CUDA array it bound "
+                   "(cudaCreateTextureObject, with the reference's filter, address mode and normalisation) "
                    "instead of binding it\n";
     }
     if (!port.refusal.empty())

@@ -261,6 +261,34 @@ SpecScaffold scaffold_spec(std::string_view source, const std::string& file_name
 
 namespace {
 
+// "texture" of a cudaTextureObject_t parameter: true for a linear texture
+// (tex1Dfetch), an array texture's extent and sampler for tex1D/2D/3D.
+json texture_field(const std::string& name, const analysis::PointerUse* u, const std::string& type, SpecScaffold& s) {
+  if (!u || u->texture_dimensions == 0) return true;
+  json t;
+  if (u->texture_extent.size() == u->texture_dimensions) {
+    t["extent"] = json::array();
+    for (const analysis::SymbolicSize& e : u->texture_extent) t["extent"].push_back(e.text());
+  } else {
+    t["extent"] = fill("the width, height and depth of the CUDA array that texture '" + name + "' reads" +
+                       (u->refusal.empty() ? std::string() : ": gi could not infer them: " + u->refusal));
+  }
+  // The sampler is set where the host makes the texture, which gi does not see.
+  const auto e = fitness::element_type_from_name(type);
+  const bool linear = u->texture_real_coordinates && e && fitness::filters_linearly(*e);
+  t["filter"] = linear ? "linear" : "point";
+  t["address"] = "clamp";
+  t["normalized"] = u->texture_normalized;
+  if (u->texture_extent.empty()) return t;  // the coordinates unread: the sampler stays the default
+  s.inferred.push_back("texture '" + name + "': a CUDA array of " + std::to_string(u->texture_dimensions) +
+                       " dimensions, " + (linear ? "linear" : "point") + " filtering (" +
+                       (u->texture_real_coordinates ? "its coordinates are floats" : "its coordinates are whole") +
+                       "), " + (u->texture_normalized ? "normalised" : "plain") + " coordinates, clamped");
+  s.notes.push_back("texture '" + name + "': the host sets its sampler, which gi cannot see: check \"filter\", "
+                    "\"address\" and \"normalized\" against the cudaTextureDesc your code creates it with");
+  return t;
+}
+
 SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g, const KernelChoice& choice,
                              const std::string& family, const InitSizes& given,
                              const analysis::IncludedHeaders& headers) {
@@ -441,9 +469,11 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       const analysis::PointerUse* u = use_of(p.name);
       const std::string fetched = u ? u->texture_type : "";
       type = spec_type(fetched);
+      const std::string fetch = u && u->texture_dimensions > 0 ? "tex" + std::to_string(u->texture_dimensions) + "D"
+                                                                : "tex1Dfetch";
       if (const auto e = fitness::element_type_from_name(type); e && fitness::fits_linear_texture(*e)) {
-        s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with tex1Dfetch<" +
-                             type + ">, from line " + std::to_string(u->first_line) + ")");
+        s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with " + fetch +
+                             "<" + type + ">, from line " + std::to_string(u->first_line) + ")");
       } else {
         s.notes.push_back("parameter '" + p.name + "' is a texture object: its buffer's type is the T of the kernel's "
                           "tex1Dfetch<T> calls, of one, two or four 32-bit words (float, float2, float4, int, "
@@ -541,7 +571,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                         (u && !u->refusal.empty() ? ": gi could not infer it: " + u->refusal : std::string()));
       min_bytes_known = false;
     }
-    if (p.texture_object()) j["texture"] = true;
+    if (p.texture_object()) j["texture"] = texture_field(p.name, use_of(p.name), type, s);
     if (const auto partial = unset.find(p.name);
         !record && partial != unset.end() && (role == "out" || role == "inout") && !partial->second.set.empty()) {
       j["checked_components"] = partial->second.set;

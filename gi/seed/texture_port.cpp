@@ -19,6 +19,7 @@ using grammar::TokenKind;
 struct TextureReference {
   std::string name;
   std::string type;  // T as written ("float4")
+  int dimensions = 1;  // 1, 2 or 3
   std::size_t first = 0, last = 0;  // tokens of the whole declaration, `static` and `;` included
   int line = 0;
   std::string problem;  // why it cannot be ported ("" when it can)
@@ -61,9 +62,14 @@ std::vector<TextureReference> texture_references(const grammar::ParsedKernel& k)
     r.type = arguments[0];
     r.last = u + 2;
     if (!tk[r.last].is(";")) r.problem = "it declares several names";
-    else if (arguments.size() > 1 && arguments[1] != "1" && arguments[1] != "cudaTextureType1D")
-      r.problem = "it is " + arguments[1] + "-dimensional (a texture object over a CUDA array, which gi cannot make)";
-    else if (arguments.size() > 2 && arguments[2] != "cudaReadModeElementType")
+    else if (arguments.size() > 1) {
+      const std::string& d = arguments[1];
+      r.dimensions = d == "1" || d == "cudaTextureType1D" ? 1 : d == "2" || d == "cudaTextureType2D" ? 2
+                   : d == "3" || d == "cudaTextureType3D" ? 3 : 0;
+      if (r.dimensions == 0) r.problem = "it is of type " + d + " (layered and cubemap textures are not drawn by gi)";
+    }
+    if (!r.problem.empty()) {
+    } else if (arguments.size() > 2 && arguments[2] != "cudaReadModeElementType")
       r.problem = "it reads " + arguments[2] + " (gi makes textures that read the element type)";
     out.push_back(std::move(r));
   }
@@ -114,11 +120,15 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
         port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + "): " + r.problem;
         return port;
       }
-      const bool fetch = t >= 2 && tk[t - 1].is("(") && tk[t - 2].is("tex1Dfetch") && t + 1 < tk.size() &&
-                         tk[t + 1].is(",");
+      // A 1-D reference is read with tex1Dfetch (linear memory) or tex1D
+      // (a CUDA array), a 2-D or 3-D one with tex2D or tex3D.
+      const std::string fetch_name = r.dimensions == 1 ? "tex1Dfetch" : "tex" + std::to_string(r.dimensions) + "D";
+      const bool fetch = t >= 2 && tk[t - 1].is("(") &&
+                         (tk[t - 2].is(fetch_name) || (r.dimensions == 1 && tk[t - 2].is("tex1D"))) &&
+                         t + 1 < tk.size() && tk[t + 1].is(",");
       if (!fetch) {
         port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is named on line " +
-                       std::to_string(tk[t].line) + " other than as tex1Dfetch(" + r.name + ", i)";
+                       std::to_string(tk[t].line) + " other than as " + fetch_name + "(" + r.name + ", ...)";
         return port;
       }
       fetches.emplace_back(t - 2, r.type);
@@ -160,7 +170,8 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   // Blanking keeps every offset, so it may come first.
   for (const TextureReference* r : used) {
     blank(text, tk, r->first, r->last);
-    port.ported.push_back("'" + r->name + "' (texture<" + r->type + ">, line " + std::to_string(r->line) + ")");
+    port.ported.push_back("'" + r->name + "' (texture<" + r->type + ", " + std::to_string(r->dimensions) + ">, line " +
+                          std::to_string(r->line) + ")");
   }
   if (empty_list && close == open + 2) blank(text, tk, open + 1, open + 1);  // `(void)`
   for (const Edit& e : edits) text.insert(e.offset, e.insert);

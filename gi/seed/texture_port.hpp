@@ -4,16 +4,19 @@
 // bound by the host, read with `tex1Dfetch(tex, i)`), so a file that uses
 // them builds with no compiler gi can use. Their replacement reads the same
 // memory the same way: a `cudaTextureObject_t` kernel parameter read with
-// `tex1Dfetch<float4>(tex, i)`. For each 1-D, element-type texture reference
-// the entry kernel reads with tex1Dfetch:
+// `tex1Dfetch<float4>(tex, i)`. For each element-type texture reference the
+// entry kernel reads with tex1Dfetch, or with tex1D/tex2D/tex3D (a reference
+// of 1, 2 or 3 dimensions over a CUDA array):
 //  - its declaration is blanked (lines kept, as gi/seed/kernel_cut.hpp does);
 //  - the entry kernel gets a last parameter `cudaTextureObject_t NAME`;
-//  - each `tex1Dfetch(NAME, i)` in the kernel becomes `tex1Dfetch<T>(NAME, i)`.
-// The spec then drafts NAME as an in buffer with "texture": true. The host
-// code that calls the kernel changes too (a texture object instead of a
-// binding), which gi init says. Nothing is ported, with the reason, when a
-// reference the kernel uses is read by a __device__ helper, is 2-D/3-D or
-// normalised, or is named other than in tex1Dfetch.
+//  - each `tex1Dfetch(NAME, i)` in the kernel becomes `tex1Dfetch<T>(NAME, i)`,
+//    each `tex3D(NAME, x, y, z)` `tex3D<T>(NAME, x, y, z)`.
+// The spec then drafts NAME as an in buffer with "texture": true, or with an
+// array texture's extent and sampler. The host code that calls the kernel
+// changes too (a texture object instead of a binding), which gi init says.
+// Nothing is ported, with the reason, when a reference the kernel uses is
+// read by a __device__ helper, is layered or normalised, or is named other
+// than in a fetch of its dimensions.
 #include <string>
 #include <string_view>
 #include <vector>
