@@ -228,7 +228,8 @@ void Analyser::collect_definitions() {
   for (std::size_t e : elements_) {
     const grammar::Element& el = k_.elements[e];
     if (el.kind != ElementKind::Declaration && !(el.kind == ElementKind::LoopHeader && el.is_for)) continue;
-    // `T name = expr;` (one declarator), or a for's init `int c = expr`.
+    // `T name = expr;`, each declarator of `T y = e1, z = e2;`, or a for's
+    // init `int c = expr` (its first declarator only).
     for (std::size_t t = el.tokens.first; t <= el.tokens.last; ++t) {
       if (tok(t).kind != TokenKind::Identifier || !tok(next(t)).is("=")) continue;
       const std::string name = tok(t).text;
@@ -248,7 +249,8 @@ void Analyser::collect_definitions() {
       if (assigned[name] <= 1 && el.kind != ElementKind::LoopHeader) assigned_once_.insert(name);
       // A counter that only grows (a while loop's): its start is its lower end.
       else if (assigned[name] - 1 == increments[name]) starts_[name] = {start, end};
-      break;
+      if (el.kind == ElementKind::LoopHeader || !tok(next(end)).is(",")) break;
+      t = end;  // the next declarator follows its comma
     }
   }
 }

@@ -661,6 +661,21 @@ TEST(ParameterUse, AnAxisNoGuardBoundsIsAnExactLaunchOfItsThreadCount) {
   EXPECT_FALSE(guarded.work.exact[0]);
 }
 
+// Each declarator of one declaration is a definition (`int y = blockIdx.y,
+// z = blockIdx.z;`): z is the grid's slice, bounded by its guard, not an
+// exact launch's thread count. A for's init keeps only its first.
+TEST(ParameterUse, EachDeclaratorOfADeclarationIsADefinition) {
+  const auto u = use_of(
+      "__global__ void k(float* v, int nx, int ny, int nz) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;\n"
+      "  float half = 0.5f, scale = 2.0f * half;\n"
+      "  if (x < nx && y < ny && z < nz) v[x + nx * (y + ny * z)] = scale;\n"
+      "}\n");
+  EXPECT_EQ(count(u, "v"), "nx * ny * nz");
+  EXPECT_FALSE(u.work.exact[1]);
+  EXPECT_FALSE(u.work.exact[2]);
+}
+
 // A guard written as a ternary (`s[t] = i < n ? in[i] : 0.f;`) bounds the
 // read in its branch and is a guard on the axis: no exact launch.
 TEST(ParameterUse, ATernaryGuardBoundsItsBranchAndIsNoExactLaunch) {
