@@ -202,6 +202,12 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         }
         if (a && b && a->hi && b->hi)
           out.hi = at_least(*a->hi, *b->hi) ? a->hi : at_least(*b->hi, *a->hi) ? b->hi : std::nullopt;
+        // Neither provably the larger (max(x - 1, 0) under x < n: n - 2 or
+        // 0): one below the larger count they need, a max of sizes where
+        // one of them is at least 1 (SymbolicSize::max_of).
+        const SymbolicSize one = SymbolicSize::constant(1);
+        if (!out.hi && a && b && a->hi && b->hi && (a->hi->non_negative() || b->hi->non_negative()))
+          out.hi = SymbolicSize::max_of(*a->hi + one, *b->hi + one) - one;
       }
       return out;
     }

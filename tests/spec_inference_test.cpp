@@ -661,6 +661,27 @@ TEST(ParameterUse, AnAxisNoGuardBoundsIsAnExactLaunchOfItsThreadCount) {
   EXPECT_FALSE(guarded.work.exact[0]);
 }
 
+// A clamp to the left edge (`max(x - 1, 0)` under x < n) reaches n - 2 or
+// 0, neither provably the larger: its count is their max, which the
+// clamp to the right edge beside it covers.
+TEST(ParameterUse, AMaximumOfEndsNeitherProvablyLargerIsAMaxOfCounts) {
+  const std::string left =
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (x >= n) return;\n"
+      "  out[x] = in[max(x - 1, 0)];\n"
+      "}\n";
+  EXPECT_EQ(count(use_of(left), "in"), "max(n - 1, 1)");
+  std::string both = left;
+  both.replace(both.find("in[max(x - 1, 0)]"), std::string("in[max(x - 1, 0)]").size(),
+               "in[max(x - 1, 0)] + in[min(x + 1, n - 1)]");
+  EXPECT_EQ(count(use_of(both), "in"), "n");
+  // Neither operand at least 0: no count.
+  std::string below = left;
+  below.replace(below.find("max(x - 1, 0)"), std::string("max(x - 1, 0)").size(), "max(x - 1, x - 2)");
+  EXPECT_NE(count(use_of(below), "in").find("none"), std::string::npos) << count(use_of(below), "in");
+}
+
 // Each declarator of one declaration is a definition (`int y = blockIdx.y,
 // z = blockIdx.z;`): z is the grid's slice, bounded by its guard, not an
 // exact launch's thread count. A for's init keeps only its first.

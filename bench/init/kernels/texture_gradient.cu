@@ -7,6 +7,6 @@ __global__ void texture_gradient(cudaTextureObject_t image, float* gradient, int
   const int z = blockIdx.z;
   if (x >= nx || y >= ny || z >= nz) return;
   const float right = tex3D<float>(image, min(x + 1, nx - 1), y, z);
-  const float left = x > 0 ? tex3D<float>(image, x - 1, y, z) : tex3D<float>(image, x, y, z);
+  const float left = tex3D<float>(image, max(x - 1, 0), y, z);
   gradient[x + nx * (y + ny * z)] = 0.5f * (right - left);
 }
