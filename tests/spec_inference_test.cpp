@@ -1669,10 +1669,28 @@ TEST(SpecInference, TextureReferencesArePortedToTextureObjects) {
   EXPECT_EQ(layered.source, layered_source);
   EXPECT_NE(layered.refusal.find("texture reference 'volumeTexture' (line 3): it is of type "
                                  "cudaTextureType2DLayered"), std::string::npos) << layered.refusal;
+  // A helper that reads a reference gets it as a parameter, and its calls pass it.
   const TexturePort helper = port_texture_references(
       "texture<float> t;\n__device__ float at(int i) { return tex1Dfetch(t, i); }\n"
-      "__global__ void k(float* o) { o[threadIdx.x] = at(threadIdx.x); }\n", "k.cu", "k");
-  EXPECT_NE(helper.refusal.find("is read in the __device__ helper 'at'"), std::string::npos) << helper.refusal;
+      "__device__ float zero() { return 0.f; }\n"
+      "__global__ void k(float* o) { o[threadIdx.x] = at(threadIdx.x) + zero(); }\n", "k.cu", "k");
+  EXPECT_TRUE(helper.refusal.empty()) << helper.refusal;
+  EXPECT_NE(helper.source.find("__device__ float at(int i, cudaTextureObject_t t) { return tex1Dfetch<float>(t, i); }"),
+            std::string::npos) << helper.source;
+  EXPECT_NE(helper.source.find("o[threadIdx.x] = at(threadIdx.x, t) + zero(); }"), std::string::npos) << helper.source;
+  EXPECT_NE(helper.source.find("__global__ void k(float* o, cudaTextureObject_t t)"), std::string::npos) << helper.source;
+  // ... but not a template helper, nor one called by a helper that lacks it.
+  const TexturePort templated = port_texture_references(
+      "texture<float> t;\ntemplate <int S> __device__ float at(int i) { return tex1Dfetch(t, i * S); }\n"
+      "__global__ void k(float* o) { o[threadIdx.x] = at<2>(threadIdx.x); }\n", "k.cu", "k");
+  EXPECT_NE(templated.refusal.find("read in the template helper 'at'"), std::string::npos) << templated.refusal;
+  EXPECT_EQ(templated.source.find("cudaTextureObject_t"), std::string::npos);
+  const TexturePort nested = port_texture_references(
+      "texture<float> t;\n__device__ float at(int i) { return tex1Dfetch(t, i); }\n"
+      "__device__ float twice(int i) { return 2.f * at(i); }\n"
+      "__global__ void k(float* o) { o[threadIdx.x] = twice(threadIdx.x); }\n", "k.cu", "k");
+  EXPECT_NE(nested.refusal.find("'twice' calls 'at', which reads texture reference 't', and does not read it itself"),
+            std::string::npos) << nested.refusal;
 
   // gi init on the file: no FILL, two texture buffers, and the port builds and passes its check.
   const InitRun run("weigh", source, "--entry weigh --size n=100000 --check");

@@ -76,6 +76,73 @@ std::vector<TextureReference> texture_references(const grammar::ParsedKernel& k)
   return out;
 }
 
+// Text inserted at a byte offset of the source.
+struct Edit {
+  std::size_t offset;
+  std::string insert;
+};
+
+std::string names_of(const std::vector<const TextureReference*>& refs, const std::string& each_before) {
+  std::string out;
+  for (const TextureReference* r : refs) out += (out.empty() ? "" : ", ") + each_before + r->name;
+  return out;
+}
+
+// A helper the kernel reaches that reads texture references gets each as a
+// last parameter (`cudaTextureObject_t NAME`), and every call of it passes
+// them on, as NiftyReg's `GetSlidedValues` needs. "" when done, else why not:
+// a template helper, overloads that read different references, or a caller
+// other than the kernel that does not have them itself.
+std::string pass_to_helpers(const grammar::ParsedKernel& k, int kernel,
+                            const std::map<int, std::vector<const TextureReference*>>& helper_reads,
+                            const std::map<int, std::vector<grammar::TokenRange>>& bodies, std::vector<Edit>& edits) {
+  const auto& tk = k.tokens;
+  std::map<std::string, std::vector<const TextureReference*>> by_name;
+  for (const auto& [f, refs] : helper_reads) {
+    const grammar::Function& h = k.functions[static_cast<std::size_t>(f)];
+    const grammar::Element& header = k.elements[static_cast<std::size_t>(h.header_element)];
+    if (tk[header.tokens.first].is("template"))
+      return "texture reference '" + refs[0]->name + "' is read in the template helper '" + h.name +
+             "', which gi does not give it as a parameter";
+    const auto [it, fresh] = by_name.emplace(h.name, refs);
+    if (!fresh && it->second != refs)
+      return "the helpers named '" + h.name + "' read different texture references";
+  }
+  for (const auto& [f, ranges] : bodies)
+    if (f != kernel && by_name.count(k.functions[static_cast<std::size_t>(f)].name) && !helper_reads.count(f))
+      return "an overload of '" + k.functions[static_cast<std::size_t>(f)].name + "' reads no texture reference, "
+             "another does";
+  // Each reading helper's parameters.
+  for (const auto& [f, refs] : helper_reads) {
+    const grammar::Function& h = k.functions[static_cast<std::size_t>(f)];
+    std::size_t open = h.name_token + 1;
+    while (open < tk.size() && !tk[open].is("(")) ++open;
+    if (open >= tk.size()) return "the parameter list of '" + h.name + "' does not end";
+    const std::size_t close = grammar::closing_bracket(tk, open);
+    if (close == open + 2 && tk[open + 1].is("void")) return "'" + h.name + "(void)' takes no parameters";
+    edits.push_back({tk[close].offset, (close == open + 1 ? "" : ", ") + names_of(refs, "cudaTextureObject_t ")});
+  }
+  // Each call of one: the kernel passes its new parameters, a reading helper its own.
+  for (const auto& [g, ranges] : bodies)
+    for (const grammar::TokenRange& range : ranges)
+      for (std::size_t t = range.first; t + 1 <= range.last && t + 1 < tk.size(); ++t) {
+        const auto callee = by_name.find(tk[t].text);
+        if (tk[t].kind != TokenKind::Identifier || callee == by_name.end() || !tk[t + 1].is("(") ||
+            (t > 0 && (tk[t - 1].is(".") || tk[t - 1].is("->"))))
+          continue;
+        if (g != kernel) {
+          const auto own = helper_reads.find(g);
+          for (const TextureReference* r : callee->second)
+            if (own == helper_reads.end() || std::find(own->second.begin(), own->second.end(), r) == own->second.end())
+              return "'" + k.functions[static_cast<std::size_t>(g)].name + "' calls '" + callee->first +
+                     "', which reads texture reference '" + r->name + "', and does not read it itself";
+        }
+        const std::size_t close = grammar::closing_bracket(tk, t + 1);
+        edits.push_back({tk[close].offset, (close == t + 2 ? "" : ", ") + names_of(callee->second, "")});
+      }
+  return "";
+}
+
 }  // namespace
 
 TexturePort port_texture_references(std::string_view source, const std::string& file_name, const std::string& entry) {
@@ -94,54 +161,55 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   const grammar::Function& fn = k.functions[static_cast<std::size_t>(kernel)];
   const auto& tk = k.tokens;
 
-  // The entry kernel's body, and the tokens of the helpers it calls.
-  std::size_t body_first = tk.size(), body_last = 0;
-  for (const grammar::Element& e : k.elements)
-    if (e.function == kernel && e.kind != grammar::ElementKind::FunctionHeader) {
-      body_first = std::min(body_first, e.tokens.first);
-      body_last = std::max(body_last, e.tokens.last);
-    }
+  // The bodies of the entry kernel and of the helpers it reaches, by function.
   const std::vector<bool> reached = grammar::functions_reachable_from(k, fn.name);
-  std::map<std::string, std::string> helper_use;  // texture -> a helper that names it
+  std::map<int, std::vector<grammar::TokenRange>> bodies;
   for (const grammar::Element& e : k.elements)
-    if (e.function >= 0 && e.function != kernel && reached[static_cast<std::size_t>(e.function)])
-      for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t)
-        if (tk[t].kind == TokenKind::Identifier) helper_use.emplace(tk[t].text, k.functions[e.function].name);
+    if (e.function >= 0 && reached[static_cast<std::size_t>(e.function)] && e.kind != grammar::ElementKind::FunctionHeader)
+      bodies[e.function].push_back(e.tokens);
 
-  // Which references the kernel reads, each read checked to be tex1Dfetch(NAME, ...).
+  // Which references the kernel and its helpers read, each read checked to
+  // be a fetch of the reference's dimensions.
   std::vector<const TextureReference*> used;
-  std::vector<std::pair<std::size_t, std::string>> fetches;  // token of `tex1Dfetch`, its template argument
+  std::vector<std::pair<std::size_t, std::string>> fetches;  // token of the fetch, its template argument
+  std::map<int, std::vector<const TextureReference*>> helper_reads;  // helper -> the references it reads
   for (const TextureReference& r : references) {
     bool named = false;
-    for (std::size_t t = body_first; t <= body_last && t < tk.size(); ++t) {
-      if (tk[t].kind != TokenKind::Identifier || tk[t].text != r.name) continue;
-      named = true;
-      if (!r.problem.empty()) {
-        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + "): " + r.problem;
-        return port;
-      }
-      // A 1-D reference is read with tex1Dfetch (linear memory) or tex1D
-      // (a CUDA array), a 2-D or 3-D one with tex2D or tex3D.
-      const std::string fetch_name = r.dimensions == 1 ? "tex1Dfetch" : "tex" + std::to_string(r.dimensions) + "D";
-      const bool fetch = t >= 2 && tk[t - 1].is("(") &&
-                         (tk[t - 2].is(fetch_name) || (r.dimensions == 1 && tk[t - 2].is("tex1D"))) &&
-                         t + 1 < tk.size() && tk[t + 1].is(",");
-      if (!fetch) {
-        port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is named on line " +
-                       std::to_string(tk[t].line) + " other than as " + fetch_name + "(" + r.name + ", ...)";
-        return port;
-      }
-      fetches.emplace_back(t - 2, r.type);
-    }
-    if (const auto h = helper_use.find(r.name); h != helper_use.end()) {
-      port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is " +
-                     (named ? "also " : "") + "read in the __device__ helper '" + h->second +
-                     "', which would need it as a parameter";
-      return port;
+    for (const auto& [function, ranges] : bodies) {
+      bool here = false;
+      for (const grammar::TokenRange& range : ranges)
+        for (std::size_t t = range.first; t <= range.last && t < tk.size(); ++t) {
+          if (tk[t].kind != TokenKind::Identifier || tk[t].text != r.name) continue;
+          if (!r.problem.empty()) {
+            port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + "): " + r.problem;
+            return port;
+          }
+          // A 1-D reference is read with tex1Dfetch (linear memory) or tex1D
+          // (a CUDA array), a 2-D or 3-D one with tex2D or tex3D.
+          const std::string fetch_name = r.dimensions == 1 ? "tex1Dfetch" : "tex" + std::to_string(r.dimensions) + "D";
+          const bool fetch = t >= 2 && tk[t - 1].is("(") &&
+                             (tk[t - 2].is(fetch_name) || (r.dimensions == 1 && tk[t - 2].is("tex1D"))) &&
+                             t + 1 < tk.size() && tk[t + 1].is(",");
+          if (!fetch) {
+            port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is named on line " +
+                           std::to_string(tk[t].line) + " other than as " + fetch_name + "(" + r.name + ", ...)";
+            return port;
+          }
+          fetches.emplace_back(t - 2, r.type);
+          here = true;
+        }
+      if (here && function != kernel) helper_reads[function].push_back(&r);
+      named = named || here;
     }
     if (named) used.push_back(&r);
   }
   if (used.empty()) return port;
+  // Edits are applied from the end of the file backwards, so offsets stay valid.
+  std::vector<Edit> edits;
+  if (const std::string why = pass_to_helpers(k, kernel, helper_reads, bodies, edits); !why.empty()) {
+    port.refusal = why;
+    return port;
+  }
 
   // The closing parenthesis of the kernel's parameter list.
   std::size_t open = fn.name_token + 1;
@@ -153,12 +221,6 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   }
   if (close >= tk.size()) throw std::runtime_error(file_name + ": the parameter list of '" + fn.name + "' does not end");
 
-  // Edits from the end of the file backwards, so offsets stay valid.
-  struct Edit {
-    std::size_t offset;
-    std::string insert;
-  };
-  std::vector<Edit> edits;
   std::string parameters;
   for (const TextureReference* r : used) parameters += ", cudaTextureObject_t " + r->name;
   const bool empty_list = close == open + 1 || (close == open + 2 && tk[open + 1].is("void"));

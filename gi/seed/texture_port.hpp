@@ -11,12 +11,15 @@
 //  - the entry kernel gets a last parameter `cudaTextureObject_t NAME`;
 //  - each `tex1Dfetch(NAME, i)` in the kernel becomes `tex1Dfetch<T>(NAME, i)`,
 //    each `tex3D(NAME, x, y, z)` `tex3D<T>(NAME, x, y, z)`.
-// The spec then drafts NAME as an in buffer with "texture": true, or with an
-// array texture's extent and sampler. The host code that calls the kernel
-// changes too (a texture object instead of a binding), which gi init says.
-// Nothing is ported, with the reason, when a reference the kernel uses is
-// read by a __device__ helper, is layered or normalised, or is named other
-// than in a fetch of its dimensions.
+// A __device__ helper the kernel reaches that reads references gets them as
+// last parameters too, and each call of it passes them on. The spec then
+// drafts NAME as an in buffer with "texture": true, or with an array
+// texture's extent and sampler. The host code that calls the kernel changes
+// too (a texture object instead of a binding), which gi init says. Nothing
+// is ported, with the reason, when a reference the kernel uses is layered
+// or normalised, is named other than in a fetch of its dimensions, or is
+// read by a template helper, by overloads that differ in what they read,
+// or by a helper called from one that does not read it.
 #include <string>
 #include <string_view>
 #include <vector>
