@@ -61,3 +61,4 @@ check $k/scale_params.cu scale_params p_n=4194304 p_bias=0.5 p_gain=2
 check $k/texture_gradient.cu texture_gradient nx=256 ny=256 nz=128
 check $k/texture_upsample.cu texture_upsample width=2048 height=2048
 check $k/texture_reference_3d.cu texture_reference_3d nx=256 ny=256 nz=128 scale=2
+check $k/texture_reference_helper.cu texture_reference_helper n=4194304
