@@ -123,11 +123,9 @@ void Analyser::array_fetch(PointerUse& u, std::size_t name_token, std::size_t op
   const auto call = parse(prev(prev(prev(prev(open)))), matching(open));
   if (!call || call->kind != ExprKind::Call || call->children.size() != dimensions + 2)
     return refuse("gi cannot read the texture fetch through '" + u.name + "'");
-  const std::size_t at = element_of(name_token);
-  if (at >= elements_.size()) return;
-  auto guards = guards_at(at);
-  short_circuit_guards(at, name_token, guards);
-  note_work_item(guards);
+  const auto found = access_guards(name_token);
+  if (!found) return;
+  const std::map<std::string, Bound>& guards = *found;
   std::vector<SymbolicSize> extent;
   bool normalized_any = false, plain_any = false;
   for (unsigned d = 0; d < dimensions; ++d) {
@@ -150,7 +148,6 @@ void Analyser::array_fetch(PointerUse& u, std::size_t name_token, std::size_t op
     return refuse("'" + u.name + "' is read with normalised and with plain coordinates");
   u.texture_normalized = normalized_any;
   // Each dimension the larger of this fetch's and the earlier ones' where one provably is.
-  if (!first_fetch && u.texture_extent.empty()) return;  // refused before
   for (unsigned d = 0; d < dimensions && !first_fetch; ++d) {
     if ((u.texture_extent[d] - extent[d]).non_negative_for_sizes()) extent[d] = u.texture_extent[d];
     else if (!(extent[d] - u.texture_extent[d]).non_negative_for_sizes())
@@ -224,16 +221,23 @@ std::optional<Range> Analyser::start_of(const Offsets& offsets, const std::map<s
   return sum;
 }
 
+std::optional<std::map<std::string, Bound>> Analyser::access_guards(std::size_t token) {
+  const std::size_t at = element_of(token);
+  if (at >= elements_.size()) return std::nullopt;
+  auto guards = guards_at(at);
+  short_circuit_guards(at, token, guards);
+  note_work_item(guards);
+  return guards;
+}
+
 // An access at `token` with index tokens `index` (none: element 0), into
 // the buffer at `offsets` past its start (an alias `q = p + offset`, or a chain of them).
 void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> index, const Offsets& offsets, bool store) {
   const int line = tok(token).line;
   if (u.first_line == 0) u.first_line = line;
-  const std::size_t at = element_of(token);
-  if (at >= elements_.size()) return;
-  auto guards = guards_at(at);
-  short_circuit_guards(at, token, guards);
-  note_work_item(guards);
+  const auto found = access_guards(token);
+  if (!found) return;
+  const std::map<std::string, Bound>& guards = *found;
   std::optional<Range> r;
   std::string why, text = "0";
   if (!index) {

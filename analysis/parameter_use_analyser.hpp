@@ -316,6 +316,10 @@ class Analyser {
   // The dimensions of `tex1D/tex2D/tex3D<T>(` when token `open` is that
   // call's parenthesis (0 for none of them), and its T in `type`.
   unsigned array_fetch_dimensions(std::size_t open, std::string& type) const;
+  // The guards where an access at `token` runs (its element's, and the
+  // short-circuit operands and ternary tests before it), noted for the work
+  // item; nullopt outside the body's elements.
+  std::optional<std::map<std::string, Bound>> access_guards(std::size_t token);
   // A fetch through a texture over a CUDA array: the extent its coordinates reach.
   void array_fetch(PointerUse& u, std::size_t name_token, std::size_t open, unsigned dimensions);
   // One coordinate's extent (its largest texel plus one), or nullopt with `why`.
