@@ -165,6 +165,15 @@ class Parser {
         expect(")");
         return node(ExprKind::Cast, type, first, {std::move(operand)});
       }
+      // `int(v / s)`: a functional cast, as `(int)(v / s)` (one type word).
+      static const std::set<std::string> one_word_types = {"int", "unsigned", "float", "double", "char",
+                                                           "short", "long", "bool"};
+      if (one_word_types.count(x.text) && peek_is("(", 1)) {
+        at_ += 2;
+        Expr operand = expression(1);
+        expect(")");
+        return node(ExprKind::Cast, x.text, first, {std::move(operand)});
+      }
       if (grammar::is_cpp_keyword(x.text) && x.text != "true" && x.text != "false" && x.text != "nullptr" &&
           x.text != "this")
         throw Refusal("'" + x.text + "' inside an expression");
@@ -323,6 +332,39 @@ std::vector<std::string> names_in(const Expr& e) {
   std::vector<std::string> out;
   collect_names(e, out);
   return out;
+}
+
+std::string canonical_text(const Expr& e) {
+  const auto inner = [](const Expr& c) {
+    const bool bracket = c.kind == ExprKind::Binary || c.kind == ExprKind::Ternary;
+    return bracket ? "(" + canonical_text(c) + ")" : canonical_text(c);
+  };
+  switch (e.kind) {
+    case ExprKind::Name:
+    case ExprKind::Literal:
+      return e.text;
+    case ExprKind::Member:
+      return e.children.empty() ? e.field : inner(e.children[0]) + e.text + e.field;
+    case ExprKind::Call: {
+      std::string out = e.children.empty() ? "" : inner(e.children[0]) + "(";
+      for (std::size_t i = 1; i < e.children.size(); ++i) out += (i > 1 ? ", " : "") + canonical_text(e.children[i]);
+      return out + ")";
+    }
+    case ExprKind::Index:
+      return e.children.size() == 2 ? inner(e.children[0]) + "[" + canonical_text(e.children[1]) + "]" : e.text;
+    case ExprKind::Unary:
+      if (e.children.size() != 1) return e.text;
+      return e.text.rfind("post", 0) == 0 ? inner(e.children[0]) + e.text.substr(4) : e.text + inner(e.children[0]);
+    case ExprKind::Binary:
+      return e.children.size() == 2 ? inner(e.children[0]) + " " + e.text + " " + inner(e.children[1]) : e.text;
+    case ExprKind::Ternary:
+      return e.children.size() == 3
+                 ? inner(e.children[0]) + " ? " + inner(e.children[1]) + " : " + inner(e.children[2])
+                 : e.text;
+    case ExprKind::Cast:
+      return e.children.size() == 1 ? "(" + e.text + ")" + inner(e.children[0]) : e.text;
+  }
+  return e.text;
 }
 
 bool is_assignment(const Expr& e) {

@@ -57,6 +57,11 @@ std::optional<Expr> parse_expression(const std::vector<grammar::Token>& tokens, 
 // messages; the original spelling is in the seed).
 std::string expression_text(const std::vector<grammar::Token>& tokens, const Expr& e);
 
+// The expression's text from its tree, not its tokens: the same for two
+// spellings of one expression (`(a + b)` and `a+b`), brackets only where
+// the tree needs them. A key for comparing expressions.
+std::string canonical_text(const Expr& e);
+
 // Every name the expression uses (Name nodes, member fields excluded), in order.
 std::vector<std::string> names_in(const Expr& e);
 

@@ -175,6 +175,11 @@ Expr Analyser::with_thread_locals(const Expr& e, int depth) const {
       Expr inner = with_thread_locals(*d, depth + 1);
       if (only_builtins(inner)) return inner;
     }
+  if (e.kind == ExprKind::Member && depth < 8)  // `p.x` of `int2 p = make_int2(blockIdx.x * ..., ...)`
+    if (const auto c = component_definition(e)) {
+      Expr inner = with_thread_locals(*c, depth + 1);
+      if (only_builtins(inner)) return inner;
+    }
   Expr out = e;
   for (Expr& c : out.children) c = with_thread_locals(c, depth);
   return out;
@@ -195,6 +200,7 @@ bool Analyser::from_thread_index(const Expr& e, int depth) const {
   if (member_axis(e, "threadIdx") >= 0 || member_axis(e, "blockIdx") >= 0) return true;
   if (e.kind == ExprKind::Name)
     if (const auto d = definition(e.text)) return from_thread_index(*d, depth + 1);
+  if (const auto c = component_definition(e)) return from_thread_index(*c, depth + 1);
   for (const Expr& c : e.children)
     if (from_thread_index(c, depth)) return true;
   return false;
@@ -213,7 +219,14 @@ void Analyser::collect_definitions() {
     const std::size_t n = next(t);
     const bool assigns = n <= body_last_ && (kAssignments.count(tok(n).text) || tok(n).is("++") || tok(n).is("--"));
     const std::size_t p = prev(t);
-    if (tok(p).is(".") || tok(p).is("->")) continue;  // `g[i].x = v` assigns a member, not a local x
+    if (tok(p).is(".") || tok(p).is("->")) {  // `g[i].x = v` assigns a member, not a local x
+      // `p.x += 1`: p's components are no longer its definition's.
+      const std::size_t object = prev(p);
+      if (tok(p).is(".") && tok(object).kind == TokenKind::Identifier &&
+          (assigns || tok(prev(object)).is("++") || tok(prev(object)).is("--")))
+        components_assigned_.insert(tok(object).text);
+      continue;
+    }
     if (assigns || tok(p).is("++") || tok(p).is("--")) ++assigned[tok(t).text];
     // x++, ++x, x += <whole number>, x += blockDim.x * gridDim.x (a
     // grid-stride loop's step): the value only grows.
@@ -296,6 +309,30 @@ std::optional<Expr> Analyser::definition(const std::string& name) const {
   const auto it = definitions_.find(name);
   if (it == definitions_.end()) return std::nullopt;
   return parse(it->second.first, it->second.second);
+}
+
+std::optional<Expr> Analyser::component_definition(const Expr& member) const {
+  if (member.kind != ExprKind::Member || member.text != "." || member.children.size() != 1 ||
+      member.children[0].kind != ExprKind::Name || member.field.size() != 1)
+    return std::nullopt;
+  const std::size_t axis = std::string("xyzw").find(member.field[0]);
+  const std::string& name = member.children[0].text;
+  const auto d = definitions_.find(name);
+  if (axis == std::string::npos || d == definitions_.end() || !assigned_once_.count(name) ||
+      components_assigned_.count(name))
+    return std::nullopt;
+  const auto [first, last] = d->second;
+  if (tok(first).is("{")) {  // `const int2 p = {e0, e1};`
+    if (matching(first) != last || next(first) >= last) return std::nullopt;
+    const auto parts = split(k_.tokens, next(first), prev(last), ",");
+    if (axis >= parts.size() || parts[axis].first > parts[axis].second) return std::nullopt;
+    return parse(parts[axis].first, parts[axis].second);
+  }
+  // `make_int2(e0, e1)`, `make_float3(...)`: the vector types' constructors.
+  const auto e = parse(first, last);
+  if (!e || e->kind != ExprKind::Call || e->callee().rfind("make_", 0) != 0 || axis + 1 >= e->children.size())
+    return std::nullopt;
+  return e->children[axis + 1];
 }
 
 bool Analyser::is_integer_constant(const grammar::ConstantVariable& c) {

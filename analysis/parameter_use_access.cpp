@@ -28,6 +28,7 @@ bool Analyser::loads(const Expr& e, int depth, std::set<std::string>& seen) cons
   if (e.kind == ExprKind::Index) return true;
   if (e.kind == ExprKind::Unary && e.text == "*") return true;
   if (is_texture_fetch(e)) return true;
+  if (const auto c = component_definition(e)) return loads(*c, depth + 1, seen);
   if (e.kind == ExprKind::Name) {
     if (!seen.insert(e.text).second) return false;  // `j = j + 1`: followed already
     if (const auto d = definition(e.text)) return loads(*d, depth + 1, seen);
@@ -172,6 +173,7 @@ void Analyser::note_index_sources(const Expr& e, int depth) {
     values_index_.insert(e.children[0].text);
   if (e.kind == ExprKind::Name)
     if (const auto d = definition(e.text)) note_index_sources(*d, depth + 1);
+  if (const auto c = component_definition(e)) note_index_sources(*c, depth + 1);
   for (const Expr& c : e.children) note_index_sources(c, depth);
 }
 
@@ -293,8 +295,9 @@ std::string Analyser::guards_text(const std::map<std::string, Bound>& guards) {
   std::string out;
   for (const auto& [name, b] : guards) {
     if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0) continue;
-    const std::string what =
-        name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0'] : name;
+    const std::string what = name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0']
+                             : name.rfind(kExpression, 0) == 0 ? name.substr(kExpression.size())
+                                                               : name;
     out += (out.empty() ? ", " : "; ") + what + " < " + b.limit.text() + " (line " + std::to_string(b.line) + ")";
   }
   return out;

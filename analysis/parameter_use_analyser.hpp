@@ -92,6 +92,12 @@ inline const std::string kNoSite = "-";
 // The guard's key for the global thread index written out, + its axis.
 inline const std::string kGlobalIndex = "#global-index-";
 
+// A guard's key, + the expression's canonical text (canonical_text), for a
+// guard on an expression that is no name: a sum (`x + dx < w`, `-1 < ante.x
+// + a`) or a local vector's component (`p.x < nx`). An index holding the
+// expression's terms is bounded by it (Analyser::guarded_expression).
+inline const std::string kExpression = "#expr-";
+
 // A guard's key, + the name it bounds, for a limit gi cannot use (a
 // __constant__ variable, a macro it cannot see): no bound, but the reason
 // the index it would have bounded is refused.
@@ -125,6 +131,9 @@ class Analyser {
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  std::set<std::string> components_assigned_;  // vector locals one of whose components a statement assigns (`p.x += 1`)
+  // The expressions guards are keyed on (kExpression + canonical_text).
+  mutable std::map<std::string, Expr> guarded_subjects_;
   std::set<std::string> assigned_once_;  // locals whose declaration is their only assignment
   int helper_depth_ = 0;                 // helpers followed into to get here
   // A local that only grows after its declaration: its initial value's tokens.
@@ -232,6 +241,8 @@ class Analyser {
   int global_index_axis(const Expr& e) const;
   std::string vector_behind(const std::string& name, int depth = 0) const;
   std::optional<Expr> definition(const std::string& name) const;
+  // `p.y` of a vector local defined once as `{e0, e1}` or `make_int2(e0, e1)`: e1.
+  std::optional<Expr> component_definition(const Expr& member) const;
   static bool is_integer_constant(const grammar::ConstantVariable& c);
   std::string constant_refusal(const std::string& name) const;
   std::optional<std::pair<std::string, std::string>> dynamic_shared_array() const;
@@ -272,6 +283,13 @@ class Analyser {
   std::optional<Analyser> called_helper(const Expr& call, const std::map<std::string, Bound>& guards,
                                         int depth) const;
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
+  // An expression a guard on an expression bounds (kExpression): its terms
+  // hold the guarded expression's, whose range the guard gives.
+  std::optional<Range> guarded_expression(const Expr& e, const std::map<std::string, Bound>& guards,
+                                          std::string& why, int depth) const;
+  // Whether a guard may be keyed on `e` (kExpression): a sum or difference
+  // that reads a name, or a vector local's component.
+  bool guardable(const Expr& e) const;
 
   // analysis/parameter_use_reals.cpp: real (float) values, bounded by guards
   // and truncated to an index.

@@ -32,15 +32,23 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   // name kGlobalIndex + axis.
   // The thread's number in its block (`threadIdx.x < s`) is the name
   // thread_key gives it: a tree reduction's guard.
-  const auto cmp = oriented(c, [&](const Expr& e) {
+  auto cmp = oriented(c, [&](const Expr& e) {
     return e.kind == ExprKind::Name || global_index_axis(e) >= 0 || !thread_key(e).empty();
   });
+  // Else, or where that subject is a size (`i + d < n`: n), a guard on an
+  // expression: a sum that reads a local, a vector local's component.
+  if (!cmp || (cmp->subject->kind == ExprKind::Name && scalars_.count(cmp->subject->text)))
+    if (const auto on_expression = oriented(c, [&](const Expr& e) { return guardable(e); })) cmp = on_expression;
   if (!cmp) return;
   std::string op = cmp->op;
   const Expr *name = cmp->subject, *limit = cmp->other;
+  const bool expression = name->kind != ExprKind::Name && global_index_axis(*name) < 0 && thread_key(*name).empty() &&
+                          guardable(*name);
   const std::string key = name->kind == ExprKind::Name   ? name->text
+                          : expression                 ? kExpression + canonical_text(*name)
                           : !thread_key(*name).empty() ? thread_key(*name)
                                                        : kGlobalIndex + std::to_string(global_index_axis(*name));
+  if (expression) guarded_subjects_.emplace(key, *name);
   if (negated) {
     static const std::map<std::string, std::string> opposite = {
         {">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}, {"!=", "=="}};
@@ -49,7 +57,7 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   }
   std::string why;
   // `0 < x` (x > 0): x's least value, as a clamp's false side gives it.
-  if ((op == ">" || op == ">=") && name->kind == ExprKind::Name) {
+  if ((op == ">" || op == ">=") && (name->kind == ExprKind::Name || expression)) {
     const auto r = eval(*limit, {}, why);
     if (r && r->hi && *r->hi == r->lo && !r->strict) {
       Bound low{op == ">" ? r->lo + SymbolicSize::constant(1) : r->lo, line, "", "", "", false};
@@ -62,6 +70,7 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   if (op != "<" && op != "<=" && op != "==") return;
   const auto r = eval(*limit, {}, why);
   if (!r || !r->hi || !(*r->hi == r->lo) || r->strict) {
+    if (expression) return;  // no reason to keep: no index reads the expression by name
     Bound u{SymbolicSize(), line, "", "", "", false};
     u.unreadable = "the guard '" + expression_text(k_.tokens, c) + "' (line " + std::to_string(line) +
                    ") names no size gi can use" + (why.empty() ? std::string() : ": " + why);

@@ -212,6 +212,10 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       return out;
     }
     case ExprKind::Member:
+      // A vector local's component (`ante.x` of `int2 ante = {...}`): under
+      // a guard on it, else its definition's range.
+      if (const auto r = guarded_expression(e, guards, why, depth)) return r;
+      if (const auto c = component_definition(e)) return eval(*c, guards, why, depth + 1);
       // Under a guard on it (`if (threadIdx.x < 9)`): below the guard's limit.
       if (const auto g = guards.find(thread_key(e)); g != guards.end() && !thread_key(e).empty())
         return Range{SymbolicSize(), g->second.limit - SymbolicSize::constant(1)};
@@ -258,6 +262,8 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
     case ExprKind::Binary: {
       if (const int axis = global_index_axis(e); axis >= 0) return global_index_range(axis, e, guards);
       if (e.children.size() != 2) break;
+      if (e.text == "+" || e.text == "-")
+        if (const auto r = guarded_expression(e, guards, why, depth)) return r;
       if (const auto r = e.text == "+" ? sum_below_twice(e, guards, depth) : std::nullopt) return r;
       const auto a = eval(e.children[0], guards, why, depth);
       if (!a) return std::nullopt;
@@ -271,6 +277,75 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       break;
   }
   if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
+  return std::nullopt;
+}
+
+namespace {
+
+// The terms of a sum: `a - (b + c) + d` gives a, -b, -c, d (negated: the
+// sign each carries).
+void sum_terms(const Expr& e, bool negated, std::vector<std::pair<const Expr*, bool>>& out) {
+  if (e.kind == ExprKind::Binary && (e.text == "+" || e.text == "-") && e.children.size() == 2) {
+    sum_terms(e.children[0], negated, out);
+    sum_terms(e.children[1], e.text == "-" ? !negated : negated, out);
+    return;
+  }
+  out.emplace_back(&e, negated);
+}
+
+}  // namespace
+
+bool Analyser::guardable(const Expr& e) const {
+  if (e.kind == ExprKind::Member) return component_definition(e).has_value();
+  if (e.kind != ExprKind::Binary || (e.text != "+" && e.text != "-") || global_index_axis(e) >= 0) return false;
+  std::vector<std::pair<const Expr*, bool>> terms;
+  sum_terms(e, false, terms);
+  for (const auto& [term, negated] : terms)
+    if (term->kind == ExprKind::Name || term->kind == ExprKind::Member) return true;
+  return false;
+}
+
+// `(ante.y + b) * nx + ante.x + a` under `-1 < ante.x + a && ante.x + a <
+// nx`: the guard bounds the terms ante.x + a, the rest is evaluated as ever.
+// The guard's lower end is its own (`-1 <`), else the guarded expression's.
+std::optional<Range> Analyser::guarded_expression(const Expr& e, const std::map<std::string, Bound>& guards,
+                                                  std::string& why, int depth) const {
+  if (guarded_subjects_.empty()) return std::nullopt;
+  std::vector<std::pair<const Expr*, bool>> terms;
+  sum_terms(e, false, terms);
+  for (const auto& [key, subject] : guarded_subjects_) {
+    const auto up = guards.find(key);
+    if (up == guards.end()) continue;
+    std::vector<std::pair<const Expr*, bool>> wanted;
+    sum_terms(subject, false, wanted);
+    // Each of the guarded expression's terms, with its sign, among e's.
+    std::vector<bool> used(terms.size(), false);
+    bool all = true;
+    for (const auto& [w, negated] : wanted) {
+      bool found = false;
+      for (std::size_t i = 0; i < terms.size() && !found; ++i)
+        if (!used[i] && terms[i].second == negated && canonical_text(*terms[i].first) == canonical_text(*w))
+          used[i] = found = true;
+      all = all && found;
+    }
+    if (!all) continue;
+    const auto rest = without(without(guards, key), kLowerBound + key);
+    std::optional<SymbolicSize> lo;
+    if (const auto low = guards.find(kLowerBound + key); low != guards.end()) lo = low->second.limit;
+    else if (const auto own = eval(subject, rest, why, depth + 1)) lo = own->lo;
+    if (!lo) return std::nullopt;
+    Range r{*lo, up->second.limit - SymbolicSize::constant(1)};
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      if (used[i]) continue;
+      const auto t = eval(*terms[i].first, guards, why, depth + 1);
+      if (!t) return std::nullopt;
+      bool known = true;
+      const auto sum = arithmetic(terms[i].second ? "-" : "+", r, *t, why, known);
+      if (!sum) return std::nullopt;
+      r = *sum;
+    }
+    return r;
+  }
   return std::nullopt;
 }
 
@@ -436,6 +511,21 @@ std::optional<Range> Analyser::conditional_value(const StraightLineValue& path, 
   }
   std::map<std::string, Bound> yes = guards, no = guards;
   refine(*test, yes, no);
+  auto value = eval(if_value, yes, why, depth + 1);
+  // An else-if chain's links: each where every test before it failed.
+  for (const StraightLineValue::Link& link : path.chain) {
+    const auto link_test = parse(link.condition_first, link.condition_last);
+    const auto assigned = parse(link.first, link.last);
+    if (!link_test || !assigned) {
+      why = "line " + std::to_string(path.line) + ": gi cannot read a link of the else-if chain that assigns it";
+      return std::nullopt;
+    }
+    std::map<std::string, Bound> link_yes = no, link_no = no;
+    refine(*link_test, link_yes, link_no);
+    const auto t = eval(*assigned, link_yes, why, depth + 1);
+    value = value && t ? either(*value, *t) : std::nullopt;
+    no = link_no;
+  }
   std::optional<Expr> otherwise;
   if (path.has_else()) {
     otherwise = parse(path.else_first, path.else_last);
@@ -446,10 +536,9 @@ std::optional<Range> Analyser::conditional_value(const StraightLineValue& path, 
     otherwise->first = otherwise->last = path.before;
   }
   if (!otherwise) return std::nullopt;
-  const auto t = eval(if_value, yes, why, depth + 1);
   const auto f = eval(*otherwise, no, why, depth + 1);
-  if (!t || !f) return std::nullopt;
-  const auto both = either(*t, *f);
+  if (!value || !f) return std::nullopt;
+  const auto both = either(*value, *f);
   if (!both && why.empty())
     why = "line " + std::to_string(path.line) + ": gi cannot order the values it may hold on either side of its condition";
   return both;

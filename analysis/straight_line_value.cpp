@@ -230,7 +230,7 @@ class Walk {
   }
 
   // `if (C) name = A;` or `if (C) name = A; else name = B;` ending at element
-  // `end`, the if no link of an else-if chain and C not assigning the name:
+  // `end`, or an else-if chain of such links, no test assigning the name:
   // the conditional value, with the updates seen after it.
   std::optional<StraightLineValue> conditional_definition(std::size_t end) const {
     // An if whose else holds the read: its own body never ran there.
@@ -244,19 +244,32 @@ class Walk {
       if_body = one_assignment_body(last_body->header - 1);
       if (!if_body) return std::nullopt;
     }
-    const std::size_t h = if_body->header;
+    std::size_t h = if_body->header;
     if (el(h).kind != ElementKind::IfHeader) return std::nullopt;
-    // Itself the braceless body of another header (`else if`, `if (a) if
-    // (C)`, `for (...) if (C)`): the value before it need not hold where C fails.
-    if (h > 0 && header_before(h) < elements_.size()) return std::nullopt;
-    const std::size_t paren = next(el(h).tokens.first);
-    if (!tok(paren).is("(")) return std::nullopt;  // `if constexpr`
-    const std::size_t close = closing(k_.tokens, paren);
-    if (close <= next(paren) || assigns(paren, close)) return std::nullopt;
-    StraightLineValue v{if_body->first, if_body->last, {updates_.rbegin(), updates_.rend()},
-                        tok(if_body->first).line};
-    v.condition_first = next(paren);
-    v.condition_last = prev(close);
+    // `else if (C) name = A;`: a link of a chain, each of whose links before
+    // assigns the name too; walked back to the chain's first if.
+    std::vector<StraightLineValue::Link> links;  // last first
+    for (;;) {
+      StraightLineValue::Link link;
+      if (!condition_of(h, link)) return std::nullopt;
+      link.first = if_body->first;
+      link.last = if_body->last;
+      links.push_back(link);
+      const std::size_t outer = h > 0 ? header_before(h) : elements_.size();
+      if (outer >= elements_.size()) break;
+      // The braceless body of another header that is no `else` (`if (a)
+      // if (C)`, `for (...) if (C)`): the value before it need not hold
+      // where C fails.
+      if (el(outer).kind != ElementKind::ElseHeader || outer == 0) return std::nullopt;
+      if_body = one_assignment_body(outer - 1);
+      if (!if_body || el(if_body->header).kind != ElementKind::IfHeader) return std::nullopt;
+      h = if_body->header;
+    }
+    StraightLineValue v{links.back().first, links.back().last, {updates_.rbegin(), updates_.rend()},
+                        tok(links.back().first).line};
+    v.condition_first = links.back().condition_first;
+    v.condition_last = links.back().condition_last;
+    v.chain.assign(links.rbegin() + 1, links.rend());
     if (else_body) {
       v.else_first = else_body->first;
       v.else_last = else_body->last;
@@ -264,6 +277,18 @@ class Walk {
     v.before = el(h).tokens.first;
     v.name = name_;
     return v;
+  }
+
+  // The test of the if at element h, when it assigns nothing (not the name,
+  // so that it reads one value throughout); false for `if constexpr`.
+  bool condition_of(std::size_t h, StraightLineValue::Link& link) const {
+    const std::size_t paren = next(el(h).tokens.first);
+    if (!tok(paren).is("(")) return false;  // `if constexpr`
+    const std::size_t close = closing(k_.tokens, paren);
+    if (close <= next(paren) || assigns(paren, close)) return false;
+    link.condition_first = next(paren);
+    link.condition_last = prev(close);
+    return true;
   }
 
   Occurrence occurrence(std::size_t t) const {

@@ -49,12 +49,21 @@ struct StraightLineValue {
   std::vector<StraightLineUpdate> updates;  // after it, in program order
   int line = 0;                             // the definition's line
   // A conditional definition, `if (C) name = A;` or `if (C) name = A; else
-  // name = B;` (each body one such statement, braced or not, the if no link
-  // of an else-if chain): [first, last] is A, the value where C holds
+  // name = B;` (each body one such statement, braced or not; or a chain of
+  // such links, below): [first, last] is A, the value where C holds
   // (tokens [condition_first, condition_last]); where it does not, B
   // ([else_first, else_last]) or, with no else, the value the name has
   // before the if, read at token `before` (the `if`). The clamp kernels
   // write: `int l = i - 1; if (l < 0) l = 0;`.
+  // An else-if chain whose every link assigns the name (`if (x < 0) n = 0;
+  // else if (x >= w) n = w - 1;`, a clamp written out): the links after the
+  // first, in order, each taken where every test before it failed; the
+  // else, or the value before the if, where all of them fail.
+  struct Link {
+    std::size_t condition_first = 1, condition_last = 0;
+    std::size_t first = 1, last = 0;  // the value assigned
+  };
+  std::vector<Link> chain = {};
   std::size_t condition_first = 1, condition_last = 0;  // none: first > last
   std::size_t else_first = 1, else_last = 0;            // none: first > last
   std::size_t before = 0;

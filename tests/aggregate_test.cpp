@@ -76,6 +76,25 @@ TEST(KernelExpression, ParsesWhatKernelStatementsHold) {
   EXPECT_EQ(e->children[1].kind, ExprKind::Binary);
   EXPECT_EQ(e->children[1].text, "=");
   EXPECT_EQ(e->children[1].children[1].text, "-");
+
+  // A functional cast (NiftyReg's `int((float)x / spacing.x)`) is a cast.
+  e = expression("int((float)x / s.x) + 1");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->children[0].kind, ExprKind::Cast);
+  EXPECT_EQ(e->children[0].text, "int");
+  EXPECT_EQ(e->children[0].children[0].text, "/");
+}
+
+// canonical_text is one text for one tree, however it is spelt.
+TEST(KernelExpression, CanonicalTextIgnoresSpelling) {
+  const auto a = expression("(ante.x) + a"), b = expression("ante . x+a"), c = expression("ante.x + (a * 2)");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(gi::analysis::canonical_text(*a), "ante.x + a");
+  EXPECT_EQ(gi::analysis::canonical_text(*a), gi::analysis::canonical_text(*b));
+  EXPECT_EQ(gi::analysis::canonical_text(*c), "ante.x + (a * 2)");
+  const auto d = expression("f(x, y[i])-- ? (int)v : -w");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(gi::analysis::canonical_text(*d), "f(x, y[i])-- ? (int)v : -w");
 }
 
 TEST(KernelExpression, RefusesWhatItCannotRead) {

@@ -122,6 +122,25 @@ TEST(StraightLineValue, AnIfThatOnlyAssignsItIsAConditionalValue) {
   EXPECT_EQ(both.definition, "1");
 }
 
+// An else-if chain whose every link assigns it (a clamp written out, as
+// NiftyReg's GetSlidedValues does): one conditional value, its links after
+// the first in order, and the else or the value before the chain.
+TEST(StraightLineValue, AnElseIfChainOfAssignmentsIsAConditionalValue) {
+  const std::string head = "__global__ void f(float* out, int n, int x) {\n  int k = x;\n";
+  const Read clamp = read_at(head + "  if (x < 0) {\n    k = 0;\n  } else if (x >= n) {\n    k = n - 1;\n  }\n  out[k] = 0.f;\n}\n",
+                             "k", 0);
+  ASSERT_TRUE(clamp.value) << clamp.why;
+  EXPECT_EQ(clamp.definition, "0");
+  ASSERT_EQ(clamp.value->chain.size(), 1u);
+  EXPECT_FALSE(clamp.value->has_else());
+  const Read three = read_at(head + "  if (x < 0) k = 0;\n  else if (x >= n) k = n - 1;\n  else if (x == 3) k = 2;\n  else k = 1;\n"
+                                    "  out[k] = 0.f;\n}\n",
+                             "k", 0);
+  ASSERT_TRUE(three.value) << three.why;
+  ASSERT_EQ(three.value->chain.size(), 2u);
+  EXPECT_TRUE(three.value->has_else());
+}
+
 TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   const auto why = [](const std::string& body) {
     const Read r = read_at("__global__ void f(float* out, int n, bool b) {\n" + body + "}\n", "k", 0);
@@ -135,12 +154,13 @@ TEST(StraightLineValue, RefusesWhereThePathDecidesTheValue) {
   // Conditional assignments gi does not read as one value: the read in the
   // else (the if's body never ran there), an if that is itself a braceless
   // body (`if (b) if (...)`, the value before it need not hold where its
-  // condition fails), a link of an else-if chain, a condition that assigns it.
+  // condition fails), an else-if chain one of whose links does something
+  // else, a condition that assigns it.
   EXPECT_NE(why("  int k = n;\n  if (b) k = 2; else out[k] = 0.f;\n").find("assigned on line 3 under a condition"),
             std::string::npos);
   EXPECT_NE(why("  int k = n;\n  if (b) if (k > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
             std::string::npos);
-  EXPECT_NE(why("  int k = n;\n  if (b) k = 1; else if (k > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
+  EXPECT_NE(why("  int k = n;\n  if (b) out[0] = 1.f; else if (k > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
             std::string::npos);
   EXPECT_NE(why("  int k = n;\n  if ((k = n - 1) > 4) k = 4;\n  out[k] = 0.f;\n").find("under a condition"),
             std::string::npos);
