@@ -6,7 +6,53 @@
 
 namespace gi::grammar {
 
-std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::string& entry) {
+namespace {
+
+std::size_t code_after(const ParsedKernel& k, std::size_t t) {
+  ++t;
+  while (t < k.tokens.size() && k.tokens[t].kind == TokenKind::Comment) ++t;
+  return t;
+}
+
+// The arguments of the call whose name is token `t` (`f(a, g(b, c))`: 2);
+// -1 where no `(` follows the name.
+int arguments_of_call(const ParsedKernel& k, std::size_t t) {
+  std::size_t u = code_after(k, t);
+  if (u >= k.tokens.size() || !k.tokens[u].is("(")) return -1;
+  int depth = 0, commas = 0;
+  bool any = false;
+  for (; u < k.tokens.size(); u = code_after(k, u)) {
+    const Token& x = k.tokens[u];
+    if (x.is("(") || x.is("[") || x.is("{")) ++depth;
+    else if (x.is(")") || x.is("]") || x.is("}")) {
+      if (--depth == 0) return any ? commas + 1 : 0;
+    } else if (depth == 1 && x.is(",")) ++commas;
+    if (depth >= 1 && !(depth == 1 && x.is("("))) any = true;
+  }
+  return -1;
+}
+
+// Whether `f` can be called with `n` arguments: at most its parameters, at
+// least those without a default (`= v`); any number past a `...`.
+bool takes(const ParsedKernel& k, const Function& f, int n) {
+  int required = 0;
+  for (const Param& p : f.params) {
+    bool has_default = false;
+    for (std::size_t t = p.tokens.first; t <= p.tokens.last && t < k.tokens.size(); ++t)
+      has_default = has_default || k.tokens[t].is("=");
+    if (!has_default) ++required;
+  }
+  if (f.header_element >= 0) {
+    const Element& h = k.elements[static_cast<std::size_t>(f.header_element)];
+    for (std::size_t t = h.tokens.first; t <= h.tokens.last && t < k.tokens.size(); ++t)
+      if (k.tokens[t].is("...")) return n >= required;
+  }
+  return n >= required && n <= static_cast<int>(f.params.size());
+}
+
+}  // namespace
+
+std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::string& entry, bool every_overload) {
   const std::size_t n = k.functions.size();
   std::vector<bool> in(n, false);
   std::vector<std::size_t> todo;
@@ -23,8 +69,11 @@ std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::str
       for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) {
         const auto it = by_name.find(k.tokens[t].text);
         if (it == by_name.end()) continue;
+        const int arguments = every_overload ? -1 : arguments_of_call(k, t);
+        bool any_takes = false;
+        for (std::size_t g : it->second) any_takes = any_takes || (arguments >= 0 && takes(k, k.functions[g], arguments));
         for (std::size_t g : it->second)
-          if (!in[g]) in[g] = true, todo.push_back(g);
+          if (!in[g] && (!any_takes || takes(k, k.functions[g], arguments))) in[g] = true, todo.push_back(g);
       }
     }
   }

@@ -137,6 +137,29 @@ TEST(BranchInstrument, AnEntryCountsItsKernelAndWhatItCallsOnly) {
   EXPECT_EQ(instrument_branches(source, "k.cu", "missing").sites.size(), 5u);
 }
 
+// Overloads of one name (NiftyReg's GetSlidedValues(x, y) beside (x, y, z)):
+// a call reaches those that take its number of arguments, defaults counted;
+// where none does, every overload, as gi cannot tell which.
+TEST(BranchInstrument, ACallReachesTheOverloadsThatTakeItsArguments) {
+  const std::string source = "__device__ float slide(int x, int y) { return x < 0 ? 0.f : 1.f; }\n"
+                             "__device__ float slide(int x, int y, int z) { return z < 0 ? 0.f : 2.f; }\n"
+                             "__device__ float pick(int x, int y = 1) { return y < x ? 0.f : 3.f; }\n"
+                             "__device__ float pick(int x, int y, int z, int w) { return w < 0 ? 0.f : 4.f; }\n"
+                             "__global__ void a(float* out, int n) {\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (i < n) out[i] = slide(i, n) + pick(i);\n"
+                             "}\n"
+                             "__global__ void b(float* out, int n) {\n"
+                             "    if (n > 0) out[0] = slide(1, 2, 3, 4, 5);\n"
+                             "}\n";
+  std::vector<std::string> lines;
+  for (const BranchSite& s : instrument_branches(source, "k.cu", "a").sites) lines.push_back(std::to_string(s.line));
+  EXPECT_EQ(lines, (std::vector<std::string>{"1", "3", "7"}));
+  lines.clear();
+  for (const BranchSite& s : instrument_branches(source, "k.cu", "b").sites) lines.push_back(std::to_string(s.line));
+  EXPECT_EQ(lines, (std::vector<std::string>{"1", "2", "10"}));
+}
+
 TEST(BranchInstrument, IfElseIfChainHasOneSitePerIf) {
   const std::string source =
       "__global__ void k(int* out, int n) {\n"

@@ -30,6 +30,9 @@ like_for() {
   case $1 in
     LogSquaredValues|reg_spline_logSquaredValues_kernel) echo "--like det:uniform(0.5,2)" ;;
     compress) echo "--like d_I:uniform(0.1,1)" ;;  # Rodinia srad_v1: the logarithm of the image
+    # NiftyReg's composition: positions (affine 0.5 per entry) past both
+    # edges of the 64-voxel image, so that every neighbour guard fails somewhere.
+    reg_defField_compose2D_kernel|reg_defField_compose3D_kernel) echo "--like outDef:uniform(-8,100)" ;;
     # Rodinia's CFD: variables holds density, three momenta and energy, nelr
     # each, drawn in pieces so that the pressure is positive (one
     # distribution for the whole buffer gives NaN); sqrt of the areas.

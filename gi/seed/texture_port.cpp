@@ -161,8 +161,9 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   const grammar::Function& fn = k.functions[static_cast<std::size_t>(kernel)];
   const auto& tk = k.tokens;
 
-  // The bodies of the entry kernel and of the helpers it reaches, by function.
-  const std::vector<bool> reached = grammar::functions_reachable_from(k, fn.name);
+  // The bodies of the entry kernel and of the helpers it reaches, by
+  // function; every overload of a helper's name, as the port changes arities.
+  const std::vector<bool> reached = grammar::functions_reachable_from(k, fn.name, true);
   std::map<int, std::vector<grammar::TokenRange>> bodies;
   for (const grammar::Element& e : k.elements)
     if (e.function >= 0 && reached[static_cast<std::size_t>(e.function)] && e.kind != grammar::ElementKind::FunctionHeader)
