@@ -294,7 +294,7 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
 std::string Analyser::guards_text(const std::map<std::string, Bound>& guards) {
   std::string out;
   for (const auto& [name, b] : guards) {
-    if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0) continue;
+    if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0 || name.rfind(kNotEqual, 0) == 0) continue;
     const std::string what = name.rfind(kGlobalIndex, 0) == 0 ? std::string("global index ") + "xyz"[name.back() - '0']
                              : name.rfind(kExpression, 0) == 0 ? name.substr(kExpression.size())
                                                                : name;
@@ -312,7 +312,7 @@ std::string Analyser::guards_text(const std::map<std::string, Bound>& guards) {
 std::vector<SymbolicSize> Analyser::facts_of(const std::map<std::string, Bound>& guards) const {
   std::vector<SymbolicSize> out;
   for (const auto& [name, b] : guards) {
-    if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0) continue;
+    if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kLowerBound, 0) == 0 || name.rfind(kNotEqual, 0) == 0) continue;
     bool global = name.rfind(kGlobalIndex, 0) == 0;
     if (!global)
       if (const auto d = definition(name)) global = global_index_axis(*d) >= 0;

@@ -86,6 +86,11 @@ std::optional<Range> real_literal(const std::string& text);
 // the smallest value, inclusive); from the false side of a ternary's test.
 inline const std::string kLowerBound = "#at-least-";
 
+// A test's key, + the name, where the name is known to differ from
+// Bound::limit (`index == -1` failing): an end of its range equal to that
+// value moves past it.
+inline const std::string kNotEqual = "#not-";
+
 // bounds_from's site for a condition that is no branch site (a loop's).
 inline const std::string kNoSite = "-";
 
@@ -283,6 +288,15 @@ class Analyser {
   std::optional<Analyser> called_helper(const Expr& call, const std::map<std::string, Bound>& guards,
                                         int depth) const;
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
+  // A local given its values by `=` in several places, declared with one,
+  // where no straight-line path decides which it holds: any of them.
+  std::optional<Range> joined_value(const std::string& name, std::string& why, int depth) const;
+  // joined_value's results, and the names it is joining now: the guards at
+  // an assignment are read afresh (depth 0), so a name that reaches itself
+  // through them is refused rather than followed forever.
+  mutable std::map<std::string, std::optional<Range>> joined_;
+  mutable std::set<std::string> joining_;
+  std::optional<Range> join_assignments(const std::string& name, std::string& why, int depth) const;
   // An expression a guard on an expression bounds (kExpression): its terms
   // hold the guarded expression's, whose range the guard gives.
   std::optional<Range> guarded_expression(const Expr& e, const std::map<std::string, Bound>& guards,

@@ -51,7 +51,7 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   if (expression) guarded_subjects_.emplace(key, *name);
   if (negated) {
     static const std::map<std::string, std::string> opposite = {
-        {">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}, {"!=", "=="}};
+        {">=", "<"}, {">", "<="}, {"<", ">="}, {"<=", ">"}, {"!=", "=="}, {"==", "!="}};
     if (!opposite.count(op)) return;
     op = opposite.at(op);
   }
@@ -64,6 +64,12 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
       low.inclusive = op == ">=";
       out.emplace(kLowerBound + key, low);
     }
+    return;
+  }
+  // `index != -1`: an end of index's range at -1 moves past it (kNotEqual).
+  if (op == "!=") {
+    const auto r = name->kind == ExprKind::Name ? eval(*limit, {}, why) : std::nullopt;
+    if (r && r->hi && *r->hi == r->lo && !r->real) out.emplace(kNotEqual + key, Bound{r->lo, line, "", "", "", false});
     return;
   }
   // `i == c` bounds i by c as `i <= c` does (its lower end is its definition's).
@@ -321,7 +327,7 @@ void Analyser::note_work_item(const std::map<std::string, Bound>& guards) {
     }
   }
   for (const auto& [name, bound] : guards) {
-    if (name.rfind(kUnreadable, 0) == 0 || bound.one_value) continue;
+    if (name.rfind(kUnreadable, 0) == 0 || name.rfind(kNotEqual, 0) == 0 || bound.one_value) continue;
     if (name.rfind(kGlobalIndex, 0) == 0) {
       const int axis = name.back() - '0';
       if (!work_[axis]) {

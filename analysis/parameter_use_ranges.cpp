@@ -89,6 +89,15 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
           if (why.empty()) why = "'" + e.text + "' is a loop's counter, and no bound of the loop holds here";
           own.reset();
         }
+      } else if (!path && !path_why.empty() && !loop_counters_.count(e.text)) {
+        std::string joined_why;
+        own = joined_value(e.text, joined_why, depth + 1);
+      }
+      // `index == -1` failed: an end at -1 moves past it.
+      if (const auto ne = guards.find(kNotEqual + e.text); own && ne != guards.end()) {
+        const SymbolicSize one = SymbolicSize::constant(1);
+        if (own->lo == ne->second.limit && !own->real) own->lo = own->lo + one;
+        else if (own->hi && *own->hi == ne->second.limit && !own->real) own->hi = *own->hi - one;
       }
       if (own && g == guards.end() && low != guards.end()) {
         // A guard's lower bound (`x >= 0 &&`, or where `if (l < 0) l = 0;`
@@ -347,6 +356,45 @@ std::optional<Range> Analyser::guarded_expression(const Expr& e, const std::map<
     return r;
   }
   return std::nullopt;
+}
+
+// Each `name = RHS` (its declaration's too) evaluated under the guards
+// where it stands; refused where one is missing a value gi can bound, reads
+// the name itself, or where the name is also updated otherwise (`+=`, `++`).
+std::optional<Range> Analyser::joined_value(const std::string& name, std::string& why, int depth) const {
+  if (const auto known = joined_.find(name); known != joined_.end()) return known->second;
+  if (!joining_.insert(name).second) return std::nullopt;
+  const auto out = join_assignments(name, why, depth);
+  joining_.erase(name);
+  joined_[name] = out;
+  return out;
+}
+
+std::optional<Range> Analyser::join_assignments(const std::string& name, std::string& why, int depth) const {
+  std::optional<Range> out;
+  int plain = 0;
+  bool declared = false;
+  for (std::size_t t = body_first_; t <= body_last_; ++t) {
+    if (tok(t).kind != TokenKind::Identifier || tok(t).text != name || !tok(next(t)).is("=") ||
+        tok(prev(t)).is(".") || tok(prev(t)).is("->"))
+      continue;
+    const std::size_t at = element_of(t);
+    if (at >= elements_.size()) return std::nullopt;
+    declared = declared || k_.elements[elements_[at]].kind == ElementKind::Declaration;
+    const std::size_t start = next(next(t));
+    const auto value = parse(start, expression_end(start));
+    if (!value) return std::nullopt;
+    for (const std::string& n : names_in(*value))
+      if (n == name) return std::nullopt;
+    const auto r = eval(*value, guards_at(at), why, depth + 1);
+    if (!r) return std::nullopt;
+    out = out ? either(*out, *r) : r;
+    if (!out) return std::nullopt;
+    ++plain;
+  }
+  const auto assigned = assigned_count_.find(name);
+  if (!declared || assigned == assigned_count_.end() || assigned->second != plain) return std::nullopt;
+  return out;
 }
 
 // `a + b` under a guard `a < b` (or `a <= b`) whose b is a range, not one
@@ -676,7 +724,11 @@ void Analyser::refine(const Expr& test, std::map<std::string, Bound>& yes, std::
     g[kLowerBound + x->text] = Bound{least, 0, "", "", "", false};
     g[kLowerBound + x->text].inclusive = inclusive;
   };
-  if (op == "<") upper(yes, v, false), lower(no, v, true);
+  // `x == c`: x is c where it holds, and differs from c where it fails.
+  const auto differs = [&](std::map<std::string, Bound>& g) { g[kNotEqual + x->text] = Bound{v, 0, "", "", "", false}; };
+  if (op == "==") upper(yes, v + one, true), lower(yes, v, true), differs(no);
+  else if (op == "!=") upper(no, v + one, true), lower(no, v, true), differs(yes);
+  else if (op == "<") upper(yes, v, false), lower(no, v, true);
   else if (op == "<=") upper(yes, v + one, true), lower(no, v + one, false);
   else if (op == ">") lower(yes, v + one, false), upper(no, v + one, true);
   else if (op == ">=") lower(yes, v, true), upper(no, v, false);
