@@ -33,6 +33,10 @@ like_for() {
     # NiftyReg's composition: positions (affine 0.5 per entry) past both
     # edges of the 64-voxel image, so that every neighbour guard fails somewhere.
     reg_defField_compose2D_kernel|reg_defField_compose3D_kernel) echo "--like outDef:uniform(-8,100)" ;;
+    # Rodinia's particle filter search: a CDF in [0, 1] and draws past its
+    # end now and then, so that the search also finds nothing (index -1).
+    find_index_kernel) echo "--like CDF:uniform(0,1) --like u:uniform(0,1.2)" ;;
+    kernel) [[ $2 == *particlefilter* ]] && echo "--like CDF:uniform(0,1) --like u:uniform(0,1.2)" ;;
     # Rodinia's CFD: variables holds density, three momenta and energy, nelr
     # each, drawn in pieces so that the pressure is positive (one
     # distribution for the whole buffer gives NaN); sqrt of the areas.
@@ -179,7 +183,7 @@ for p in scalars:
   # (no globbing: a piece's length is in brackets, as in [3*nelr])
   set -f
   # shellcheck disable=SC2046
-  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry") $(build_for "$file") --check \
+  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry" "$file") $(build_for "$file") --check \
     > "$OUT/corpus-$key.log" 2>&1
   rc=$?
   set +f
