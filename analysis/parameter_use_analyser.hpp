@@ -290,15 +290,15 @@ class Analyser {
   static std::map<std::string, Bound> without(std::map<std::string, Bound> g, const std::string& name);
   // A local given its values by `=` in several places, declared with one,
   // where no straight-line path decides which it holds: any of them.
-  std::optional<Range> joined_value(const std::string& name, std::string& why, int depth) const;
+  std::optional<Range> joined_value(const std::string& name, int depth) const;
   // joined_value's results, and the names it is joining now: the guards at
   // an assignment are read afresh (depth 0), so a name that reaches itself
   // through them is refused rather than followed forever.
   mutable std::map<std::string, std::optional<Range>> joined_;
   mutable std::set<std::string> joining_;
-  std::optional<Range> join_assignments(const std::string& name, std::string& why, int depth) const;
-  // An expression a guard on an expression bounds (kExpression): its terms
-  // hold the guarded expression's, whose range the guard gives.
+  std::optional<Range> join_assignments(const std::string& name, int depth) const;
+  // An expression a guard on an expression bounds (kExpression): as linear
+  // forms, its terms hold the guarded expression's, whose range the guard gives.
   std::optional<Range> guarded_expression(const Expr& e, const std::map<std::string, Bound>& guards,
                                           std::string& why, int depth) const;
   // Whether a guard may be keyed on `e` (kExpression): a sum or difference

@@ -90,8 +90,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
           own.reset();
         }
       } else if (!path && !path_why.empty() && !loop_counters_.count(e.text)) {
-        std::string joined_why;
-        own = joined_value(e.text, joined_why, depth + 1);
+        own = joined_value(e.text, depth + 1);
       }
       // `index == -1` failed: an end at -1 moves past it.
       if (const auto ne = guards.find(kNotEqual + e.text); own && ne != guards.end()) {
@@ -289,71 +288,46 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
   return std::nullopt;
 }
 
-namespace {
-
-// The terms of a sum: `a - (b + c) + d` gives a, -b, -c, d (negated: the
-// sign each carries).
-void sum_terms(const Expr& e, bool negated, std::vector<std::pair<const Expr*, bool>>& out) {
-  if (e.kind == ExprKind::Binary && (e.text == "+" || e.text == "-") && e.children.size() == 2) {
-    sum_terms(e.children[0], negated, out);
-    sum_terms(e.children[1], e.text == "-" ? !negated : negated, out);
-    return;
-  }
-  out.emplace_back(&e, negated);
-}
-
-}  // namespace
-
 bool Analyser::guardable(const Expr& e) const {
   if (e.kind == ExprKind::Member) return component_definition(e).has_value();
   if (e.kind != ExprKind::Binary || (e.text != "+" && e.text != "-") || global_index_axis(e) >= 0) return false;
-  std::vector<std::pair<const Expr*, bool>> terms;
-  sum_terms(e, false, terms);
-  for (const auto& [term, negated] : terms)
-    if (term->kind == ExprKind::Name || term->kind == ExprKind::Member) return true;
+  for (const auto& [text, term] : linear_form(k_.tokens, e).terms)
+    if (term.atom.kind == ExprKind::Name || term.atom.kind == ExprKind::Member) return true;
   return false;
 }
 
 // `(ante.y + b) * nx + ante.x + a` under `-1 < ante.x + a && ante.x + a <
-// nx`: the guard bounds the terms ante.x + a, the rest is evaluated as ever.
-// The guard's lower end is its own (`-1 <`), else the guarded expression's.
+// nx`: as linear forms, the index holds the guarded expression's terms with
+// their coefficients; the guard bounds those, and the rest (here the row's
+// term) is evaluated as ever. The guard's lower end is its own (`-1 <`),
+// else the guarded expression's.
 std::optional<Range> Analyser::guarded_expression(const Expr& e, const std::map<std::string, Bound>& guards,
                                                   std::string& why, int depth) const {
-  if (guarded_subjects_.empty()) return std::nullopt;
-  std::vector<std::pair<const Expr*, bool>> terms;
-  sum_terms(e, false, terms);
-  for (const auto& [key, subject] : guarded_subjects_) {
-    const auto up = guards.find(key);
-    if (up == guards.end()) continue;
-    std::vector<std::pair<const Expr*, bool>> wanted;
-    sum_terms(subject, false, wanted);
-    // Each of the guarded expression's terms, with its sign, among e's.
-    std::vector<bool> used(terms.size(), false);
-    bool all = true;
-    for (const auto& [w, negated] : wanted) {
-      bool found = false;
-      for (std::size_t i = 0; i < terms.size() && !found; ++i)
-        if (!used[i] && terms[i].second == negated && canonical_text(*terms[i].first) == canonical_text(*w))
-          used[i] = found = true;
-      all = all && found;
+  // The guards on expressions in force here: their keys stand together in the map.
+  const auto on_expression = [](const auto& it) { return it->first.rfind(kExpression, 0) == 0; };
+  auto it = guards.lower_bound(kExpression);
+  if (it == guards.end() || !on_expression(it)) return std::nullopt;
+  const LinearForm whole = linear_form(k_.tokens, e);
+  for (; it != guards.end() && on_expression(it); ++it) {
+    const auto subject = guarded_subjects_.find(it->first);
+    if (subject == guarded_subjects_.end()) continue;
+    const LinearForm part = linear_form(k_.tokens, subject->second);
+    bool holds = true;
+    for (const auto& [text, term] : part.terms) {
+      const auto w = whole.terms.find(text);
+      holds = holds && w != whole.terms.end() && w->second.coefficient == term.coefficient;
     }
-    if (!all) continue;
-    const auto rest = without(without(guards, key), kLowerBound + key);
+    if (!holds) continue;
+    const std::string& key = it->first;
     std::optional<SymbolicSize> lo;
     if (const auto low = guards.find(kLowerBound + key); low != guards.end()) lo = low->second.limit;
-    else if (const auto own = eval(subject, rest, why, depth + 1)) lo = own->lo;
+    else if (const auto own = eval(subject->second, without(guards, key), why, depth + 1)) lo = own->lo;
     if (!lo) return std::nullopt;
-    Range r{*lo, up->second.limit - SymbolicSize::constant(1)};
-    for (std::size_t i = 0; i < terms.size(); ++i) {
-      if (used[i]) continue;
-      const auto t = eval(*terms[i].first, guards, why, depth + 1);
-      if (!t) return std::nullopt;
-      bool known = true;
-      const auto sum = arithmetic(terms[i].second ? "-" : "+", r, *t, why, known);
-      if (!sum) return std::nullopt;
-      r = *sum;
-    }
-    return r;
+    LinearForm rest = whole;
+    rest.add(part, -1);
+    const auto others = eval_linear(rest, guards, why, depth);
+    if (!others) return std::nullopt;
+    return plus(Range{*lo, it->second.limit - SymbolicSize::constant(1)}, *others);
   }
   return std::nullopt;
 }
@@ -361,16 +335,17 @@ std::optional<Range> Analyser::guarded_expression(const Expr& e, const std::map<
 // Each `name = RHS` (its declaration's too) evaluated under the guards
 // where it stands; refused where one is missing a value gi can bound, reads
 // the name itself, or where the name is also updated otherwise (`+=`, `++`).
-std::optional<Range> Analyser::joined_value(const std::string& name, std::string& why, int depth) const {
+std::optional<Range> Analyser::joined_value(const std::string& name, int depth) const {
   if (const auto known = joined_.find(name); known != joined_.end()) return known->second;
   if (!joining_.insert(name).second) return std::nullopt;
-  const auto out = join_assignments(name, why, depth);
+  const auto out = join_assignments(name, depth);
   joining_.erase(name);
   joined_[name] = out;
   return out;
 }
 
-std::optional<Range> Analyser::join_assignments(const std::string& name, std::string& why, int depth) const {
+std::optional<Range> Analyser::join_assignments(const std::string& name, int depth) const {
+  std::string why;  // the read's own refusal stands: no reason is given for the join
   std::optional<Range> out;
   int plain = 0;
   bool declared = false;

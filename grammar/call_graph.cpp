@@ -17,19 +17,19 @@ std::size_t code_after(const ParsedKernel& k, std::size_t t) {
 // The arguments of the call whose name is token `t` (`f(a, g(b, c))`: 2);
 // -1 where no `(` follows the name.
 int arguments_of_call(const ParsedKernel& k, std::size_t t) {
-  std::size_t u = code_after(k, t);
-  if (u >= k.tokens.size() || !k.tokens[u].is("(")) return -1;
-  int depth = 0, commas = 0;
-  bool any = false;
-  for (; u < k.tokens.size(); u = code_after(k, u)) {
+  const std::size_t open = code_after(k, t);
+  if (open >= k.tokens.size() || !k.tokens[open].is("(")) return -1;
+  const std::size_t close = closing_bracket(k.tokens, open);
+  if (close >= k.tokens.size()) return -1;
+  if (code_after(k, open) == close) return 0;
+  int depth = 0, arguments = 1;
+  for (std::size_t u = open + 1; u < close; ++u) {
     const Token& x = k.tokens[u];
     if (x.is("(") || x.is("[") || x.is("{")) ++depth;
-    else if (x.is(")") || x.is("]") || x.is("}")) {
-      if (--depth == 0) return any ? commas + 1 : 0;
-    } else if (depth == 1 && x.is(",")) ++commas;
-    if (depth >= 1 && !(depth == 1 && x.is("("))) any = true;
+    else if (x.is(")") || x.is("]") || x.is("}")) --depth;
+    else if (depth == 0 && x.is(",")) ++arguments;
   }
-  return -1;
+  return arguments;
 }
 
 // Whether `f` can be called with `n` arguments: at most its parameters, at
@@ -69,11 +69,13 @@ std::vector<bool> functions_reachable_from(const ParsedKernel& k, const std::str
       for (std::size_t t = e.tokens.first; t <= e.tokens.last; ++t) {
         const auto it = by_name.find(k.tokens[t].text);
         if (it == by_name.end()) continue;
+        // The overloads that take the call's arguments; all where none does.
         const int arguments = every_overload ? -1 : arguments_of_call(k, t);
-        bool any_takes = false;
-        for (std::size_t g : it->second) any_takes = any_takes || (arguments >= 0 && takes(k, k.functions[g], arguments));
+        std::vector<std::size_t> fitting;
         for (std::size_t g : it->second)
-          if (!in[g] && (!any_takes || takes(k, k.functions[g], arguments))) in[g] = true, todo.push_back(g);
+          if (arguments >= 0 && takes(k, k.functions[g], arguments)) fitting.push_back(g);
+        for (std::size_t g : fitting.empty() ? it->second : fitting)
+          if (!in[g]) in[g] = true, todo.push_back(g);
       }
     }
   }
