@@ -194,8 +194,9 @@ void add_init(CLI::App& app) {
                 << port.refusal << "\n";
     // NVRTC needs no GPU: a file it cannot build is cut down to the kernel
     // (and, failing that, its includes too) here, not found on the GPU machine.
+    const auto self = fs::read_symlink("/proc/self/exe");  // its nvrtc-serve compiles, out of this process
     if (left.empty())
-      if (const std::string why = seed_compile_problem(dir); !why.empty()) {
+      if (const std::string why = seed_compile_problem(dir, "sm_90", self); !why.empty()) {
         bool fixed = false;
         fs::remove(dir / kHeadersFile);  // an earlier gi init's
         std::string cut_why;              // why the last cut did not compile either
@@ -219,7 +220,7 @@ void add_init(CLI::App& app) {
             fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
           }
           fitness::write_file_atomically(dir / "kernel.cu", cut.source);
-          if (cut_why = seed_compile_problem(dir); !cut_why.empty()) continue;
+          if (cut_why = seed_compile_problem(dir, "sm_90", self); !cut_why.empty()) continue;
           std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"
                     << s.entry << "' and what it uses, the rest blanked (lines kept):";
           for (const std::string& d : cut.dropped) std::cout << " " << d << ";";

@@ -8,7 +8,8 @@
 
 namespace gi {
 
-std::string seed_compile_problem(const std::filesystem::path& seed_dir, const std::string& arch) {
+std::string seed_compile_problem(const std::filesystem::path& seed_dir, const std::string& arch,
+                                 const std::optional<std::filesystem::path>& compile_server) {
   const Seed seed = load_seed(seed_dir);
   Tuning tuning;
   if (seed.spec && seed.spec->contains("tunables")) {
@@ -18,7 +19,9 @@ std::string seed_compile_problem(const std::filesystem::path& seed_dir, const st
   }
   const fitness::CompileRequest request =
       variant_request(variant_source(seed, grammar::Patch{}).compile_source, seed, tuning, arch);
-  const fitness::CompileResult result = fitness::Compiler(std::nullopt).compile(request);
+  fitness::Compiler compiler(std::nullopt);
+  if (compile_server) compiler.set_compile_servers(*compile_server, 1);
+  const fitness::CompileResult result = compiler.compile(request);
   if (result.ok) return "";
   std::istringstream log(result.log);
   std::string line, first;
@@ -27,6 +30,8 @@ std::string seed_compile_problem(const std::filesystem::path& seed_dir, const st
       first = line;
       break;
     }
+  // A compile server that died answered nothing: NVRTC crashed on the file.
+  if (result.error.find("worker died") != std::string::npos) return "NVRTC crashed compiling it (" + result.error + ")";
   return result.error + (first.empty() ? "" : ": " + first);
 }
 
