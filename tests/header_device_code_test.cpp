@@ -125,6 +125,35 @@ TEST(RecordType, StructsAreFoundInHeadersAndAmongTheWellKnownTypes) {
 
 // The cut blanks what the kernel does not name, but never `using namespace`,
 // which names no declaration and which the kernel's names may need.
+// CubicInterpolation's castFloat4.cu includes memcpy.cu for a device
+// template and its explicit specialisations, which are the template's (not
+// the type they name), and the typedefs they name come first.
+TEST(HeaderDeviceCode, ATemplateAndItsSpecialisationsComeTogether) {
+  const char* const memcpy_cu =
+      "#include <cutil.h>\n"
+      "typedef unsigned char uchar;\n"
+      "template<class T> __device__ float Multiplier() { return 1.0f; }\n"
+      "template<> __device__ float Multiplier<uchar>() { return 255.0f; }\n"
+      "template<class T> __global__ void CopyCast(uchar* d, const T* s) { d[0] = s[0]; }\n"
+      "void host_only() {}\n";
+  const char* const kernel =
+      "#include \"memcpy.cu\"\n"
+      "template<class T> __global__ void Interleave(uchar* d, const T* s) {\n"
+      "  d[threadIdx.x] = (uchar)(Multiplier<T>() * s[threadIdx.x]);\n"
+      "}\n";
+  const HeaderDeviceCode code = header_device_code(kernel, "castFloat4.cu", {header("memcpy.cu", memcpy_cu)});
+  const std::size_t type = code.text.find("typedef unsigned char uchar;");
+  const std::size_t primary = code.text.find("template<class T> __device__ float Multiplier()");
+  const std::size_t special = code.text.find("Multiplier<uchar>()");
+  ASSERT_NE(type, std::string::npos) << code.text;
+  ASSERT_NE(primary, std::string::npos) << code.text;
+  ASSERT_NE(special, std::string::npos) << code.text;
+  EXPECT_LT(type, primary);
+  EXPECT_LT(primary, special);
+  EXPECT_EQ(code.text.find("CopyCast"), std::string::npos) << code.text;
+  EXPECT_EQ(code.text.find("host_only"), std::string::npos) << code.text;
+}
+
 TEST(HeaderDeviceCode, TheCutKeepsUsingNamespace) {
   const KernelCut cut = cut_kernel(kKernel, "blend.cu", "blend", true);
   EXPECT_NE(cut.source.find("using namespace proj;"), std::string::npos) << cut.source;

@@ -141,6 +141,13 @@ class HeaderItems {
     while (j < limit) {
       const Token& t = t_[j];
       if (t.kind == TokenKind::Preprocessor) break;  // a directive inside a declaration's head: end it there
+      // `template<class T>`: its `class` makes no type of what follows (a
+      // device function template is a function).
+      if (t.is("template") && skip_template(j) != j) {
+        j = skip_template(j);
+        end = j - 1;
+        continue;
+      }
       if (t.is("struct") || t.is("class") || t.is("union") || t.is("enum") || t.is("typedef")) typeish = !paren;
       if (t.is(";")) {
         end = j;
@@ -272,6 +279,16 @@ class HeaderItems {
         return;
       }
       if (t_[i].is("(") || t_[i].is("[") || t_[i].is("=") || t_[i].is(";")) break;
+      // An explicit specialisation, `Multiplier<uchar>()`, is the template's:
+      // its arguments name no declaration.
+      if (t_[i].is("<") && i == next(name) && t_[name].kind == TokenKind::Identifier) {
+        for (int depth = 0; i < head_last && i < t_.size(); i = next(i)) {
+          if (t_[i].is("<")) ++depth;
+          if (t_[i].is(">") && --depth == 0) break;
+          if (t_[i].is(">>") && (depth -= 2) <= 0) break;
+        }
+        continue;
+      }
       if (t_[i].kind == TokenKind::Identifier) name = i;
     }
     if (t_[name].kind == TokenKind::Identifier) it.declares.insert(t_[name].text);
