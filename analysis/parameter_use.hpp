@@ -73,6 +73,19 @@ struct PointerUse {
   // written): inputs drawn there fill a histogram's bins, and a little
   // wider reach both sides of each test. Empty where no test says.
   std::optional<std::pair<double, double>> tested_values;
+  // What sizes a view of it as a wider type (`(float*)(bytes + y * pitch)`)
+  // needs: a size that must be a multiple of a number, so each view's
+  // element is aligned (pitch a multiple of 4 for floats over bytes); and
+  // expressions that must be >= 0 so no two rows a store reaches overlap
+  // (pitch - 4 * threads_x). Each with its evidence.
+  struct SizeNeed {
+    std::string name;       // the pitch: the size a multiple is for, or the fact's
+    long long multiple = 0;  // 0 for a fact
+    std::optional<SymbolicSize> at_least_zero;
+    std::string row;         // a fact's row extent, which the pitch may be tied to ("4 * threads_x"); "" for none
+    std::string evidence;
+  };
+  std::vector<SizeNeed> size_needs;
   std::string tested_values_evidence;  // "line 22: r = reference[pixel], 0 <= r < 256"
 };
 

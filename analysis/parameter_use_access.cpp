@@ -8,12 +8,14 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/aggregate_sites.hpp"
 #include "analysis/expression.hpp"
 #include "analysis/parameter_use_analyser.hpp"
 #include "analysis/token_ranges.hpp"
+#include "grammar/type_aliases.hpp"
 
 namespace gi::analysis::detail {
 
@@ -178,8 +180,23 @@ void Analyser::note_index_sources(const Expr& e, int depth) {
 }
 
 Analyser::Offsets Analyser::with_offset(Offsets chain, Span next) {
-  chain.push_back(next);
+  chain.starts.emplace_back(next, chain.width);
   return chain;
+}
+
+// "4 * x", "4 * (y + 1)": a start or an index times its scale, as evidence reads it.
+static std::string times_text(unsigned by, const std::string& text) {
+  if (by == 1 || text == "0") return text;
+  return std::to_string(by) + " * " + (text.find(' ') == std::string::npos ? text : "(" + text + ")");
+}
+
+// `r` times a whole number of elements (a start or an index in a wider view's units).
+static Range scaled(Range r, unsigned by) {
+  if (by == 1) return r;
+  const SymbolicSize c = SymbolicSize::constant(by);
+  r.lo = r.lo * c;
+  if (r.hi) r.hi = *r.hi * c;
+  return r;
 }
 
 // "; BLOCK_SIZE = 16 (line 3)" for each integer macro the index reads: the
@@ -204,21 +221,21 @@ std::optional<Range> Analyser::start_of(const Offsets& offsets, const std::map<s
                                         std::string& text, std::string& why) const {
   Range sum{SymbolicSize(), SymbolicSize()};
   text.clear();
-  for (const Span& s : offsets) {
+  for (const auto& [s, scale] : offsets.starts) {
     const auto o = parse(s.first, s.second);
     if (!o) {
       why = "gi cannot read the alias's start on line " + std::to_string(tok(s.first).line);
       return std::nullopt;
     }
     const std::string t = expression_text(k_.tokens, *o);
-    text += (text.empty() ? "" : " + ") + t;
+    text += (text.empty() ? "" : " + ") + times_text(scale, t);
     std::string owhy;
     const auto r = eval(*o, guards, owhy);
     if (!r) {
       why = "the alias's start '" + t + "': " + owhy;
       return std::nullopt;
     }
-    sum = plus(sum, *r);
+    sum = plus(sum, scaled(*r, scale));
   }
   return sum;
 }
@@ -255,11 +272,18 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
   } else {
     why = "gi cannot read the index on line " + std::to_string(line);
   }
-  if (r && !offsets.empty()) {
+  if (r && offsets.width != 1) {
+    // Element i of a wider view covers the parameter's elements
+    // [width * i, width * i + width - 1].
+    text = times_text(offsets.width, text);
+    r = scaled(*r, offsets.width);
+    if (r->hi) r->hi = *r->hi + SymbolicSize::constant(offsets.width - 1);
+  }
+  if (r && !offsets.starts.empty()) {
     // The alias's start plus its own index.
     std::string start_text;
     const auto start = start_of(offsets, guards, start_text, why);
-    text = start_text + " + " + text;
+    text = text == "0" ? start_text : start_text + " + " + text;
     r = start ? std::optional<Range>(plus(*start, *r)) : std::nullopt;
   }
   if (r && !r->hi) {
@@ -285,6 +309,15 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
     return;
   }
   if (store && r->lo == SymbolicSize()) u.store_reaches_zero = true;
+  if (offsets.width != 1 || offsets.align != 1) {
+    // The view's own index: its part of the row (r holds the starts too).
+    std::string ignored;
+    std::optional<Range> own = index ? [&]() -> std::optional<Range> {
+      const auto e = parse(index->first, index->second);
+      return e ? eval(*e, guards, ignored) : std::nullopt;
+    }() : std::optional<Range>(Range{SymbolicSize(), SymbolicSize()});
+    if (own && own->hi) view_size_needs(u, offsets, *own->hi, store, line);
+  }
   const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
   add_need(u, need, "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guards_text(guards) +
                         macros_in(index), facts_of(guards));
@@ -509,7 +542,7 @@ void Analyser::follow_into_helper(PointerUse& u, const HelperCall& call, std::si
       u.count.reset();
       return;
     }
-    need = need + *start->hi;
+    need = need * SymbolicSize::constant(offsets.width) + *start->hi;
     evidence = where + ", '" + u.name + "' advanced by " + text + guards_text(guards) + "; in " +
                call.helper->name + ": " + inner.count_evidence;
   }
@@ -567,8 +600,13 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
     // accesses are e further in (as through an alias `q = p + e`).
     if (offsets.empty() && tok(n).is("+=") && advanced_once(t)) {
       const std::size_t end = expression_end(next(n));
-      scan(u, name, Offsets{Span{next(n), end}}, next(end));
+      scan(u, name, with_offset(Offsets{}, Span{next(n), end}), next(end));
       return;
+    }
+    // `float* q = (float*)(p + a) + b;`: q views the buffer as floats.
+    if (const auto end = cast_alias(u, t, offsets)) {
+      t = *end;
+      continue;
     }
     // `float* q = p;` or `float* q = (p);` (NiftyReg's `float *ptr = (image);`):
     // q is p under another name, so q's accesses from there on are p's.
@@ -686,6 +724,130 @@ std::size_t Analyser::past_members(std::size_t t) const {
   while (t <= body_last_ && (tok(t).is(".") || tok(t).is("->") || tok(t).is("[")))
     t = tok(t).is("[") ? next(matching(t)) : next(next(t));
   return t;
+}
+
+// Where `t` (the buffer's name) is the operand of a pointer cast that
+// declares an alias: `U* q = (U*)p;`, `(U*)(p + a) + b` or
+// `reinterpret_cast<U*>(p + a) + b`. q's accesses are then the buffer's,
+// a (in p's units) and b (in U's) further in, each covering U's bytes: a
+// pitched row of a byte buffer read as floats (CubicInterpolation's
+// `(float*)(destination + y * pitch) + x`). Returns the declaration's last
+// token, having scanned q; nullopt where `t` is no such operand.
+std::optional<std::size_t> Analyser::cast_alias(PointerUse& u, std::size_t t, const Offsets& offsets) {
+  std::size_t first = t, last = t;
+  std::optional<Span> in_units_of_p;
+  if (tok(prev(t)).is("(")) {  // (U*)(p + a)
+    first = prev(t);
+    last = matching(first);
+    if (tok(next(t)).is("+")) {
+      if (expression_end(next(next(t))) != prev(last)) return std::nullopt;
+      in_units_of_p = Span{next(next(t)), prev(last)};
+    } else if (next(t) != last) {
+      return std::nullopt;
+    }
+  }
+  // The cast before the operand: `( U * )` or `reinterpret_cast < U * >`.
+  std::size_t type_end = prev(first), assign = 0;
+  const bool named_cast = tok(type_end).is(">") && first != t;
+  if (!named_cast && !tok(type_end).is(")")) return std::nullopt;
+  if (!tok(prev(type_end)).is("*")) return std::nullopt;
+  std::string type;
+  std::size_t w = prev(prev(type_end));
+  for (; w > body_first_ && tok(w).kind == TokenKind::Identifier; w = prev(w))
+    type = tok(w).text + (type.empty() ? "" : " " + type);
+  if (type.empty()) return std::nullopt;
+  if (named_cast) {
+    if (!tok(w).is("<") || (!tok(prev(w)).is("reinterpret_cast") && !tok(prev(w)).is("static_cast"))) return std::nullopt;
+    assign = prev(prev(w));
+  } else {
+    if (!tok(w).is("(")) return std::nullopt;
+    assign = prev(w);
+  }
+  if (!declares_alias(assign)) return std::nullopt;
+  // `+ b` after the cast, in U's units, up to the declaration's end.
+  std::optional<Span> in_units_of_view;
+  std::size_t end = last;
+  if (tok(next(last)).is("+")) {
+    end = expression_end(next(next(last)));
+    in_units_of_view = Span{next(next(last)), end};
+  }
+  if (!tok(next(end)).is(";") && !tok(next(end)).is(",")) return std::nullopt;
+  const unsigned view = grammar::builtin_type_bytes(type), element = element_bytes_of(u.name);
+  if (view == 0 || element == 0 || view % element != 0) {
+    not_followed(u, t, "it is viewed as '" + type + "*' (line " + std::to_string(tok(t).line) +
+                           "), whose elements gi cannot count in the buffer's own");
+    return end;
+  }
+  Offsets alias = offsets;
+  if (in_units_of_p) alias.starts.emplace_back(*in_units_of_p, offsets.width);
+  alias.width = view / element;
+  alias.align = std::max(1u, static_cast<unsigned>(grammar::builtin_type_alignment(type)) / element);
+  if (in_units_of_view) alias.starts.emplace_back(*in_units_of_view, alias.width);
+  scan(u, tok(prev(assign)).text, alias, next(end));
+  return end;
+}
+
+// A start of a view that is a row: `y * pitch`, pitch a scalar parameter
+// of the kernel. Its elements must start aligned, so pitch (times the
+// start's scale) is a multiple of the view's alignment; and a store's rows
+// must not overlap, so pitch covers the rest of the row: the other starts'
+// and the view's own index, at their largest, plus one element (`pitch -
+// 4 * threads_x >= 0` for `(float*)(bytes + y * pitch) + x`, x <
+// threads_x). Where two starts are rows (a slice pitch and a row pitch),
+// only alignment is asked.
+void Analyser::view_size_needs(PointerUse& u, const Offsets& offsets, const SymbolicSize& index_hi, bool store,
+                               int line) {
+  std::vector<std::size_t> rows;
+  std::vector<std::string> pitch_of(offsets.starts.size());
+  std::vector<std::optional<Expr>> parsed;
+  for (std::size_t i = 0; i < offsets.starts.size(); ++i) {
+    const auto& [span, scale] = offsets.starts[i];
+    parsed.push_back(parse(span.first, span.second));
+    const auto& e = parsed.back();
+    if (!e || e->kind != ExprKind::Binary || e->text != "*" || e->children.size() != 2) continue;
+    for (const Expr& side : e->children)
+      if (side.kind == ExprKind::Name && !definition(side.text))
+        for (const grammar::Param& p : f_.params)
+          if (p.name == side.text && !p.pointer) pitch_of[i] = side.text;
+    if (pitch_of[i].empty()) continue;
+    rows.push_back(i);
+    const auto gcd = [](long long a, long long b) {
+      while (b) a = std::exchange(b, a % b);
+      return a;
+    };
+    const long long multiple = offsets.align / gcd(offsets.align, scale);
+    if (multiple > 1)
+      u.size_needs.push_back({pitch_of[i], multiple, std::nullopt, "",
+                              "line " + std::to_string(line) + ": '" + u.name + "' is read as a view whose elements " +
+                                  "align to " + std::to_string(offsets.align) + " of its own, and its rows start " +
+                                  pitch_of[i] + " apart"});
+  }
+  if (!store || rows.size() != 1) return;
+  const std::size_t row = rows.front();
+  SymbolicSize rest = index_hi * SymbolicSize::constant(offsets.width) + SymbolicSize::constant(offsets.width);
+  std::string ignored;
+  for (std::size_t i = 0; i < offsets.starts.size(); ++i) {
+    if (i == row) continue;
+    const auto r = parsed[i] ? eval(*parsed[i], guards_at(element_of(offsets.starts[i].first.first)), ignored)
+                             : std::nullopt;
+    if (!r || !r->hi) return;
+    rest = rest + *r->hi * SymbolicSize::constant(offsets.starts[i].second);
+  }
+  const SymbolicSize pitch =
+      SymbolicSize::name(pitch_of[row]) * SymbolicSize::constant(offsets.starts[row].second);
+  // The row, where the pitch alone must reach it (a pitch in the view's own units has no tie).
+  const std::string row_text = offsets.starts[row].second == 1 ? rest.text() : "";
+  u.size_needs.push_back({pitch_of[row], 0, pitch - rest, row_text,
+                          "line " + std::to_string(line) + ": stores through a view of '" + u.name + "' whose rows " +
+                              "start " + pitch.text() + " apart and reach " + rest.text() + " into each"});
+}
+
+// Bytes of one element of the buffer parameter `parameter` (0 where its
+// type is no built-in one).
+unsigned Analyser::element_bytes_of(const std::string& parameter) const {
+  for (const grammar::Param& p : f_.params)
+    if (p.name == parameter) return static_cast<unsigned>(grammar::builtin_type_bytes(p.base_type));
+  return 0;
 }
 
 // `assign` is the `=` of a pointer declaration, `T* q = ...`: q is an alias.

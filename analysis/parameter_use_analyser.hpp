@@ -42,6 +42,19 @@ namespace gi::analysis::detail {
 using grammar::ElementKind;
 using grammar::TokenKind;
 
+// An alias of the parameter (`q = p + a`, `(float*)(bytes + a) + b`):
+// where it starts and how many of the parameter's elements each of its
+// own covers, both counted in the parameter's elements. A float view q of
+// `uchar* bytes` starts at a + 4 * b, and q[i] covers 4 bytes from
+// 4 * i on. No starts and width 1: the parameter itself.
+struct AliasOffsets {
+  // Each start's tokens, and how many of the parameter's elements one of its units steps.
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, unsigned>> starts;
+  unsigned width = 1;
+  unsigned align = 1;  // the view's element alignment, in the parameter's elements (float over uchar: 4)
+  bool empty() const { return starts.empty() && width == 1; }
+};
+
 // A value's range: lo <= value <= hi; hi empty when nothing bounds it (the
 // global thread index before its guard). A real value (a float's, `real`:
 // analysis/parameter_use_reals.cpp) is bounded by whole numbers too, and
@@ -207,7 +220,7 @@ class Analyser {
   }
 
   using Span = std::pair<std::size_t, std::size_t>;
-  using Offsets = std::vector<Span>;  // an alias chain's starts, summed (none: the parameter itself)
+  using Offsets = AliasOffsets;
 
   // A __device__ helper with a body: in the kernel's file, else in a local
   // header (FileSymbols::header_code); `header` names that header, "" for the file.
@@ -378,6 +391,9 @@ class Analyser {
   void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, const Offsets& offsets);
   PointerUse pointer_use(const std::string& name);
   void scan(PointerUse& u, const std::string& name, const Offsets& offsets, std::size_t from = 0);
+  std::optional<std::size_t> cast_alias(PointerUse& u, std::size_t t, const Offsets& offsets);
+  unsigned element_bytes_of(const std::string& parameter) const;
+  void view_size_needs(PointerUse& u, const Offsets& offsets, const SymbolicSize& index_hi, bool store, int line);
   bool declares_alias(std::size_t assign) const;
   std::size_t past_members(std::size_t t) const;
   void not_followed(PointerUse& u, std::size_t t, const std::string& why) const;

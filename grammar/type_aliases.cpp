@@ -40,4 +40,37 @@ int cuda_vector_components(const std::string& type) {
   return std::regex_match(type, m, vector) ? std::stoi(m[2].str()) : 0;
 }
 
+int builtin_type_bytes(std::string type) {
+  for (const std::string q : {"const ", "volatile "})
+    for (std::size_t at; (at = type.find(q)) != std::string::npos;) type.erase(at, q.size());
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  static const std::map<std::string, int> scalars = {
+      {"bool", 1},          {"float", 4},      {"int", 4},           {"unsigned", 4},    {"unsigned int", 4},
+      {"uint", 4},          {"signed", 4},     {"signed int", 4},    {"int32_t", 4},     {"uint32_t", 4},
+      {"double", 8},        {"long", 8},       {"unsigned long", 8}, {"long long", 8},   {"unsigned long long", 8},
+      {"size_t", 8},        {"int64_t", 8},    {"uint64_t", 8},      {"half", 2},        {"__half", 2}};
+  if (const auto s = scalars.find(type); s != scalars.end()) return s->second;
+  const std::string narrow = narrow_integer_type(type);
+  if (!narrow.empty()) return narrow.back() == '8' ? 1 : 2;
+  if (const int n = cuda_vector_components(type)) {
+    static const std::regex component(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4])");
+    std::smatch m;
+    std::regex_match(type, m, component);
+    static const std::map<std::string, int> bytes = {{"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2},
+                                                     {"int", 4},  {"uint", 4},  {"float", 4}, {"long", 8},
+                                                     {"ulong", 8}, {"longlong", 8}, {"ulonglong", 8}, {"double", 8}};
+    return n * bytes.at(m[1].str());
+  }
+  return 0;
+}
+
+int builtin_type_alignment(const std::string& type) {
+  const int bytes = builtin_type_bytes(type);
+  std::string bare = type;
+  for (const std::string q : {"const ", "volatile "})
+    for (std::size_t at; (at = bare.find(q)) != std::string::npos;) bare.erase(at, q.size());
+  const int n = cuda_vector_components(bare);
+  return n == 3 || n == 1 ? bytes / n : bytes;
+}
+
 }  // namespace gi::grammar

@@ -137,6 +137,13 @@ sizes_for() {
     CorrectFolding3d)
       echo "$cp3n --size controlPointSpacing=4,4,4 --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128" ;;
     AssembleRigid) echo "--size count=1048576" ;;
+    # CubicInterpolation's casts between a pitched float image (as
+    # cudaMalloc3D lays it out) and a plain one: rows of 1024 voxels, the
+    # pitch tied to the row (4 bytes a voxel, 16 for the interleaved float4).
+    CopyCast\<*|CopyCastBack\<*)
+      echo "--size threads_x=1024 --size threads_y=1024 --size width=1024 --size pitch=4*threads_x" ;;
+    CopyCastInterleaved\<*)
+      echo "--size threads_x=1024 --size threads_y=1024 --size width=1024 --size pitch=16*threads_x" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac
@@ -152,9 +159,17 @@ while read -r file entry; do
   # One entry name may stand in several files (Rodinia's four CFD solvers).
   key=$(basename "$file" .cu)-$entry
   dir=runs/init-check/corpus/$key
-  # The scalars, as the survey learns them: a draft without sizes first.
+  # The scalars, as the survey learns them: a draft without sizes first;
+  # a template the file never instantiates takes the instance gi init
+  # suggests, as the survey does (CubicInterpolation's CopyCast<float>).
   # shellcheck disable=SC2046
-  "$GI" init "$file" --entry "$entry" --out "$dir" --force $(build_for "$file") > /dev/null 2>&1
+  first=$("$GI" init "$file" --entry "$entry" --out "$dir" --force $(build_for "$file") 2>&1)
+  instance=$(sed -n "s/.*name the instance to evolve, e.g. --entry '\([^']*\)'.*/\1/p" <<< "$first")
+  if [ -n "$instance" ]; then
+    entry=$instance
+    # shellcheck disable=SC2046
+    "$GI" init "$file" --entry "$entry" --out "$dir" --force $(build_for "$file") > /dev/null 2>&1
+  fi
   # sizes_for's, and the default for each scalar it leaves out.
   given=$(sizes_for "$entry" "$file")
   sizes="$given $(GIVEN="$given" python3 -c "

@@ -105,6 +105,12 @@ def draft(gi, path, entry, tmp):
             sizes = [s if not (s.split("=")[0] in small and s.endswith("=1024")) else s.split("=")[0] + "=5"
                      for s in sizes]
             code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
+    # A pitched view whose rows overlap at 1024 for every integer: the pitch
+    # tied to the row, as gi init suggests.
+    m = re.search(r"\(--size (\w+)=(\S+) ties the pitch to the row\)", out) if code != 0 else None
+    if m:
+        sizes = [s if s.split("=")[0] != m.group(1) else m.group(1) + "=" + m.group(2) for s in sizes]
+        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     if code != 0:
         return {"status": "error", "message": out.strip().splitlines()[-1]}
     # gi init compiles the draft with NVRTC (cutting the kernel out of a file

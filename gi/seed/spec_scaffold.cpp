@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -362,6 +363,29 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       const std::string count = use.work.bound[a]->text();
       if (!exact_names.count(a)) add_scalar(count, "int");
       if (a == 0) multiples[count] = kLargestBlock;
+    }
+  // A view of a buffer as a wider type (analysis::PointerUse::size_needs):
+  // its row pitch a multiple of the view's alignment, and its stores' rows
+  // apart. The given sizes must keep both; every drafted workload does.
+  std::vector<analysis::PointerUse::SizeNeed> row_facts;
+  for (const analysis::PointerUse& u : use.pointers)
+    for (const analysis::PointerUse::SizeNeed& need : u.size_needs) {
+      if (!need.at_least_zero) {
+        double& m = multiples[need.name];
+        m = m == 0 ? need.multiple : std::lcm(static_cast<long long>(m), need.multiple);
+        if (const auto v = given.sizes.find(need.name); v != given.sizes.end() && std::fmod(v->second, need.multiple) != 0)
+          throw std::runtime_error("--size " + need.name + "=" + json_number(v->second).dump() + ": " + need.evidence +
+                                   ", so " + need.name + " must be a multiple of " + std::to_string(need.multiple));
+        continue;
+      }
+      row_facts.push_back(need);
+      SizeSet at_given(given.sizes.begin(), given.sizes.end());
+      if (const auto v = need.at_least_zero->evaluate(at_given); v && *v < 0)
+        throw std::runtime_error(
+            "the sizes given let rows overlap (" + need.evidence + "): give sizes where " +
+            (need.row.empty() ? need.at_least_zero->text() + " >= 0"
+                              : need.name + " >= " + need.row + " (--size " + need.name + "=" +
+                                    std::regex_replace(need.row, std::regex(" "), "") + " ties the pitch to the row)"));
     }
   for (const auto& [name, m] : multiples)
     if (const auto v = given.sizes.find(name); v != given.sizes.end() && (v->second < m || std::fmod(v->second, m) != 0))
@@ -868,6 +892,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     for (const grammar::Param& p : kernel->params)
       if (const auto* u = p.pointer || p.texture_object() ? use_of(p.name) : nullptr; u && u->count)
         if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
+    for (const analysis::PointerUse::SizeNeed& f : row_facts)
+      if (const auto v = f.at_least_zero->evaluate(set); v && *v < 0) return false;
     return within_constants(set);
   };
   const bool sized = missing.empty() && !known_sizes.empty();
