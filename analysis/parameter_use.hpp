@@ -86,6 +86,9 @@ struct PointerUse {
     std::string evidence;
   };
   std::vector<SizeNeed> size_needs;
+  // The type of a view it is read or written through (`(float*)(bytes +
+  // off)`: "float"), "" for none; the last one where several are.
+  std::string viewed_as;
   std::string tested_values_evidence;  // "line 22: r = reference[pixel], 0 <= r < 256"
 };
 

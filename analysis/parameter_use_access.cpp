@@ -778,6 +778,7 @@ std::optional<std::size_t> Analyser::cast_alias(PointerUse& u, std::size_t t, co
                            "), whose elements gi cannot count in the buffer's own");
     return end;
   }
+  u.viewed_as = type;
   Offsets alias = offsets;
   if (in_units_of_p) alias.starts.emplace_back(*in_units_of_p, offsets.width);
   alias.width = view / element;

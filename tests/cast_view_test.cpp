@@ -69,6 +69,27 @@ TEST(CastView, AReadThroughAViewNeedsNoRowsApart) {
   EXPECT_EQ(needs[0].multiple, 4);
 }
 
+TEST(CastView, BytesReadAsFloatsAreDrawnSoEachFloatIsANormalNumber) {
+  // CopyCastBack: random bytes read as floats hold NaNs, whose payloads no
+  // two runs need agree on.
+  const char* const source =
+      "__global__ void k(float* out, const unsigned char* source, unsigned pitch, int n, int rows) {\n"
+      "  const int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int y = blockIdx.y;\n"
+      "  if (x < n && y < rows) out[y * n + x] = *((const float*)(source + y * pitch) + x);\n"
+      "}\n";
+  EXPECT_EQ(pointer(use_of(source), "source").viewed_as, "");  // a cast that declares nothing is not followed
+  const std::string declared = std::string(source).replace(
+      std::string(source).find("out[y * n + x] = *((const float*)(source + y * pitch) + x);"),
+      std::string("out[y * n + x] = *((const float*)(source + y * pitch) + x);").size(),
+      "{ const float* row = (const float*)(source + y * pitch); out[y * n + x] = row[x]; }");
+  const SpecScaffold s = scaffold_spec(declared, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"pitch=4*n", "n=1000", "rows=500"}, {}));
+  EXPECT_EQ(s.spec["workloads"]["train"]["variables"]["inputs"]["source"],
+            nlohmann::ordered_json::parse(R"({"uniform": [32, 63]})"))
+      << s.spec.dump(2);
+}
+
 TEST(CastView, AWholeBufferViewedAsFloatsAndAsAVector) {
   // Rodinia dwt2d's c_CopySrcToComponent: bytes copied a float at a time.
   const auto u = use_of(

@@ -614,6 +614,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         s.inferred.push_back("inputs of '" + p.name + "': " + d.dump() + " on the timed workload, wider on the small check (" +
                              u->tested_values_evidence + ")");
       } else if (is_float_type(type)) d = default_float_distribution();
+      // Bytes read as floats (`(float*)(bytes + y * pitch)`): bytes 32 to
+      // 63 make each float a normal number in [2^-63, 2), where any byte
+      // would give NaNs, infinities and denormals no real image holds.
+      else if (u && type == "uint8" && std::regex_match(u->viewed_as, std::regex("(const )?float[1-4]?"))) {
+        d = {{"uniform", json::array({32, 63})}};
+        s.inferred.push_back("inputs of '" + p.name + "': " + d.dump() + ", read as " + u->viewed_as +
+                             ": each float a normal number in [2^-63, 2)");
+      }
       // An 8- or 16-bit unsigned buffer's values index whatever its type
       // holds, which is how gi bounds such an index (hist[img[i]]).
       else if (u && u->values_index && (type == "uint8" || type == "uint16"))
