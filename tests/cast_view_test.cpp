@@ -148,6 +148,15 @@ TEST(CastView, TheDraftedWorkloadsKeepThePitchAlignedAndTheRowsApart) {
   }
 }
 
+TEST(CastView, RowsAPitchApartKeepTheBytesBetweenThemUnlessThePitchIsTiedToTheRow) {
+  const auto role = [](const std::vector<std::string>& sizes) {
+    const SpecScaffold s = scaffold_spec(kPitchedStore, "k.cu", std::nullopt, "user", parse_init_sizes(sizes, {}));
+    return s.spec["parameters"][0]["role"].get<std::string>();
+  };
+  EXPECT_EQ(role({"pitch=4096", "width=1000", "n=1000", "rows=500"}), "inout");
+  EXPECT_EQ(role({"pitch=4*n", "width=1000", "n=1000", "rows=500"}), "out");
+}
+
 TEST(CastView, BuiltInTypesHaveCudasSizesAndAlignments) {
   EXPECT_EQ(grammar::builtin_type_bytes("uchar"), 1);
   EXPECT_EQ(grammar::builtin_type_bytes("const float"), 4);

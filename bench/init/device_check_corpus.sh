@@ -138,12 +138,13 @@ sizes_for() {
       echo "$cp3n --size controlPointSpacing=4,4,4 --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128" ;;
     AssembleRigid) echo "--size count=1048576" ;;
     # CubicInterpolation's casts between a pitched float image (as
-    # cudaMalloc3D lays it out) and a plain one: rows of 1024 voxels, the
-    # pitch tied to the row (4 bytes a voxel, 16 for the interleaved float4).
+    # cudaMalloc3D lays it out) and a plain one: rows of 1024 voxels, one
+    # thread each (its host launches width / block threads), the pitch tied
+    # to the row (4 bytes a voxel, 16 for the interleaved float4).
     CopyCast\<*|CopyCastBack\<*)
-      echo "--size threads_x=1024 --size threads_y=1024 --size width=1024 --size pitch=4*threads_x" ;;
+      echo "--size width=1024 --size threads_x=width --size threads_y=1024 --size pitch=4*width" ;;
     CopyCastInterleaved\<*)
-      echo "--size threads_x=1024 --size threads_y=1024 --size width=1024 --size pitch=16*threads_x" ;;
+      echo "--size width=1024 --size threads_x=width --size threads_y=1024 --size pitch=16*width" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac

@@ -387,6 +387,24 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                               : need.name + " >= " + need.row + " (--size " + need.name + "=" +
                                     std::regex_replace(need.row, std::regex(" "), "") + " ties the pitch to the row)"));
     }
+  // A buffer stored through rows a pitch apart leaves the bytes between
+  // them, unless the pitch is tied to the row (--size pitch=4*threads_x):
+  // the evidence, "" where no store does.
+  const auto rows_leave_gaps = [&](const std::string& buffer) -> std::string {
+    for (const analysis::PointerUse::SizeNeed& f : row_facts)
+      if (f.evidence.find("'" + buffer + "'") != std::string::npos) {
+        const std::string why = f.evidence + ", and the bytes between rows keep their values" +
+                                (f.row.empty() ? std::string()
+                                               : " (--size " + f.name + "=" +
+                                                     std::regex_replace(f.row, std::regex(" "), "") + " ties them)");
+        const auto tie = given.tied.find(f.name);
+        if (tie == given.tied.end()) return why;
+        SizeSet at_given(given.sizes.begin(), given.sizes.end());
+        at_given[f.name] = fitness::Expression::parse(tie->second).evaluate(at_given);
+        if (const auto v = f.at_least_zero->evaluate(at_given); !v || *v != 0) return why;
+      }
+    return "";
+  };
   for (const auto& [name, m] : multiples)
     if (const auto v = given.sizes.find(name); v != given.sizes.end() && (v->second < m || std::fmod(v->second, m) != 0))
       throw std::runtime_error("--size " + name + "=" + json_number(v->second).dump() + ": '" + kernel->name +
@@ -565,6 +583,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       if (is_float_type(type)) outputs.plain = true;
       s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
                            std::to_string(u->first_line) + ")");
+    } else if (const std::string gap = u && u->written && !p.const_pointee && u->atomic.empty()
+                                           ? rows_leave_gaps(p.name)
+                                           : "";
+               !gap.empty()) {
+      // Rows a pitch apart: the bytes between them keep what the caller put there.
+      role = "inout";
+      if (is_float_type(type)) outputs.plain = true;
+      s.inferred.push_back("role of '" + p.name + "': inout (" + gap + ")");
     } else if (u && u->written && !p.const_pointee && u->count && !u->store_reaches_zero && u->atomic.empty()) {
       // No store reaches element 0: the elements below the lowest one
       // written keep what the caller put there, so the check must see them.
