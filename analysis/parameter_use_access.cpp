@@ -309,6 +309,8 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
     return;
   }
   if (store && r->lo == SymbolicSize()) u.store_reaches_zero = true;
+  if (store && offsets.empty() && index)
+    if (const auto e = parse(index->first, index->second)) row_size_needs(u, *e, guards, line);
   if (offsets.width != 1 || offsets.align != 1) {
     // The view's own index: its part of the row (r holds the starts too).
     std::string ignored;
@@ -788,6 +790,14 @@ std::optional<std::size_t> Analyser::cast_alias(PointerUse& u, std::size_t t, co
   return end;
 }
 
+// A row's extent as a pitch may be tied to it (`4 * threads_x`); "" where
+// it is no plain polynomial of sizes (a ceil_div: the user ties the launch
+// to the sizes instead, threads_x=img_m*img_n).
+static std::string tie_text(const SymbolicSize& row) {
+  const std::string text = row.text();
+  return text.find('(') == std::string::npos ? text : "";
+}
+
 // A start of a view that is a row: `y * pitch`, pitch a scalar parameter
 // of the kernel. Its elements must start aligned, so pitch (times the
 // start's scale) is a multiple of the view's alignment; and a store's rows
@@ -807,9 +817,7 @@ void Analyser::view_size_needs(PointerUse& u, const Offsets& offsets, const Symb
     const auto& e = parsed.back();
     if (!e || e->kind != ExprKind::Binary || e->text != "*" || e->children.size() != 2) continue;
     for (const Expr& side : e->children)
-      if (side.kind == ExprKind::Name && !definition(side.text))
-        for (const grammar::Param& p : f_.params)
-          if (p.name == side.text && !p.pointer) pitch_of[i] = side.text;
+      if (is_scalar_parameter(side.text) && side.kind == ExprKind::Name) pitch_of[i] = side.text;
     if (pitch_of[i].empty()) continue;
     rows.push_back(i);
     const auto gcd = [](long long a, long long b) {
@@ -837,10 +845,53 @@ void Analyser::view_size_needs(PointerUse& u, const Offsets& offsets, const Symb
   const SymbolicSize pitch =
       SymbolicSize::name(pitch_of[row]) * SymbolicSize::constant(offsets.starts[row].second);
   // The row, where the pitch alone must reach it (a pitch in the view's own units has no tie).
-  const std::string row_text = offsets.starts[row].second == 1 ? rest.text() : "";
+  const std::string row_text = offsets.starts[row].second == 1 ? tie_text(rest) : "";
   u.size_needs.push_back({pitch_of[row], 0, pitch - rest, row_text,
                           "line " + std::to_string(line) + ": stores through a view of '" + u.name + "' whose rows " +
                               "start " + pitch.text() + " apart and reach " + rest.text() + " into each"});
+}
+
+// A plain store's index in rows, `y * width + x` with width a scalar
+// parameter: two threads whose x reaches past width write one element
+// (`x < threads_x` of an exact launch, threads_x > width), and where x
+// stops short of width the elements between rows are never written. So
+// width must cover the rest of the index, and where it may exceed it the
+// buffer keeps what it held (PointerUse::size_needs, as for a view's
+// rows). Nothing is asked where the rest reaches width exactly (`x <
+// width`), as guarded kernels write it.
+void Analyser::row_size_needs(PointerUse& u, const Expr& index, const std::map<std::string, Bound>& guards, int line) {
+  const LinearForm form = linear_form(k_.tokens, index);
+  std::string pitch, row_key;
+  for (const auto& [key, term] : form.terms) {
+    const Expr& a = term.atom;
+    if (term.coefficient != 1 || a.kind != ExprKind::Binary || a.text != "*" || a.children.size() != 2) continue;
+    for (const Expr& side : a.children)
+      if (side.kind == ExprKind::Name && is_scalar_parameter(side.text)) {
+        if (!pitch.empty()) return;  // two rows (a slice and a row): not judged
+        pitch = side.text;
+        row_key = key;
+      }
+  }
+  if (pitch.empty()) return;
+  LinearForm rest = form;
+  rest.terms.erase(row_key);
+  std::string ignored;
+  const auto r = eval_linear(rest, guards, ignored, 0);
+  if (!r || !r->hi) return;
+  const SymbolicSize row = *r->hi + SymbolicSize::constant(1);
+  const SymbolicSize fact = SymbolicSize::name(pitch) - row;
+  if (fact == SymbolicSize()) return;
+  u.size_needs.push_back({pitch, 0, fact, tie_text(row),
+                          "line " + std::to_string(line) + ": stores to '" + u.name + "' in rows " + pitch +
+                              " apart that reach " + row.text() + " into each"});
+}
+
+// A scalar parameter of the kernel that no local shadows: a size a row may be.
+bool Analyser::is_scalar_parameter(const std::string& name) const {
+  if (definition(name)) return false;
+  for (const grammar::Param& p : f_.params)
+    if (p.name == name && !p.pointer) return true;
+  return false;
 }
 
 // Bytes of one element of the buffer parameter `parameter` (0 where its

@@ -394,6 +394,8 @@ class Analyser {
   std::optional<std::size_t> cast_alias(PointerUse& u, std::size_t t, const Offsets& offsets);
   unsigned element_bytes_of(const std::string& parameter) const;
   void view_size_needs(PointerUse& u, const Offsets& offsets, const SymbolicSize& index_hi, bool store, int line);
+  void row_size_needs(PointerUse& u, const Expr& index, const std::map<std::string, Bound>& guards, int line);
+  bool is_scalar_parameter(const std::string& name) const;
   bool declares_alias(std::size_t assign) const;
   std::size_t past_members(std::size_t t) const;
   void not_followed(PointerUse& u, std::size_t t, const std::string& why) const;

@@ -379,29 +379,39 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         continue;
       }
       row_facts.push_back(need);
-      SizeSet at_given(given.sizes.begin(), given.sizes.end());
-      if (const auto v = need.at_least_zero->evaluate(at_given); v && *v < 0)
-        throw std::runtime_error(
-            "the sizes given let rows overlap (" + need.evidence + "): give sizes where " +
-            (need.row.empty() ? need.at_least_zero->text() + " >= 0"
-                              : need.name + " >= " + need.row + " (--size " + need.name + "=" +
-                                    std::regex_replace(need.row, std::regex(" "), "") + " ties the pitch to the row)"));
     }
+  // A size set with the tied sizes' values (--size voxelNumber=dims_x*dims_y*dims_z).
+  // Parsed once: the drafting of held-out sizes judges many size sets.
+  std::vector<std::pair<std::string, fitness::Expression>> tied;
+  for (const auto& [name, expression] : given.tied) tied.emplace_back(name, fitness::Expression::parse(expression));
+  const auto with_tied = [&](SizeSet set) {
+    for (const auto& [name, expression] : tied) {
+      try {
+        set[name] = expression.evaluate(set);
+      } catch (const std::exception&) {
+        // a size it names is not in this set: it stays unknown, as that size does
+      }
+    }
+    return set;
+  };
   // A buffer stored through rows a pitch apart leaves the bytes between
   // them, unless the pitch is tied to the row (--size pitch=4*threads_x):
   // the evidence, "" where no store does.
   const auto rows_leave_gaps = [&](const std::string& buffer) -> std::string {
     for (const analysis::PointerUse::SizeNeed& f : row_facts)
       if (f.evidence.find("'" + buffer + "'") != std::string::npos) {
-        const std::string why = f.evidence + ", and the bytes between rows keep their values" +
+        const std::string why = f.evidence + ", and the elements between rows keep their values" +
                                 (f.row.empty() ? std::string()
                                                : " (--size " + f.name + "=" +
                                                      std::regex_replace(f.row, std::regex(" "), "") + " ties them)");
-        const auto tie = given.tied.find(f.name);
-        if (tie == given.tied.end()) return why;
-        SizeSet at_given(given.sizes.begin(), given.sizes.end());
-        at_given[f.name] = fitness::Expression::parse(tie->second).evaluate(at_given);
-        if (const auto v = f.at_least_zero->evaluate(at_given); !v || *v != 0) return why;
+        // Rows that meet exactly under the ties (pitch=4*threads_x,
+        // threads_x=img_m*img_n): 0 at the given sizes and at others apart
+        // from them, as on every held-out workload.
+        SizeSet at_given(given.sizes.begin(), given.sizes.end()), apart = at_given;
+        double factor = 1.3;
+        for (auto& [name, v] : apart) v = std::round(v * (factor += 0.17));
+        for (const SizeSet& set : {at_given, apart})
+          if (const auto v = f.at_least_zero->evaluate(with_tied(set)); !v || *v != 0) return why;
       }
     return "";
   };
@@ -861,20 +871,6 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   // What validation counts (gi/publish/validation.cpp): the output values
   // (out and inout buffers) or the input values (in and inout), whichever is
   // more; a sum of both would leave each short of the 16 M it requires.
-  // A size set with the tied sizes' values (--size voxelNumber=dims_x*dims_y*dims_z).
-  // Parsed once: the drafting of held-out sizes judges many size sets.
-  std::vector<std::pair<std::string, fitness::Expression>> tied;
-  for (const auto& [name, expression] : given.tied) tied.emplace_back(name, fitness::Expression::parse(expression));
-  const auto with_tied = [&](SizeSet set) {
-    for (const auto& [name, expression] : tied) {
-      try {
-        set[name] = expression.evaluate(set);
-      } catch (const std::exception&) {
-        // a size it names is not in this set: it stays unknown, as that size does
-      }
-    }
-    return set;
-  };
   const auto values = [&](const SizeSet& given_set) {
     const SizeSet set = with_tied(given_set);
     double inputs = 0, outputs = 0;
@@ -916,7 +912,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   };
   // Every grid extent and buffer count at least 1 (`i < Size - t - 1` needs t below Size),
   // and every size within its type (an int below 2^31).
-  const auto usable = [&](const SizeSet& given_set) {
+  const auto has_work = [&](const SizeSet& given_set) {
     const SizeSet set = with_tied(given_set);
     for (const auto& [name, top] : largest)
       if (const auto v = set.find(name); v != set.end() && v->second > top) return false;
@@ -926,10 +922,17 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     for (const grammar::Param& p : kernel->params)
       if (const auto* u = p.pointer || p.texture_object() ? use_of(p.name) : nullptr; u && u->count)
         if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
-    for (const analysis::PointerUse::SizeNeed& f : row_facts)
-      if (const auto v = f.at_least_zero->evaluate(set); v && *v < 0) return false;
     return within_constants(set);
   };
+  // Rows a store reaches apart (analysis::PointerUse::size_needs): the one
+  // that overlaps at `given_set`, or null.
+  const auto overlapping_rows = [&](const SizeSet& given_set) -> const analysis::PointerUse::SizeNeed* {
+    const SizeSet set = with_tied(given_set);
+    for (const analysis::PointerUse::SizeNeed& f : row_facts)
+      if (const auto v = f.at_least_zero->evaluate(set); v && *v < 0) return &f;
+    return nullptr;
+  };
+  const auto usable = [&](const SizeSet& given_set) { return has_work(given_set) && !overlapping_rows(given_set); };
   const bool sized = missing.empty() && !known_sizes.empty();
   if (missing.empty())
     for (const ConstantReach& r : reaches)
@@ -937,7 +940,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         throw std::runtime_error("the sizes given read the __constant__ array '" + r.name + "' up to element " +
                                  json_number(*v - 1).dump() + ", past its " + json_number(r.length).dump() + " elements (" +
                                  r.evidence + "): give sizes within it");
-  if (sized && !usable(base))
+  if (sized)
+    if (const auto* f = has_work(base) ? overlapping_rows(base) : nullptr)
+      throw std::runtime_error(
+          "the sizes given let rows overlap (" + f->evidence + "): give sizes where " +
+          (f->row.empty() ? f->at_least_zero->text() + " >= 0"
+                          : f->name + " >= " + f->row + " (--size " + f->name + "=" +
+                                std::regex_replace(f->row, std::regex(" "), "") + " ties the pitch to the row)"));
+  if (sized && !has_work(base))
     throw std::runtime_error("the sizes given leave a grid extent or a buffer count below 1 (" + [&] {
       std::string what;
       for (int a = 0; a < 3; ++a)
