@@ -391,6 +391,7 @@ class Analyser {
   void follow_into_helper(PointerUse& u, const HelperCall& call, std::size_t t, const Offsets& offsets);
   PointerUse pointer_use(const std::string& name);
   void scan(PointerUse& u, const std::string& name, const Offsets& offsets, std::size_t from = 0);
+  // analysis/parameter_use_views.cpp: a buffer viewed as another type, and the rows stores reach.
   std::optional<std::size_t> cast_alias(PointerUse& u, std::size_t t, const Offsets& offsets);
   unsigned element_bytes_of(const std::string& parameter) const;
   void view_size_needs(PointerUse& u, const Offsets& offsets, const SymbolicSize& index_hi, bool store, int line);

@@ -111,6 +111,17 @@ def draft(gi, path, entry, tmp):
     if m:
         sizes = [s if s.split("=")[0] != m.group(1) else m.group(1) + "=" + m.group(2) for s in sizes]
         code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
+    # Rows an exact launch numbers as thread / d (Rodinia's dilate_kernel:
+    # j = thread_id / img_m, in rows img_n apart): one thread per element,
+    # the launch tied to the rows as its host does (threads_x=img_m*img_n),
+    # each of the two 32 so that their product is a multiple of 1024.
+    m = re.search(r"in rows (\w+) apart that reach ceil_div\((threads_[xyz]), (\w+)\) into each", out) if code != 0 else None
+    if m:
+        sizes = [s for s in sizes if s.split("=")[0] not in (m.group(1), m.group(2), m.group(3))]
+        sizes += ["--size", m.group(1) + "=32", "--size", m.group(3) + "=32",
+                  "--size", m.group(2) + "=" + m.group(3) + "*" + m.group(1)]
+        sizes = [s for i, s in enumerate(sizes) if not (s == "--size" and (i + 1 >= len(sizes) or sizes[i + 1] == "--size"))]
+        code, out = run(gi, [path, "--entry", entry, "--out", out_dir, "--force", *sizes])
     if code != 0:
         return {"status": "error", "message": out.strip().splitlines()[-1]}
     # gi init compiles the draft with NVRTC (cutting the kernel out of a file
