@@ -272,6 +272,7 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
   } else {
     why = "gi cannot read the index on line " + std::to_string(line);
   }
+  const std::optional<Range> own = r;  // the index alone, in the view's (or the parameter's) elements
   if (r && offsets.width != 1) {
     // Element i of a wider view covers the parameter's elements
     // [width * i, width * i + width - 1].
@@ -311,15 +312,8 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
   if (store && r->lo == SymbolicSize()) u.store_reaches_zero = true;
   if (store && offsets.empty() && index)
     if (const auto e = parse(index->first, index->second)) row_size_needs(u, *e, guards, line);
-  if (offsets.width != 1 || offsets.align != 1) {
-    // The view's own index: its part of the row (r holds the starts too).
-    std::string ignored;
-    std::optional<Range> own = index ? [&]() -> std::optional<Range> {
-      const auto e = parse(index->first, index->second);
-      return e ? eval(*e, guards, ignored) : std::nullopt;
-    }() : std::optional<Range>(Range{SymbolicSize(), SymbolicSize()});
-    if (own && own->hi) view_size_needs(u, offsets, *own->hi, store, line);
-  }
+  if ((offsets.width != 1 || offsets.align != 1) && own && own->hi)
+    view_size_needs(u, offsets, *own->hi, store, line);  // the view's own index: its part of the row
   const SymbolicSize need = *r->hi + SymbolicSize::constant(1);
   add_need(u, need, "line " + std::to_string(line) + ": " + u.name + "[" + text + "]" + guards_text(guards) +
                         macros_in(index), facts_of(guards));
