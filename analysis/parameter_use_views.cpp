@@ -4,6 +4,7 @@
 // the sizes (a pitch aligned for the view, rows that do not overlap).
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -106,11 +107,7 @@ void Analyser::view_size_needs(PointerUse& u, const Offsets& offsets, const Symb
       if (is_scalar_parameter(side.text) && side.kind == ExprKind::Name) pitch_of[i] = side.text;
     if (pitch_of[i].empty()) continue;
     rows.push_back(i);
-    const auto gcd = [](long long a, long long b) {
-      while (b) a = std::exchange(b, a % b);
-      return a;
-    };
-    const long long multiple = offsets.align / gcd(offsets.align, scale);
+    const long long multiple = offsets.align / std::gcd(offsets.align, scale);
     if (multiple > 1)
       u.size_needs.push_back({pitch_of[i], multiple, std::nullopt, "",
                               "line " + std::to_string(line) + ": '" + u.name + "' is read as a view whose elements " +

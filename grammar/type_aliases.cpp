@@ -40,10 +40,20 @@ int cuda_vector_components(const std::string& type) {
   return std::regex_match(type, m, vector) ? std::stoi(m[2].str()) : 0;
 }
 
-int builtin_type_bytes(std::string type) {
+namespace {
+
+// `type` without const and volatile (`const float ` -> `float`).
+std::string unqualified(std::string type) {
   for (const std::string q : {"const ", "volatile "})
     for (std::size_t at; (at = type.find(q)) != std::string::npos;) type.erase(at, q.size());
   while (!type.empty() && type.back() == ' ') type.pop_back();
+  return type;
+}
+
+}  // namespace
+
+int builtin_type_bytes(const std::string& spelled) {
+  const std::string type = unqualified(spelled);
   static const std::map<std::string, int> scalars = {
       {"bool", 1},          {"float", 4},      {"int", 4},           {"unsigned", 4},    {"unsigned int", 4},
       {"uint", 4},          {"signed", 4},     {"signed int", 4},    {"int32_t", 4},     {"uint32_t", 4},
@@ -66,10 +76,7 @@ int builtin_type_bytes(std::string type) {
 
 int builtin_type_alignment(const std::string& type) {
   const int bytes = builtin_type_bytes(type);
-  std::string bare = type;
-  for (const std::string q : {"const ", "volatile "})
-    for (std::size_t at; (at = bare.find(q)) != std::string::npos;) bare.erase(at, q.size());
-  const int n = cuda_vector_components(bare);
+  const int n = cuda_vector_components(unqualified(type));
   return n == 3 || n == 1 ? bytes / n : bytes;
 }
 

@@ -37,7 +37,7 @@ int cuda_vector_components(const std::string& type);
 // `float` 4, `float3` 12, `double2` 16), const and volatile ignored; 0 for
 // any other name (a struct, a template parameter). A cast alias's element
 // width reads it: `(float*)(bytes + off)` over `uchar* bytes` steps 4 of them.
-int builtin_type_bytes(std::string type);
+int builtin_type_bytes(const std::string& type);
 // Its alignment: a vector of 2 or 4 aligns to its size, a vector of 3 or 1
 // to its component's, a scalar to its size; 0 where builtin_type_bytes is.
 int builtin_type_alignment(const std::string& type);

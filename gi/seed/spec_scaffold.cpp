@@ -394,16 +394,18 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     }
     return set;
   };
+  // The tie that makes rows meet, as --size takes it: "--size pitch=4*threads_x".
+  const auto tie_of = [](const analysis::PointerUse::SizeNeed& f) {
+    return "--size " + f.name + "=" + std::regex_replace(f.row, std::regex(" "), "");
+  };
   // A buffer stored through rows a pitch apart leaves the bytes between
   // them, unless the pitch is tied to the row (--size pitch=4*threads_x):
   // the evidence, "" where no store does.
-  const auto rows_leave_gaps = [&](const std::string& buffer) -> std::string {
-    for (const analysis::PointerUse::SizeNeed& f : row_facts)
-      if (f.evidence.find("'" + buffer + "'") != std::string::npos) {
+  const auto rows_leave_gaps = [&](const analysis::PointerUse& u) -> std::string {
+    for (const analysis::PointerUse::SizeNeed& f : u.size_needs)
+      if (f.at_least_zero) {
         const std::string why = f.evidence + ", and the elements between rows keep their values" +
-                                (f.row.empty() ? std::string()
-                                               : " (--size " + f.name + "=" +
-                                                     std::regex_replace(f.row, std::regex(" "), "") + " ties them)");
+                                (f.row.empty() ? std::string() : " (" + tie_of(f) + " ties them)");
         // Rows that meet exactly under the ties (pitch=4*threads_x,
         // threads_x=img_m*img_n): 0 at the given sizes and at others apart
         // from them, as on every held-out workload.
@@ -594,7 +596,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       s.inferred.push_back("role of '" + p.name + "': inout (the kernel reads and writes it, from line " +
                            std::to_string(u->first_line) + ")");
     } else if (const std::string gap = u && u->written && !p.const_pointee && u->atomic.empty()
-                                           ? rows_leave_gaps(p.name)
+                                           ? rows_leave_gaps(*u)
                                            : "";
                !gap.empty()) {
       // Rows a pitch apart: the bytes between them keep what the caller put there.
@@ -945,8 +947,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       throw std::runtime_error(
           "the sizes given let rows overlap (" + f->evidence + "): give sizes where " +
           (f->row.empty() ? f->at_least_zero->text() + " >= 0"
-                          : f->name + " >= " + f->row + " (--size " + f->name + "=" +
-                                std::regex_replace(f->row, std::regex(" "), "") + " ties the pitch to the row)"));
+                          : f->name + " >= " + f->row + " (" + tie_of(*f) + " ties the pitch to the row)"));
   if (sized && !has_work(base))
     throw std::runtime_error("the sizes given leave a grid extent or a buffer count below 1 (" + [&] {
       std::string what;
