@@ -192,5 +192,62 @@ TEST(HeaderDeviceCode, GiInitCutsTheHeadersDeviceCodeIntoAPreInclude) {
   fs::remove_all(root);
 }
 
+// A kernel file that includes nothing: its host file includes the project
+// header first (NiftyReg's _reg_X_gpu.cu: _reg_X_gpu.h, then
+// _reg_X_kernels.cu), given as --pre-include. That header does not build
+// with NVRTC either: the cut drops it with the includes, and its device
+// code stands in its place.
+TEST(HeaderDeviceCode, APreIncludeThatDoesNotBuildIsCutLikeAnInclude) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-pre-include-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "include");
+  std::ofstream(root / "include/proj.h") << kProjectHeader;
+  const std::string kernel = std::string(kKernel).substr(std::string(kKernel).find('\n') + 1);
+  ASSERT_EQ(kernel.find("#include"), std::string::npos);
+  std::ofstream(root / "blend_kernels.cu") << kernel;
+  const fs::path dir = root / "user/blend";
+  std::string sizes = "--size n=5000 --size w_a=0.5 --size w_b=0.25";
+  for (int c = 0; c < 9; ++c) sizes += " --size r_m_" + std::to_string(c) + "=0.5";
+  const test::CommandOutput init =
+      test::run_gi("init \"" + (root / "blend_kernels.cu").string() + "\" --out \"" + dir.string() +
+                   "\" --include-dir \"" + (root / "include").string() + "\" --pre-include proj.h " + sizes + " --check");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
+  // The header's struct is read through the pre-include.
+  EXPECT_NE(init.output.find("'w': struct Weights by value (proj.h line 14"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("the pre-include proj.h;"), std::string::npos) << init.output;
+  EXPECT_NE(init.output.find("Square (proj.h line 11)"), std::string::npos) << init.output;
+  EXPECT_EQ(init.output.find("problem: "), std::string::npos) << init.output;
+  std::ifstream in(dir / "spec.json");
+  const nlohmann::json spec = nlohmann::json::parse(in);
+  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({kHeadersFile}));
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
+  }
+  fs::remove_all(root);
+}
+
+// Where no cut builds, the draft keeps the user's pre-include as given.
+TEST(HeaderDeviceCode, APreIncludeStaysWhereNoCutBuilds) {
+  const fs::path root = fs::temp_directory_path() / ("gi-init-pre-include-kept-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "defs.h") << "#include <vector>\n#define TILE 4\n";
+  // `undeclared_helper` is nowhere: neither the file nor any cut compiles.
+  std::ofstream(root / "k.cu") << "__global__ void k(float* out, int n) {\n"
+                                  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "  if (i < n) out[i] = undeclared_helper(i) * TILE;\n"
+                                  "}\n";
+  const test::CommandOutput init = test::run_gi("init \"" + (root / "k.cu").string() + "\" --out \"" +
+                                                (root / "seed").string() + "\" --pre-include defs.h --size n=1000");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  EXPECT_NE(init.output.find("problem: "), std::string::npos) << init.output;
+  std::ifstream in(root / "seed/spec.json");
+  const nlohmann::json spec = nlohmann::json::parse(in);
+  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({"defs.h"}));
+  EXPECT_FALSE(fs::exists(root / "seed" / kHeadersFile));
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace gi

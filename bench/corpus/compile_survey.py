@@ -99,44 +99,13 @@ INCLUDE_DIRS = {
 }
 
 # Files the project's build includes before a kernel file, passed as `gi mutants --pre-include`
-# (spec.json "pre_includes"): Rodinia builds some benchmarks as one translation unit, a host file
-# that includes its definitions and then the kernel files, so a kernel file alone lacks their
-# names. Each entry names that host file and what it includes first, at the corpus commit.
-# Paths are relative to the kernel file's folder, as gi looks them up.
-PRE_INCLUDES = {
-    "rodinia": [
-        # srad_v1/main.cu: #include "define.c" (fp, NUMBER_THREADS), then the six *_kernel.cu.
-        ("cuda/srad/srad_v1/", ["define.c"]),
-        # b+tree/kernel/kernel_gpu_cuda_wrapper{,_2}.cu: #include "../common.h" (fp, knode,
-        # record), then "./kernel_gpu_cuda{,_2}.cu".
-        ("cuda/b+tree/kernel/", ["../common.h"]),
-        # lavaMD/kernel/kernel_gpu_cuda_wrapper.cu: #include "./../main.h" (fp, par_str, dim_str,
-        # box_str, NUMBER_THREADS), then "./kernel_gpu_cuda.cu".
-        ("cuda/lavaMD/kernel/", ["../main.h"]),
-        # myocyte/main.cu: #include "define.c", then work.cu: "kernel_ecc.cu", "kernel_cam.cu",
-        # "kernel_fin.cu" (the device functions kernel.cu calls), then "kernel.cu".
-        ("cuda/myocyte/kernel.cu", ["define.c", "kernel_ecc.cu", "kernel_cam.cu", "kernel_fin.cu"]),
-        # myocyte/main.cu: #include "define.c", then work_2.cu: "kernel_fin_2.cu",
-        # "kernel_ecc_2.cu", "kernel_cam_2.cu", "kernel_2.cu", "embedded_fehlberg_7_8_2.cu", then
-        # "solver_2.cu".
-        ("cuda/myocyte/solver_2.cu", ["define.c", "kernel_fin_2.cu", "kernel_ecc_2.cu", "kernel_cam_2.cu",
-                                      "kernel_2.cu", "embedded_fehlberg_7_8_2.cu"]),
-        # heartwall/main.cu declares the __constant__ variables kernel.cu uses in its own text
-        # (after #include "define.c"), then includes "kernel.cu": no file to pre-include holds them.
-    ],
-    "niftyreg": [
-        # reg-lib/cuda/_reg_resampling_gpu.cu: #include "_reg_resampling_gpu.h" (mat44, reg_floor,
-        # through _reg_common_cuda.h and _reg_resampling.h), then "_reg_resampling_kernels.cu".
-        ("reg-lib/cuda/_reg_resampling_kernels.cu", ["_reg_resampling_gpu.h"]),
-    ],
-}
-
-
-def pre_includes(project, path):
-    for prefix, names in PRE_INCLUDES.get(project, []):
-        if path.startswith(prefix):
-            return names
-    return []
+# (spec.json "pre_includes"): the manifest's "pre_includes" of each kernel file, with the host
+# file that includes them first in "pre_includes_from" (Rodinia builds some benchmarks as one
+# translation unit, a host file that includes its definitions and then the kernel files;
+# NiftyReg's _reg_X_gpu.cu includes _reg_X_gpu.h, then _reg_X_kernels.cu), so a kernel file
+# alone lacks their names. Paths are relative to the kernel file's folder, as gi looks them up.
+def pre_includes(entry):
+    return entry.get("pre_includes", [])
 
 
 # The project's own files that its kernels include but that are not in .corpus/ because of their
@@ -400,14 +369,14 @@ def main():
                    "--jobs", str(args.jobs)]
             for d in dirs:
                 cmd += ["--include-dir", os.path.relpath(d, ROOT)]
-            for name in pre_includes(entry["project"], entry["path"]):
+            for name in pre_includes(entry):
                 cmd += ["--pre-include", name]
             if project_root not in files_cache:
                 files_cache[project_root] = project_files(project_root)
             rc, out, err, seconds = run_gi(gi, cmd, args.timeout, args.wait)
             row["include_dirs"] = [os.path.relpath(d, project_root) for d in dirs]
-            if pre_includes(entry["project"], entry["path"]):
-                row["pre_includes"] = pre_includes(entry["project"], entry["path"])
+            if pre_includes(entry):
+                row["pre_includes"] = pre_includes(entry)
             if absent:
                 row["include_dirs_not_in_corpus"] = absent
             row.update(classify(entry["project"], rc, out, err, files_cache[project_root], row["include_dirs"]))

@@ -44,16 +44,11 @@ like_for() {
       echo "--like variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];uniform(5,6) --like areas:uniform(0.5,1.5)" ;;
   esac
 }
-# What the kernel's own build gives it: Rodinia's host code includes define.c
-# (its fp type and NUMBER_THREADS) before the kernel files.
-# NiftyReg's CMakeLists.txt gives every file its include folders.
+# What the kernel's own build gives it (bench/init/survey.py's build_options):
+# Rodinia's define.c, NiftyReg's include folders and the headers its host
+# file includes before the kernel file (the manifest's pre_includes).
 build_for() {
-  case $1 in
-    *rodinia*) [ -f "$(dirname "$1")/define.c" ] && echo "--pre-include define.c" ;;
-    *niftyreg-*)
-      root=${1%%/reg-lib/*}
-      for d in reg-io reg-lib reg-lib/cpu reg-io/png; do [ -d "$root/$d" ] && echo "--include-dir $root/$d"; done ;;
-  esac
+  python3 -c "import sys; sys.path.insert(0, 'bench/init'); import survey; print(' '.join(survey.build_options(sys.argv[1])))" "$1"
 }
 # Sizes of a realistic call: 4 M voxels, 1 M points or equations, a 2048^2 matrix at elimination step 5.
 sizes_for() {

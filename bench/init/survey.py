@@ -7,10 +7,11 @@ scalar (parameter or __constant__ variable) given a value (--size NAME=VALUE:
 1024 for integers, 0.5 for floats, true for bools, 64 or 0.5 per component
 of a vector such as int3; a template the file never instantiates is drafted
 as the instance gi init suggests, float for each type),
-so that what FILL is left is what the kernel itself does not say. A Rodinia
-kernel file beside a define.c gets `--pre-include define.c`, as Rodinia's host
-code includes define.c (its `fp` type and NUMBER_THREADS) before the kernel
-files; a NiftyReg file gets NiftyReg's include folders, as its CMake build does. Per kernel: the fields left and the first reason. CPU only.
+so that what FILL is left is what the kernel itself does not say. A corpus
+file gets the files its project's host file includes before it (the
+manifest's "pre_includes": Rodinia's define.c, NiftyReg's _reg_X_gpu.h) as
+--pre-include, and a NiftyReg file NiftyReg's include folders, as its CMake
+build does. Per kernel: the fields left and the first reason. CPU only.
 
     python3 bench/init/survey.py [--gi build/gi/gi] [--out bench/init/results_DATE]
 """
@@ -19,17 +20,27 @@ import argparse, json, os, re, subprocess, sys, tempfile, collections
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+def manifest_pre_includes():
+    """.corpus path -> the files its project's host file includes before it
+    (the manifest's "pre_includes", the host file in "pre_includes_from":
+    Rodinia's define.c, NiftyReg's _reg_X_gpu.h before _reg_X_kernels.cu)."""
+    manifest = json.load(open(os.path.join(ROOT, "tests/data/corpus/MANIFEST.json")))
+    return {os.path.join(ROOT, ".corpus", e["local"]): e["pre_includes"] for e in manifest if e.get("pre_includes")}
+
+
+PRE_INCLUDES = manifest_pre_includes()
+
+
 def build_options(path):
-    """What the kernel's own build gives it: Rodinia's define.c, included by
-    the host code before the kernel files; NiftyReg's include folders (its
-    CMakeLists.txt: reg-io, reg-lib, reg-lib/cpu and reg-io/png)."""
-    if "rodinia" in path and os.path.isfile(os.path.join(os.path.dirname(path), "define.c")):
-        return ["--pre-include", "define.c"]
+    """What the kernel's own build gives it: the files its host file includes
+    first (above), and NiftyReg's include folders (its CMakeLists.txt:
+    reg-io, reg-lib, reg-lib/cpu and reg-io/png)."""
+    options = [o for h in PRE_INCLUDES.get(os.path.abspath(path), []) for o in ("--pre-include", h)]
     m = re.search(r"^(.*/niftyreg-[0-9a-f]+)/", path)
     if m:
-        return [o for d in ("reg-io", "reg-lib", "reg-lib/cpu", "reg-io/png")
-                if os.path.isdir(os.path.join(m.group(1), d)) for o in ("--include-dir", os.path.join(m.group(1), d))]
-    return []
+        options += [o for d in ("reg-io", "reg-lib", "reg-lib/cpu", "reg-io/png")
+                    if os.path.isdir(os.path.join(m.group(1), d)) for o in ("--include-dir", os.path.join(m.group(1), d))]
+    return options
 
 
 def run(gi, args):

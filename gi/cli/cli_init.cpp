@@ -206,24 +206,35 @@ void add_init(CLI::App& app) {
         // user's lines).
         // Attempts 1 and 2 share the cut without includes: made once, when first needed.
         std::optional<KernelCut> without_includes;
+        // spec.json's pre_includes: the user's (--pre-include) while the
+        // cut keeps its includes; blanked with them after (a pre-include
+        // is an include the host file writes first), the device code cut
+        // out of them standing in their place on attempt 2.
+        const auto set_pre_includes = [&](const std::vector<std::string>& files) {
+          if (files.empty()) s.spec.erase("pre_includes");
+          else s.spec["pre_includes"] = files;
+          fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
+        };
         for (const int attempt : {0, 1, 2}) {
           if (attempt == 1) without_includes = cut_kernel(seed_source, kernel.string(), kernel_name, true);
           const KernelCut cut =
               attempt == 0 ? cut_kernel(seed_source, kernel.string(), kernel_name, false) : *without_includes;
           HeaderDeviceCode from_headers;
+          if (attempt == 1 && !a->pre_includes.empty()) set_pre_includes({});
           if (attempt == 2) {
             from_headers = header_device_code(cut.source, kernel.string(),
                                               headers.files ? *headers.files : std::vector<grammar::SourceFile>{});
             if (from_headers.kept.empty() && from_headers.known.empty()) break;
             fitness::write_file_atomically(dir / kHeadersFile, from_headers.text);
-            s.spec["pre_includes"].push_back(kHeadersFile);
-            fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
+            set_pre_includes({kHeadersFile});
           }
           fitness::write_file_atomically(dir / "kernel.cu", cut.source);
           if (cut_why = seed_compile_problem(dir, "sm_90", self); !cut_why.empty()) continue;
           std::cout << "note: your file does not compile with NVRTC as a whole (" << why << "); kernel.cu keeps '"
                     << s.entry << "' and what it uses, the rest blanked (lines kept):";
           for (const std::string& d : cut.dropped) std::cout << " " << d << ";";
+          for (const std::string& p : attempt > 0 ? a->pre_includes : std::vector<std::string>{})
+            std::cout << " the pre-include " << p << ";";
           std::cout << "\n";
           if (attempt == 2) {
             std::cout << "note: nor do its headers; " << (dir / kHeadersFile).string()
@@ -236,12 +247,9 @@ void add_init(CLI::App& app) {
           fixed = true;
           break;
         }
-        if (!fixed && fs::exists(dir / kHeadersFile)) {
+        if (!fixed) {
           fs::remove(dir / kHeadersFile);
-          auto& pre = s.spec["pre_includes"];
-          pre.erase(pre.end() - 1);
-          if (pre.empty()) s.spec.erase("pre_includes");
-          fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
+          set_pre_includes(a->pre_includes);
         }
         if (!fixed) {
           fitness::write_file_atomically(dir / "kernel.cu", seed_source);
