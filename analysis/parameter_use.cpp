@@ -266,6 +266,51 @@ void Analyser::collect_definitions() {
       t = end;  // the next declarator follows its comma
     }
   }
+  collect_late_definitions(assigned);
+}
+
+// `int tid; ... tid = bx * NUMBER_THREADS + tx;` (Rodinia's myocyte): a
+// local declared without a value and assigned once, by a statement of its
+// own in the declaration's block (not a braceless if's or loop's body),
+// before anything else names it. That statement is its definition, as
+// `int tid = ...;` would be: no branch or loop stands between the two, so
+// every read sees that value.
+void Analyser::collect_late_definitions(const std::map<std::string, int>& assigned) {
+  std::map<std::string, std::size_t> declared;  // name -> its declaration's element
+  for (std::size_t i = 0; i < elements_.size(); ++i) {
+    const grammar::Element& el = k_.elements[elements_[i]];
+    if (el.kind == ElementKind::Declaration) {
+      for (std::size_t t = el.tokens.first; t <= el.tokens.last; ++t)
+        if (tok(t).kind == TokenKind::Identifier && (tok(next(t)).is(";") || tok(next(t)).is(",")) &&
+            !definitions_.count(tok(t).text))
+          declared[tok(t).text] = i;
+      continue;
+    }
+    if (el.kind != ElementKind::Statement || tok(el.tokens.first).kind != TokenKind::Identifier ||
+        !tok(next(el.tokens.first)).is("="))
+      continue;
+    const std::string name = tok(el.tokens.first).text;
+    const auto d = declared.find(name);
+    const auto count = assigned.find(name);
+    // A header just before: the statement is a braceless branch's or loop's body.
+    const std::size_t before = prev_element(i);
+    const ElementKind before_kind = before < elements_.size() ? k_.elements[elements_[before]].kind : ElementKind::Statement;
+    const bool body_of_header = before_kind == ElementKind::IfHeader || before_kind == ElementKind::ElseHeader ||
+                                before_kind == ElementKind::LoopHeader || before_kind == ElementKind::CaseLabel;
+    if (d == declared.end() || count == assigned.end() || count->second != 1 ||
+        k_.elements[elements_[d->second]].block != el.block || body_of_header)
+      continue;
+    // Nothing between the declaration and this statement names it.
+    bool named = false;
+    for (std::size_t t = k_.elements[elements_[d->second]].tokens.last + 1; t < el.tokens.first && !named; ++t)
+      named = tok(t).is(name);
+    if (named) continue;
+    const std::size_t start = next(next(el.tokens.first));
+    const std::size_t end = std::min(expression_end(start), el.tokens.last);
+    definitions_[name] = {start, end};
+    assigned_once_.insert(name);
+    declared.erase(d);
+  }
 }
 
 // Axis of a global thread index expression (analysis/thread_index.hpp),

@@ -256,6 +256,7 @@ class Analyser {
   bool from_thread_index(const Expr& e, int depth = 0) const;
   bool adds_grid_stride(std::size_t from) const;
   void collect_definitions();
+  void collect_late_definitions(const std::map<std::string, int>& assigned);
   int global_index_axis(const Expr& e) const;
   std::string vector_behind(const std::string& name, int depth = 0) const;
   std::optional<Expr> definition(const std::string& name) const;
