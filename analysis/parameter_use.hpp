@@ -77,13 +77,16 @@ struct PointerUse {
   // needs: a size that must be a multiple of a number, so each view's
   // element is aligned (pitch a multiple of 4 for floats over bytes); and
   // expressions that must be >= 0 so no two rows a store reaches overlap
-  // (pitch - 4 * threads_x). Each with its evidence.
+  // (pitch - 4 * threads_x); and an index's lowest value where only sizes
+  // keep it >= 0 (`hist[finish - 2]`, finish = (tid + 1) * bins: bins - 2,
+  // so bins >= 2). Each with its evidence.
   struct SizeNeed {
     std::string name;       // the pitch: the size a multiple is for, or the fact's
     long long multiple = 0;  // 0 for a fact
     std::optional<SymbolicSize> at_least_zero;
     std::string row;         // a fact's row extent, which the pitch may be tied to ("4 * threads_x"); "" for none
     std::string evidence;
+    bool lowest_index = false;  // the fact is an index's lowest value, not rows apart
   };
   std::vector<SizeNeed> size_needs;
   // The type of a view it is read or written through (`(float*)(bytes +

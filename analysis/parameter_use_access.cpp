@@ -19,6 +19,22 @@
 
 namespace gi::analysis::detail {
 
+namespace {
+
+// Whether sizes alone can keep `lowest` >= 0: it names a size, and it is
+// >= 0 where every size is large (bins - 2 at 1024). A negative number
+// (`in[i - 1]` from i = 0) no size changes; `n - 2 * m` would ask n >= 2m
+// of every workload, a tie gi leaves to the user.
+bool sizes_can_keep(const SymbolicSize& lowest) {
+  if (lowest.is_constant()) return false;
+  std::map<std::string, double> large;
+  for (const std::string& n : lowest.names()) large[n] = 1024;
+  const auto v = lowest.evaluate(large);
+  return v && *v >= 0;
+}
+
+}  // namespace
+
 // Whether the expression (following locals) reads memory: an index from data.
 bool Analyser::loads(const Expr& e, int depth) const {
   std::set<std::string> seen;
@@ -303,7 +319,14 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
           why = "the index '" + text + "': " + g->second.unreadable;
           break;
         }
-  if (!r || !r->hi || !r->lo.non_negative_for_sizes()) {
+  // Lowest where sizes alone keep it >= 0 (bins - 2): a fact every
+  // workload keeps, and the access is counted.
+  if (r && r->hi && !r->real && !r->lo.non_negative_for_sizes() && sizes_can_keep(r->lo))
+    u.size_needs.push_back({"", 0, r->lo, "",
+                            "line " + std::to_string(line) + ": " + u.name + "[" + text + "] reaches down to " +
+                                r->lo.text() + guards_text(guards),
+                            true});
+  else if (!r || !r->hi || !r->lo.non_negative_for_sizes()) {
     if (r && r->hi) why = "the index '" + text + "' may be negative";
     if (u.refusal.empty()) u.refusal = "line " + std::to_string(line) + ": " + why;
     u.count.reset();

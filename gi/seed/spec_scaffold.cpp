@@ -403,7 +403,7 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   // the evidence, "" where no store does.
   const auto rows_leave_gaps = [&](const analysis::PointerUse& u) -> std::string {
     for (const analysis::PointerUse::SizeNeed& f : u.size_needs)
-      if (f.at_least_zero) {
+      if (f.at_least_zero && !f.lowest_index) {
         const std::string why = f.evidence + ", and the elements between rows keep their values" +
                                 (f.row.empty() ? std::string() : " (" + tie_of(f) + " ties them)");
         // Rows that meet exactly under the ties (pitch=4*threads_x,
@@ -926,8 +926,9 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
         if (const auto v = u->count->evaluate(set); v && *v < 1) return false;
     return within_constants(set);
   };
-  // Rows a store reaches apart (analysis::PointerUse::size_needs): the one
-  // that overlaps at `given_set`, or null.
+  // Rows a store reaches apart, and indices' lowest values
+  // (analysis::PointerUse::size_needs): the fact that fails at
+  // `given_set`, or null.
   const auto overlapping_rows = [&](const SizeSet& given_set) -> const analysis::PointerUse::SizeNeed* {
     const SizeSet set = with_tied(given_set);
     for (const analysis::PointerUse::SizeNeed& f : row_facts)
@@ -945,7 +946,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   if (sized)
     if (const auto* f = has_work(base) ? overlapping_rows(base) : nullptr)
       throw std::runtime_error(
-          "the sizes given let rows overlap (" + f->evidence + "): give sizes where " +
+          (f->lowest_index ? "the sizes given make an index negative (" : "the sizes given let rows overlap (") +
+          f->evidence + "): give sizes where " +
           (f->row.empty() ? f->at_least_zero->text() + " >= 0"
                           : f->name + " >= " + f->row + " (" + tie_of(*f) + " ties the pitch to the row)"));
   if (sized && !has_work(base))
@@ -1005,6 +1007,10 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       return t;
     }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>(held_out_values)) +
                          " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
+  for (const analysis::PointerUse::SizeNeed& f : row_facts)
+    if (f.lowest_index)
+      s.inferred.push_back("sizes: " + f.at_least_zero->text() + " >= 0 on every workload (" + f.evidence +
+                           "; below, the kernel would read before the buffer)");
   if (sized && held_out_values < static_cast<double>(kMinValidationValues))
     s.notes.push_back("the five held-out workloads hold " + std::to_string(static_cast<long long>(held_out_values)) +
                       " values, fewer than the " + std::to_string(kMinValidationValues) +
