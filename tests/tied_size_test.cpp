@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 
 #include "fitness/workload/kernel_spec.hpp"
 #include "fitness/workload/workload_plan.hpp"
@@ -45,6 +46,30 @@ TEST(TiedSize, ASizeTheOthersGiveIsTheirExpressionOnEveryWorkload) {
     std::memcpy(&voxels, plan.scalars[2].bytes.data(), 4);
     EXPECT_EQ(voxels, static_cast<int>(w.variables.at("nx") * w.variables.at("ny")));
   }
+}
+
+// NiftyReg's node-centric resampling: the grid is over nodeNumber alone,
+// which the host sets to the node image's extent. Tied, the extent's
+// components are the sizes the small check and held-out workloads vary;
+// kept at the given 32^3 the grid was a multiple of every block size and
+// the last block's guard never failed (gi init --check's coverage, H200).
+TEST(TiedSize, ASizeOnlyATieNamesVariesOnTheDraftedWorkloads) {
+  const std::string kernel =
+      "__global__ void nodes(float* out, int nodes, int3 dims) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (tid < nodes) out[tid] = tid % dims.x;\n"
+      "}\n";
+  const SpecScaffold s = scaffold_spec(kernel, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"dims=32,32,32", "nodes=dims_x*dims_y*dims_z"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  const json& small = spec["workloads"]["train_checks"][0]["variables"];
+  const double product = small["dims_x"].get<double>() * small["dims_y"].get<double>() * small["dims_z"].get<double>();
+  EXPECT_NE(product, 32 * 32 * 32) << small;
+  EXPECT_NE(static_cast<long long>(product) % 32, 0) << small;  // no multiple of any block size
+  std::set<double> xs;
+  for (const json& w : spec["workloads"]["validate"]) xs.insert(w["variables"]["dims_x"].get<double>());
+  EXPECT_GT(xs.size(), 1u);
 }
 
 TEST(TiedSize, WhatCannotBeTiedIsAnErrorNamingIt) {

@@ -856,6 +856,15 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   std::vector<std::string> known_sizes;
   for (const std::string& n : sizes)
     if (base.count(n)) known_sizes.push_back(n);
+  // A size tied to others (--size 'nodeNumber=dims_x*dims_y*dims_z') varies
+  // through them: they are sizes too, or the small check and the held-out
+  // workloads would keep the tied size as given (a grid a multiple of
+  // every block, the last block's guard never failing).
+  for (const std::string& n : sizes)
+    if (const auto t = given.tied.find(n); t != given.tied.end())
+      for (const std::string& m : fitness::Expression::parse(t->second).variables())
+        if (base.count(m) && std::find(known_sizes.begin(), known_sizes.end(), m) == known_sizes.end())
+          known_sizes.push_back(m);
   const auto variables = [&](const SizeSet& set, const char* what, int varied) {
     json v = json::object();
     for (const std::string& name : scalar_names) {
