@@ -36,6 +36,9 @@ like_for() {
     # Rodinia's particle filter search: a CDF in [0, 1] and draws past its
     # end now and then, so that the search also finds nothing (index -1).
     find_index_kernel) echo "--like CDF:uniform(0,1) --like u:uniform(0,1.2)" ;;
+    # NiftyReg's image gradient: positions (an identity floatingMatrix) past
+    # both edges of the 256^2 x 64 image, so that every edge guard fails somewhere.
+    reg_getImageGradient2D_kernel|reg_getImageGradient3D_kernel) echo "--like deformationFieldTexture:uniform(-8,300)" ;;
     kernel) [[ $2 == *particlefilter* ]] && echo "--like CDF:uniform(0,1) --like u:uniform(0,1.2)" ;;
     # Rodinia's CFD: variables holds density, three momenta and energy, nelr
     # each, drawn in pieces so that the pressure is positive (one
@@ -140,10 +143,25 @@ sizes_for() {
       echo "--size width=1024 --size threads_x=width --size threads_y=1024 --size pitch=4*width" ;;
     CopyCastInterleaved\<*)
       echo "--size width=1024 --size threads_x=width --size threads_y=1024 --size pitch=16*width" ;;
+    # NiftyReg's image gradient (a 256^2 x 64 floating image, 4 M voxels
+    # of the deformation field), node-centric resampling (a 32^3 grid of
+    # nodes over a 128^3 image, nodeNumber their count, as its host sets it)
+    # and joint histogram smoothing (64 bins on each of four axes).
+    reg_getImageGradient2D_kernel|reg_getImageGradient3D_kernel)
+      echo "--size activeVoxelNumber=4194304 --size floatingDim=256,256,64 $identity44" ;;
+    reg_voxelCentric2NodeCentric_kernel)
+      echo "--size nodeImageDims=32,32,32 --size voxelImageDims=128,128,128 --size nodeNumber=nodeImageDims_x*nodeImageDims_y*nodeImageDims_z" ;;
+    reg_smoothJointHistogram?_kernel)
+      echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
+    # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
+    # 256 of them over 16 time steps (Rodinia runs 100 steps of 1 to 1000).
+    solver_2) echo "--size workload=256 --size xmax=16" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac
 }
+identity44="--size floatingMatrix_m_0=1 --size floatingMatrix_m_5=1 --size floatingMatrix_m_10=1 --size floatingMatrix_m_15=1"
+for i in 1 2 3 4 6 7 8 9 11 12 13 14; do identity44="$identity44 --size floatingMatrix_m_$i=0"; done
 cp2n="--size controlPointImageDims=128,128,1 --size controlPointNumber=16384"
 cp3n="--size controlPointImageDims=32,32,32 --size controlPointNumber=32768"
 cp2="--size c_ControlPointImageDim=128,128,1 --size c_ControlPointNumber=16384"
