@@ -149,8 +149,12 @@ sizes_for() {
     # and joint histogram smoothing (64 bins on each of four axes).
     reg_getImageGradient2D_kernel|reg_getImageGradient3D_kernel)
       echo "--size activeVoxelNumber=4194304 --size floatingDim=256,256,64 $identity44" ;;
+    # Its transformation puts node n at voxel 5 n - 2, so that nodes stand
+    # past both edges of the image, as a control-point grid does.
     reg_voxelCentric2NodeCentric_kernel)
-      echo "--size nodeImageDims=32,32,32 --size voxelImageDims=128,128,128 --size nodeNumber=nodeImageDims_x*nodeImageDims_y*nodeImageDims_z" ;;
+      echo "--size nodeImageDims=32,32,32 --size voxelImageDims=128,128,128 --size nodeNumber=nodeImageDims_x*nodeImageDims_y*nodeImageDims_z
+            --size transformation_m_0=5 --size transformation_m_5=5 --size transformation_m_10=5 --size transformation_m_15=1
+            --size transformation_m_3=-2 --size transformation_m_7=-2 --size transformation_m_11=-2" ;;
     reg_smoothJointHistogram?_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
