@@ -236,6 +236,8 @@ void Analyser::collect_definitions() {
                         (tok(next(next(n))).is(";") || tok(next(next(n))).is(")"))) ||
                        (tok(n).is("+=") && adds_grid_stride(next(n)));
     if (grows) ++increments[tok(t).text];
+    else if (tok(n).is("+=") && next(n) <= body_last_)
+      sized_steps_[tok(t).text].push_back({next(n), expression_end(next(n))});
   }
   assigned_count_ = assigned;
   for (std::size_t e : elements_) {
@@ -261,7 +263,9 @@ void Analyser::collect_definitions() {
       if (assigned[name] <= 1 || el.kind == ElementKind::LoopHeader) definitions_[name] = {start, end};
       if (assigned[name] <= 1 && el.kind != ElementKind::LoopHeader) assigned_once_.insert(name);
       // A counter that only grows (a while loop's): its start is its lower end.
-      else if (assigned[name] - 1 == increments[name]) starts_[name] = {start, end};
+      else if (const auto steps = sized_steps_.find(name);
+               assigned[name] - 1 == increments[name] + (steps == sized_steps_.end() ? 0 : static_cast<int>(steps->second.size())))
+        starts_[name] = {start, end};
       if (el.kind == ElementKind::LoopHeader || !tok(next(end)).is(",")) break;
       t = end;  // the next declarator follows its comma
     }

@@ -22,15 +22,22 @@ namespace gi::analysis::detail {
 namespace {
 
 // Whether sizes alone can keep `lowest` >= 0: it names a size, and it is
-// >= 0 where every size is large (bins - 2 at 1024). A negative number
-// (`in[i - 1]` from i = 0) no size changes; `n - 2 * m` would ask n >= 2m
-// of every workload, a tie gi leaves to the user.
+// >= 0 wherever every size is large, whatever their order (bins - 2): at
+// 1024 each, and at distinct values rising and falling in name order. A
+// negative number (`in[i - 1]` from i = 0) no size changes; `n - 2 * m`,
+// or `ny - ceil_div(n, nx) * ny` (n <= nx), would tie sizes to each other
+// on every workload, which gi leaves to the user.
 bool sizes_can_keep(const SymbolicSize& lowest) {
   if (lowest.is_constant()) return false;
-  std::map<std::string, double> large;
-  for (const std::string& n : lowest.names()) large[n] = 1024;
-  const auto v = lowest.evaluate(large);
-  return v && *v >= 0;
+  const std::vector<std::string> names = lowest.names();
+  for (int order : {0, 1, -1}) {
+    std::map<std::string, double> large;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      large[names[i]] = 1024 + order * 37.0 * static_cast<double>(i);
+    const auto v = lowest.evaluate(large);
+    if (!v || *v < 0) return false;
+  }
+  return true;
 }
 
 }  // namespace

@@ -156,6 +156,10 @@ class Analyser {
   int helper_depth_ = 0;                 // helpers followed into to get here
   // A local that only grows after its declaration: its initial value's tokens.
   std::map<std::string, std::pair<std::size_t, std::size_t>> starts_;
+  // Steps `name += e` by an expression, not a number (`i += increment`):
+  // a counter in starts_ by them grows only where each e is >= 0, which
+  // steps_grow() judges where the counter is read.
+  std::map<std::string, std::vector<std::pair<std::size_t, std::size_t>>> sized_steps_;
   std::map<std::string, int> assigned_count_;  // assignments (=, op=, ++, --) per name in the body
   std::set<std::string> loop_counters_;        // names a for's init assigns
   std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
@@ -284,6 +288,10 @@ class Analyser {
   static Range plus(const Range& a, const Range& b);
   static std::optional<Range> arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
                                          bool& known);
+  // analysis/parameter_use_remainder.cpp: `a - b * (a / b)`, a % b.
+  std::optional<Range> remainder_value(const Expr& minuend, const Expr& subtrahend, std::size_t at,
+                                       const std::map<std::string, Bound>& guards, int depth,
+                                       const std::optional<Range>& dividend_range = std::nullopt) const;
   std::optional<Range> along_path(const StraightLineValue& path, const Expr& definition,
                                   const std::map<std::string, Bound>& guards, std::string& why, int depth) const;
   std::optional<Range> conditional_value(const StraightLineValue& path, const Expr& if_value,
@@ -305,6 +313,8 @@ class Analyser {
   // A local given its values by `=` in several places, declared with one,
   // where no straight-line path decides which it holds: any of them.
   std::optional<Range> joined_value(const std::string& name, int depth) const;
+  bool steps_grow(const std::string& name, const std::map<std::string, Bound>& guards, std::string& why,
+                  int depth) const;
   // joined_value's results, and the names it is joining now: the guards at
   // an assignment are read afresh (depth 0), so a name that reaches itself
   // through them is refused rather than followed forever.

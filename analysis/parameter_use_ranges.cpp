@@ -57,6 +57,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
       } else if (st != starts_.end() && g != guards.end()) {
         // A growing counter under a guard: from its start up to the guard.
+        if (!steps_grow(e.text, guards, g == guards.end() ? why : inner, depth)) return std::nullopt;
         if (const auto d = parse(st->second.first, st->second.second))
           if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
             own = Range{r->lo, std::nullopt};
@@ -64,7 +65,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         // A counter that grows (a loop's) under a guard whose limit differs
         // per thread: from its start up to the limit's largest value here.
         const auto u = guards.find(kUnreadable + e.text);
-        if (u != guards.end() && u->second.limit_last > 0)
+        if (u != guards.end() && u->second.limit_last > 0 && steps_grow(e.text, guards, why, depth))
           if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
             std::string ignored;
             const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
@@ -272,6 +273,8 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (e.children.size() != 2) break;
       if (e.text == "+" || e.text == "-")
         if (const auto r = guarded_expression(e, guards, why, depth)) return r;
+      if (e.text == "-")
+        if (const auto r = remainder_value(e.children[0], e.children[1], e.first, guards, depth)) return r;
       if (const auto r = e.text == "+" ? sum_below_twice(e, guards, depth) : std::nullopt) return r;
       const auto a = eval(e.children[0], guards, why, depth);
       if (!a) return std::nullopt;
@@ -330,6 +333,30 @@ std::optional<Range> Analyser::guarded_expression(const Expr& e, const std::map<
     return plus(Range{*lo, it->second.limit - SymbolicSize::constant(1)}, *others);
   }
   return std::nullopt;
+}
+
+// Whether each `name += e` by an expression (sized_steps_) steps it up:
+// e built of the launch's dimensions (`k += blockDim.x`, or a local holding
+// blockDim.x * gridDim.x), or >= 0 under the
+// guards here (`i += increment`, increment a product of sizes). Else `why`
+// says which step may not.
+bool Analyser::steps_grow(const std::string& name, const std::map<std::string, Bound>& guards, std::string& why,
+                          int depth) const {
+  const auto steps = sized_steps_.find(name);
+  if (steps == sized_steps_.end()) return true;
+  for (const auto& [first, last] : steps->second) {
+    const auto step = parse(first, last);
+    if (step && only_builtins(with_thread_locals(*step))) continue;
+    std::string ignored;
+    const auto r = step ? eval(*step, without(guards, name), ignored, depth + 1) : std::nullopt;
+    if (!r || r->real || !r->lo.non_negative_for_sizes()) {
+      if (why.empty())
+        why = "'" + name + "' steps by '" + (step ? expression_text(k_.tokens, *step) : std::string("?")) +
+              "', which may be negative";
+      return false;
+    }
+  }
+  return true;
 }
 
 // Each `name = RHS` (its declaration's too) evaluated under the guards
@@ -484,6 +511,18 @@ std::optional<Range> Analyser::along_path(const StraightLineValue& path, const E
     std::optional<Range> operand = exact(SymbolicSize::constant(u.amount));
     if (u.first <= u.last) {
       const auto e = parse(u.first, u.last);
+      // `t -= z * nx * ny` with z = t / (nx * ny): t becomes t % (nx * ny).
+      // Its name is two tokens before the operand (`t -=`).
+      if (e && u.op == '-' && !value->real) {
+        Expr name;
+        name.kind = ExprKind::Name;
+        name.text = path.name;
+        name.first = name.last = prev(prev(u.first));
+        if (const auto r = remainder_value(name, *e, name.first, guards, depth, value)) {
+          value = r;
+          continue;
+        }
+      }
       operand = e ? eval(*e, guards, why, depth) : std::nullopt;
       if (!operand) return std::nullopt;
     }

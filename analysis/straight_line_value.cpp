@@ -452,6 +452,7 @@ class Walk {
       }
       if (o.effect == Effect::Define) {
         StraightLineValue v{o.first, o.last, {updates_.rbegin(), updates_.rend()}, tok(t).line};
+        v.name = name_;
         return v;
       }
       if (o.effect == Effect::Update) updates_.push_back(o.update);

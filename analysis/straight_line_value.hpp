@@ -67,7 +67,7 @@ struct StraightLineValue {
   std::size_t condition_first = 1, condition_last = 0;  // none: first > last
   std::size_t else_first = 1, else_last = 0;            // none: first > last
   std::size_t before = 0;
-  std::string name = "";  // the local's, for that read
+  std::string name = "";  // the local's
   bool conditional() const { return condition_first <= condition_last; }
   bool has_else() const { return else_first <= else_last; }
 };
