@@ -155,6 +155,10 @@ sizes_for() {
       echo "--size nodeImageDims=32,32,32 --size voxelImageDims=128,128,128 --size nodeNumber=nodeImageDims_x*nodeImageDims_y*nodeImageDims_z
             --size transformation_m_0=5 --size transformation_m_5=5 --size transformation_m_10=5 --size transformation_m_15=1
             --size transformation_m_3=-2 --size transformation_m_7=-2 --size transformation_m_11=-2" ;;
+    # NiftyReg's Jacobian matrices of a dense field: a 256^2 x 64 image,
+    # c_VoxelNumber its voxels, as the host sets it.
+    reg_defField_getJacobianMatrix3D_kernel)
+      echo "--size c_ReferenceImageDim=256,256,64 --size c_VoxelNumber=c_ReferenceImageDim_x*c_ReferenceImageDim_y*c_ReferenceImageDim_z" ;;
     reg_smoothJointHistogram?_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
