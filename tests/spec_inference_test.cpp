@@ -344,11 +344,19 @@ TEST(ParameterUse, AGridStrideLoopIsBoundedByItsCondition) {
   EXPECT_EQ(count(while_loop, "b"), "n");
   ASSERT_TRUE(while_loop.work.bound[0]);
   EXPECT_EQ(while_loop.work.bound[0]->text(), "n");
-  // A step of anything else is no growth gi can see.
-  const auto other = use_of(
+  // A step by a size (an integer scalar, at least 1 as every size) grows
+  // too (Analyser::steps_grow); one that may be negative is no growth gi
+  // can see.
+  const auto by_size = use_of(
       "__global__ void k(float* b, int n, int s) {\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  while (i < n) { b[i] = 1.0f; i += s; }\n"
+      "}\n");
+  EXPECT_EQ(count(by_size, "b"), "n");
+  const auto other = use_of(
+      "__global__ void k(float* b, int n, int s) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  while (i < n) { b[i] = 1.0f; i += s - n; }\n"
       "}\n");
   EXPECT_FALSE(pointer(other, "b").count) << count(other, "b");
 }
