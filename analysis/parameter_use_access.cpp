@@ -323,7 +323,11 @@ void Analyser::access(PointerUse& u, std::size_t token, std::optional<Span> inde
     if (const auto e = index ? parse(index->first, index->second) : std::nullopt)
       for (const std::string& n : names_in(*e))
         if (const auto g = guards.find(kUnreadable + n); g != guards.end()) {
-          why = "the index '" + text + "': " + g->second.unreadable;
+          // A counter's step that may be negative says more than the guard
+          // (one gi cannot bound says less: the guard's reason stands).
+          const bool step = why.find("' steps by '") != std::string::npos &&
+                            why.find("which may be negative") != std::string::npos;
+          why = "the index '" + text + "': " + (step ? why : g->second.unreadable);
           break;
         }
   // Lowest where sizes alone keep it >= 0 (bins - 2): a fact every

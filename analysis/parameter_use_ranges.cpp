@@ -351,8 +351,8 @@ bool Analyser::steps_grow(const std::string& name, const std::map<std::string, B
     const auto r = step ? eval(*step, without(guards, name), ignored, depth + 1) : std::nullopt;
     if (!r || r->real || !r->lo.non_negative_for_sizes()) {
       if (why.empty())
-        why = "'" + name + "' steps by '" + (step ? expression_text(k_.tokens, *step) : std::string("?")) +
-              "', which may be negative";
+        why = "'" + name + "' steps by '" + (step ? expression_text(k_.tokens, *step) : std::string("?")) + "', " +
+              (r && !r->real ? "which may be negative" : "which gi cannot bound");
       return false;
     }
   }

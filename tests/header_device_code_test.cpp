@@ -160,6 +160,24 @@ TEST(HeaderDeviceCode, TheCutKeepsUsingNamespace) {
   EXPECT_EQ(cut.source.find("#include"), std::string::npos) << cut.source;
 }
 
+// The sizes blend's scalars take: n, the struct's two floats, mat33's nine.
+std::string blend_sizes() {
+  std::string sizes = "--size n=5000 --size w_a=0.5 --size w_b=0.25";
+  for (int c = 0; c < 9; ++c) sizes += " --size r_m_" + std::to_string(c) + "=0.5";
+  return sizes;
+}
+
+// spec.json pre-includes kernel_headers.cuh alone; without a GPU, --check's
+// run on the emulator passed.
+void expect_headers_pre_included(const fs::path& dir, const std::string& output) {
+  std::ifstream in(dir / "spec.json");
+  const nlohmann::json spec = nlohmann::json::parse(in);
+  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({kHeadersFile}));
+  if (fitness::probe_cuda().gpus.empty()) {
+    EXPECT_NE(output.find("\"status\": \"ok\""), std::string::npos) << output;
+  }
+}
+
 // gi init on the file: no FILL (the struct from the header, mat33 from gi),
 // the file builds neither whole nor cut, kernel_headers.cuh is written and
 // made a pre-include, and the seed compiles and passes its check.
@@ -170,10 +188,8 @@ TEST(HeaderDeviceCode, GiInitCutsTheHeadersDeviceCodeIntoAPreInclude) {
   std::ofstream(root / "include/proj.h") << kProjectHeader;
   std::ofstream(root / "blend.cu") << kKernel;
   const fs::path dir = root / "user/blend";
-  std::string sizes = "--size n=5000 --size w_a=0.5 --size w_b=0.25";
-  for (int c = 0; c < 9; ++c) sizes += " --size r_m_" + std::to_string(c) + "=0.5";
   const test::CommandOutput init = test::run_gi("init \"" + (root / "blend.cu").string() + "\" --out \"" + dir.string() +
-                                                "\" --include-dir \"" + (root / "include").string() + "\" " + sizes +
+                                                "\" --include-dir \"" + (root / "include").string() + "\" " + blend_sizes() +
                                                 " --check");
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
@@ -183,12 +199,7 @@ TEST(HeaderDeviceCode, GiInitCutsTheHeadersDeviceCodeIntoAPreInclude) {
   EXPECT_NE(init.output.find("note: nor do its headers; "), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("Square (proj.h line 11)"), std::string::npos) << init.output;
   ASSERT_TRUE(fs::exists(dir / kHeadersFile));
-  std::ifstream in(dir / "spec.json");
-  const nlohmann::json spec = nlohmann::json::parse(in);
-  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({kHeadersFile}));
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
+  expect_headers_pre_included(dir, init.output);
   fs::remove_all(root);
 }
 
@@ -206,11 +217,10 @@ TEST(HeaderDeviceCode, APreIncludeThatDoesNotBuildIsCutLikeAnInclude) {
   ASSERT_EQ(kernel.find("#include"), std::string::npos);
   std::ofstream(root / "blend_kernels.cu") << kernel;
   const fs::path dir = root / "user/blend";
-  std::string sizes = "--size n=5000 --size w_a=0.5 --size w_b=0.25";
-  for (int c = 0; c < 9; ++c) sizes += " --size r_m_" + std::to_string(c) + "=0.5";
   const test::CommandOutput init =
       test::run_gi("init \"" + (root / "blend_kernels.cu").string() + "\" --out \"" + dir.string() +
-                   "\" --include-dir \"" + (root / "include").string() + "\" --pre-include proj.h " + sizes + " --check");
+                   "\" --include-dir \"" + (root / "include").string() + "\" --pre-include proj.h " + blend_sizes() +
+                   " --check");
   ASSERT_EQ(init.exit_code, 0) << init.output;
   EXPECT_NE(init.output.find("(0 fields to fill)"), std::string::npos) << init.output;
   // The header's struct is read through the pre-include.
@@ -218,12 +228,7 @@ TEST(HeaderDeviceCode, APreIncludeThatDoesNotBuildIsCutLikeAnInclude) {
   EXPECT_NE(init.output.find("the pre-include proj.h;"), std::string::npos) << init.output;
   EXPECT_NE(init.output.find("Square (proj.h line 11)"), std::string::npos) << init.output;
   EXPECT_EQ(init.output.find("problem: "), std::string::npos) << init.output;
-  std::ifstream in(dir / "spec.json");
-  const nlohmann::json spec = nlohmann::json::parse(in);
-  EXPECT_EQ(spec["pre_includes"], nlohmann::json::array({kHeadersFile}));
-  if (fitness::probe_cuda().gpus.empty()) {
-    EXPECT_NE(init.output.find("\"status\": \"ok\""), std::string::npos) << init.output;
-  }
+  expect_headers_pre_included(dir, init.output);
   fs::remove_all(root);
 }
 
