@@ -1016,8 +1016,9 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       return t;
     }() + ", five held-out workloads of other shapes (" + std::to_string(static_cast<long long>(held_out_values)) +
                          " values in all)" + (has_bool ? "; bools flipped on the small check and on held-out 2 and 4" : ""));
+  std::set<std::string> lowest_listed;  // one line per fact, though several accesses give it
   for (const analysis::PointerUse::SizeNeed& f : row_facts)
-    if (f.lowest_index)
+    if (f.lowest_index && lowest_listed.insert(f.at_least_zero->text()).second)
       s.inferred.push_back("sizes: " + f.at_least_zero->text() + " >= 0 on every workload (" + f.evidence +
                            "; below, the kernel would read before the buffer)");
   if (sized && held_out_values < static_cast<double>(kMinValidationValues))
