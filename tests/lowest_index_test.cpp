@@ -98,5 +98,27 @@ TEST(LowestIndex, GiInitRefusesSizesThatBreakItAndDraftsWorkloadsThatKeepIt) {
   fs::remove_all(root);
 }
 
+// A shared array's index binds the sizes too: the fact is kept for every
+// memory the kernel reads, not only its parameters' buffers.
+TEST(LowestIndex, ASharedArraysIndexBindsTheSizesToo) {
+  const fs::path root = fs::temp_directory_path() / ("gi-lowest-shared-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  std::ofstream(root / "k.cu") << "__global__ void k(const float* in, float* out, int bins, int n) {\n"
+                                  "  __shared__ float s[256];\n"
+                                  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "  s[threadIdx.x] = 0.f;\n"
+                                  "  __syncthreads();\n"
+                                  "  if (i < n) out[i] = in[i] + s[bins - 2];\n"
+                                  "}\n";
+  const test::CommandOutput refused = test::run_gi("init \"" + (root / "k.cu").string() + "\" --out \"" +
+                                                   (root / "seed").string() + "\" --size bins=1 --size n=1000");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("the sizes given make an index negative (line 6: s[bins - 2] reaches down to bins - 2"),
+            std::string::npos)
+      << refused.output;
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace gi

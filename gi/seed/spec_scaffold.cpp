@@ -380,6 +380,16 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       }
       row_facts.push_back(need);
     }
+  // An index's lowest value that only sizes keep >= 0 binds every memory
+  // it reads, not only the parameters' buffers: shared and __constant__
+  // arrays' too.
+  std::vector<const analysis::PointerUse*> other_memory;
+  if (use.dynamic_shared) other_memory.push_back(&use.dynamic_shared->use);
+  for (const analysis::StaticShared& st : use.static_shared) other_memory.push_back(&st.use);
+  for (const analysis::PointerUse& c : use.constant_arrays) other_memory.push_back(&c);
+  for (const analysis::PointerUse* u : other_memory)
+    for (const analysis::PointerUse::SizeNeed& need : u->size_needs)
+      if (need.lowest_index) row_facts.push_back(need);
   // A size set with the tied sizes' values (--size voxelNumber=dims_x*dims_y*dims_z).
   // Parsed once: the drafting of held-out sizes judges many size sets.
   std::vector<std::pair<std::string, fitness::Expression>> tied;
