@@ -296,13 +296,11 @@ void Analyser::collect_late_definitions(const std::map<std::string, int>& assign
     const std::string name = tok(el.tokens.first).text;
     const auto d = declared.find(name);
     const auto count = assigned.find(name);
-    // A header just before: the statement is a braceless branch's or loop's body.
+    // A braceless if's, else's or loop's body, or a case's: it may not run.
     const std::size_t before = prev_element(i);
-    const ElementKind before_kind = before < elements_.size() ? k_.elements[elements_[before]].kind : ElementKind::Statement;
-    const bool body_of_header = before_kind == ElementKind::IfHeader || before_kind == ElementKind::ElseHeader ||
-                                before_kind == ElementKind::LoopHeader || before_kind == ElementKind::CaseLabel;
+    const bool after_case = before < elements_.size() && k_.elements[elements_[before]].kind == ElementKind::CaseLabel;
     if (d == declared.end() || count == assigned.end() || count->second != 1 ||
-        k_.elements[elements_[d->second]].block != el.block || body_of_header)
+        k_.elements[elements_[d->second]].block != el.block || el.braceless_body || after_case)
       continue;
     // Nothing between the declaration and this statement names it.
     bool named = false;

@@ -57,7 +57,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
       } else if (st != starts_.end() && g != guards.end()) {
         // A growing counter under a guard: from its start up to the guard.
-        if (!steps_grow(e.text, guards, g == guards.end() ? why : inner, depth)) return std::nullopt;
+        if (!steps_grow(e.text, guards, inner, depth)) return std::nullopt;
         if (const auto d = parse(st->second.first, st->second.second))
           if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
             own = Range{r->lo, std::nullopt};

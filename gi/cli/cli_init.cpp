@@ -250,8 +250,6 @@ void add_init(CLI::App& app) {
         if (!fixed) {
           fs::remove(dir / kHeadersFile);
           set_pre_includes(a->pre_includes);
-        }
-        if (!fixed) {
           fitness::write_file_atomically(dir / "kernel.cu", seed_source);
           std::cout << "problem: " << (dir / "kernel.cu").string() << " does not compile with NVRTC (" << why
                     << "), nor cut down to '" << s.entry << "' and what it uses (" << cut_why

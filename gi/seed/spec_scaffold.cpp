@@ -870,9 +870,9 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   // through them: they are sizes too, or the small check and the held-out
   // workloads would keep the tied size as given (a grid a multiple of
   // every block, the last block's guard never failing).
-  for (const std::string& n : sizes)
-    if (const auto t = given.tied.find(n); t != given.tied.end())
-      for (const std::string& m : fitness::Expression::parse(t->second).variables())
+  for (const auto& [name, expression] : tied)
+    if (std::find(sizes.begin(), sizes.end(), name) != sizes.end())
+      for (const std::string& m : expression.variables())
         if (base.count(m) && std::find(known_sizes.begin(), known_sizes.end(), m) == known_sizes.end())
           known_sizes.push_back(m);
   const auto variables = [&](const SizeSet& set, const char* what, int varied) {
