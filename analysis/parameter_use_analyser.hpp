@@ -123,6 +123,13 @@ inline const std::string kUnreadable = "#unreadable-";
 
 inline const std::set<std::string> kAssignments = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
 
+// A sum of products of atoms (names, member reads, quotients, calls), each
+// atom a name of the SymbolicSize: "@" + its text (analysis/parameter_use_partner.cpp).
+struct AtomPolynomial {
+  SymbolicSize form;
+  std::map<std::string, Expr> atoms;  // key -> the atom
+};
+
 class Analyser {
  public:
   // `helper`: a __device__ function evaluated for a call: its parameters are
@@ -328,6 +335,16 @@ class Analyser {
   // Whether a guard may be keyed on `e` (kExpression): a sum or difference
   // that reads a name, or a vector local's component.
   bool guardable(const Expr& e) const;
+
+  // analysis/parameter_use_partner.cpp: an index stepped in lockstep with
+  // a guarded local (NiftyReg's convolution windows), summed as polynomials
+  // over atoms so that the loop's passes cancel.
+  std::optional<AtomPolynomial> polynomial(const Expr& e, int depth) const;
+  std::optional<AtomPolynomial> path_polynomial(const StraightLineValue& path, int depth) const;
+  std::optional<Range> polynomial_range(const AtomPolynomial& p, const std::map<std::string, Bound>& guards,
+                                        int depth) const;
+  std::optional<Range> partner_value(const StraightLineValue& path, std::size_t at,
+                                     const std::map<std::string, Bound>& guards, int depth) const;
 
   // analysis/parameter_use_reals.cpp: real (float) values, bounded by guards
   // and truncated to an index.

@@ -54,7 +54,15 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       const auto path_value = path ? parse(path->first, path->last) : std::nullopt;
       const auto st = starts_.find(e.text);
       if (path_value) {
+        const std::string why_before = why;
         own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
+        // Below 0 on its own, but a loop steps it in lockstep with a local a
+        // guard bounds here (analysis/parameter_use_partner.cpp).
+        if (g == guards.end() && (!own || !own->lo.non_negative_for_sizes()))
+          if (const auto r = partner_value(*path, e.first, guards, depth + 1)) {
+            own = r;
+            why = why_before;
+          }
       } else if (st != starts_.end() && g != guards.end()) {
         // A growing counter under a guard: from its start up to the guard.
         if (!steps_grow(e.text, guards, inner, depth)) return std::nullopt;

@@ -47,6 +47,9 @@ class SymbolicSize {
   std::string text() const;
   // The names it is over (those inside a ceil_div, not the ceil_div).
   std::vector<std::string> names() const;
+  // Each term: its names (sorted; repeated for powers; none for the
+  // constant) and its coefficient, never 0.
+  const std::map<std::vector<std::string>, long long>& terms() const { return terms_; }
   // The value with every name given; nullopt when one is missing.
   std::optional<double> evaluate(const std::map<std::string, double>& values) const;
 

@@ -159,6 +159,11 @@ sizes_for() {
     # c_VoxelNumber its voxels, as the host sets it.
     reg_defField_getJacobianMatrix3D_kernel)
       echo "--size c_ReferenceImageDim=256,256,64 --size c_VoxelNumber=c_ReferenceImageDim_x*c_ReferenceImageDim_y*c_ReferenceImageDim_z" ;;
+    # NiftyReg's Gaussian smoothing of a gradient image along x, y or z
+    # (opened by lockstep partners): a 256^2 x 64 image, c_VoxelNumber its
+    # voxels, as the host sets them, and a window of 13 (sigma 2).
+    _reg_ApplyConvolutionWindowAlong?_kernel)
+      echo "--size c_ImageDim=256,256,64 --size c_VoxelNumber=c_ImageDim_x*c_ImageDim_y*c_ImageDim_z --size windowSize=13" ;;
     reg_smoothJointHistogram?_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
