@@ -36,6 +36,11 @@ check $u/histogram256/kernel.cu histogram256 n=4194304
 check $u/grid_scatter/kernel.cu grid_scatter nx=160 ny=160 nz=160 spacing=5 gx=32 gy=32
 check $u/scale_rows/kernel.cu scale_rows rows=2048 cols=2048
 check $u/planes_to_deformation/kernel.cu planes_to_deformation nx=256 ny=256 nz=160
+check $u/deformation_to_planes/kernel.cu deformation_to_planes nx=256 ny=256 nz=160
+# Grey values binned to 64, some past both ends of [0, 256) (padding, which
+# the kernel skips: uniform(0, 256) alone never takes that branch).
+check $u/joint_histogram64/kernel.cu joint_histogram64 pixels=4194304 '--like=reference:uniform(-8,264)' '--like=floating:normal(128,40)'
+check $u/transfer_curve/kernel.cu transfer_curve count=16777216 lo=-1 hi=1 '--like=image:uniform(-1.2,1.2)'
 check examples/box_filter/box_filter_rows.cu box_filter_rows width=4096 height=2048 radius=4
 # Kernels written on 11-28 for that day's rules (bench/init/kernels/README.md).
 k=bench/init/kernels
