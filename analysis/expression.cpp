@@ -374,4 +374,8 @@ bool is_assignment(const Expr& e) {
   return binary_precedence(e.text) == 2 && e.text != "?";
 }
 
+const Expr& without_outer_casts(const Expr& e) {
+  return e.kind == ExprKind::Cast && e.children.size() == 1 ? without_outer_casts(e.children[0]) : e;
+}
+
 }  // namespace gi::analysis

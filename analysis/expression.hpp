@@ -62,6 +62,10 @@ std::string expression_text(const std::vector<grammar::Token>& tokens, const Exp
 // the tree needs them. A key for comparing expressions.
 std::string canonical_text(const Expr& e);
 
+// The expression inside any casts around it: `(int)(a / b)` -> `a / b`
+// (a cast's operand; brackets are no node of their own).
+const Expr& without_outer_casts(const Expr& e);
+
 // Every name the expression uses (Name nodes, member fields excluded), in order.
 std::vector<std::string> names_in(const Expr& e);
 

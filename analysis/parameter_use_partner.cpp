@@ -34,10 +34,6 @@ namespace gi::analysis::detail {
 
 namespace {
 
-const Expr& bare(const Expr& e) {
-  return e.kind == ExprKind::Cast && e.children.size() == 1 ? bare(e.children[0]) : e;
-}
-
 using Polynomial = AtomPolynomial;
 
 Polynomial constant_polynomial(long long c) { return Polynomial{SymbolicSize::constant(c), {}}; }
@@ -61,7 +57,7 @@ SymbolicSize monomial(const std::vector<std::string>& names) {
 // straight-line code decides (a name the loop around it assigns).
 std::optional<AtomPolynomial> Analyser::polynomial(const Expr& e, int depth) const {
   if (depth > 12) return std::nullopt;
-  const Expr& x = bare(e);
+  const Expr& x = without_outer_casts(e);
   if (x.kind == ExprKind::Literal) {
     if (const auto v = whole_literal(x)) return constant_polynomial(*v);
     return std::nullopt;
@@ -136,7 +132,7 @@ std::optional<Range> Analyser::polynomial_range(const Polynomial& p, const std::
       std::optional<Expr> value = atom;
       if (atom.kind == ExprKind::Name && assigned_once_.count(atom.text)) value = definition(atom.text);
       if (!value) continue;
-      const Expr& quotient = bare(*value);
+      const Expr& quotient = without_outer_casts(*value);
       if (quotient.kind != ExprKind::Binary || quotient.text != "/" || quotient.children.size() != 2) continue;
       const auto divisor = polynomial(quotient.children[1], depth + 1);
       const auto dividend = polynomial(quotient.children[0], depth + 1);

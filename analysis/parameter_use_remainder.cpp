@@ -22,13 +22,9 @@ namespace gi::analysis::detail {
 
 namespace {
 
-const Expr& without_casts(const Expr& e) {
-  return e.kind == ExprKind::Cast && e.children.size() == 1 ? without_casts(e.children[0]) : e;
-}
-
 // The factors of a product, casts stripped: `z * nx * ny` -> z, nx, ny.
 void factors_of(const Expr& e, std::vector<const Expr*>& out) {
-  const Expr& x = without_casts(e);
+  const Expr& x = without_outer_casts(e);
   if (x.kind == ExprKind::Binary && x.text == "*" && x.children.size() == 2) {
     factors_of(x.children[0], out);
     factors_of(x.children[1], out);
@@ -52,9 +48,9 @@ struct Quotient {
 };
 
 std::optional<Quotient> quotient_of(const Expr& e) {
-  const Expr& x = without_casts(e);
+  const Expr& x = without_outer_casts(e);
   if (x.kind != ExprKind::Binary || x.text != "/" || x.children.size() != 2) return std::nullopt;
-  return Quotient{&without_casts(x.children[0]), canonical_factors(x.children[1])};
+  return Quotient{&without_outer_casts(x.children[0]), canonical_factors(x.children[1])};
 }
 
 }  // namespace
@@ -69,7 +65,7 @@ std::optional<Range> Analyser::remainder_value(const Expr& minuend, const Expr& 
                                                const std::optional<Range>& dividend_range) const {
   if (depth > 12) return std::nullopt;
   // The minuend: X1, or X1 / D1.
-  const Expr& m = without_casts(minuend);
+  const Expr& m = without_outer_casts(minuend);
   const auto m_quotient = quotient_of(m);
   const Expr& x1 = m_quotient ? *m_quotient->dividend : m;
   std::vector<std::string> expected = m_quotient ? m_quotient->divisors : std::vector<std::string>{};
