@@ -308,6 +308,8 @@ class Analyser {
   std::optional<Range> along_loop_path(const StraightLineValue& path, const Expr& definition,
                                        const std::map<std::string, Bound>& guards, std::string& why,
                                        int depth) const;
+  std::optional<Range> loop_passes(const StraightLineUpdate& u, const std::map<std::string, Bound>& guards,
+                                   std::string& why, int depth) const;
   std::optional<Range> eval_linear(const LinearForm& f, const std::map<std::string, Bound>& guards, std::string& why,
                                    int depth) const;
   void refine(const Expr& test, std::map<std::string, Bound>& yes, std::map<std::string, Bound>& no) const;

@@ -189,7 +189,7 @@ std::optional<Range> Analyser::partner_value(const StraightLineValue& path, std:
     else if (step) return std::nullopt;  // two loops step it
     else step = &u;
   }
-  if (!step || step->op == '*') return std::nullopt;
+  if (!step || step->op == '*' || step->after_loop) return std::nullopt;
   std::optional<Polynomial> d = constant_polynomial(step->amount);
   if (step->first <= step->last) {
     const auto e = parse(step->first, step->last);
@@ -214,7 +214,8 @@ std::optional<Range> Analyser::partner_value(const StraightLineValue& path, std:
       else if (partner_step) other_loop = true;
       else partner_step = &u;
     }
-    if (other_loop || !partner_step || partner_step->counter != step->counter || partner_step->op != '+' ||
+    if (other_loop || !partner_step || partner_step->after_loop || partner_step->counter != step->counter ||
+        partner_step->op != '+' ||
         partner_step->first <= partner_step->last || partner_step->amount != 1)
       continue;
     const auto partner_start = parse(partner_step->start_first, partner_step->start_last);

@@ -660,6 +660,25 @@ std::optional<Range> Analyser::along_loop_path(const StraightLineValue& path, co
       else sum.constant += sign * u.amount;
       continue;
     }
+    if (u.after_loop) {
+      // A loop before the read: d times its passes, in [0, max(0, e - s)].
+      const auto passes = loop_passes(u, guards, why, depth);
+      const auto d = passes ? (operand ? eval(*operand, guards, why, depth)
+                                       : std::optional<Range>(exact(SymbolicSize::constant(amount))))
+                            : std::nullopt;
+      if (!d) return std::nullopt;
+      bool known = true;
+      const auto product = sign > 0 && !d->real && d->lo.non_negative_for_sizes() ? arithmetic("*", *d, *passes, why, known)
+                           : sign < 0 && !d->real && whole && amount >= 0
+                               ? std::optional<Range>(Range{*passes->hi * SymbolicSize::constant(-amount), SymbolicSize()})
+                               : std::nullopt;
+      if (!product) {
+        if (why.empty()) why = where + " steps it in a loop by what may be negative";
+        return std::nullopt;
+      }
+      products.push_back(*product);
+      continue;
+    }
     const auto v = parse(u.counter, u.counter), start = parse(u.start_first, u.start_last);
     if (!v || !start) {
       why = where + ": gi cannot read the loop's counter";
@@ -698,6 +717,30 @@ std::optional<Range> Analyser::along_loop_path(const StraightLineValue& path, co
     value = arithmetic("+", *value, p, why, known);
   }
   return value;
+}
+
+// How many passes a for loop before the read made (StraightLineUpdate::
+// after_loop): from 0 to e - s, or to max(0, e - s) where sizes may make
+// e - s negative (`k < nz - 1` from 1: max(nz, 2) - 2).
+std::optional<Range> Analyser::loop_passes(const StraightLineUpdate& u, const std::map<std::string, Bound>& guards,
+                                           std::string& why, int depth) const {
+  const auto end = parse(u.end_first, u.end_last), start = parse(u.start_first, u.start_last);
+  const auto e = end ? eval(*end, guards, why, depth + 1) : std::nullopt;
+  const auto s = e && start ? eval(*start, guards, why, depth + 1) : std::nullopt;
+  if (!s || e->real || s->real || !e->hi) {
+    if (why.empty()) why = "line " + std::to_string(u.line) + ": gi cannot count the passes of the loop that steps it";
+    return std::nullopt;
+  }
+  const SymbolicSize one = SymbolicSize::constant(1);
+  const SymbolicSize most = *e->hi + (u.end_inclusive ? one : SymbolicSize()) - s->lo;
+  if (most.non_negative_for_sizes()) return Range{SymbolicSize(), most};
+  for (long long k = 2; k <= 8; ++k) {
+    const SymbolicSize shift = SymbolicSize::constant(k);
+    if ((most + shift - one).non_negative_for_sizes())
+      return Range{SymbolicSize(), SymbolicSize::max_of(most + shift, shift) - shift};
+  }
+  why = "line " + std::to_string(u.line) + ": the loop that steps it runs up to " + most.text() + " times, which gi cannot bound below";
+  return std::nullopt;
 }
 
 // A linear form's range: each term's range times its coefficient, summed.

@@ -64,6 +64,14 @@ class Walk {
           const std::size_t from = h < elements_.size() ? el(h).tokens.first : el(open).tokens.first;
           if (assigns(from, e.tokens.last)) {
             if (auto c = conditional_definition(i)) return c;
+            // A for loop that steps it once per pass: all its passes.
+            std::string step_why;
+            if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader)
+              if (auto step = lockstep(h, open, step_why); step && loop_end(h, *step)) {
+                updates_.push_back(*step);
+                i = h;
+                break;
+              }
             why = refusal("it is assigned in the block from line " + line_of(open) + " to line " + line_of(i) +
                           ", which may or may not run");
             return std::nullopt;
@@ -134,6 +142,15 @@ class Walk {
           if (e.braceless_body) {
             if (assigns(e.tokens.first, e.tokens.last)) {
               if (auto c = conditional_definition(i)) return c;
+              // A braceless for loop's body that steps it: all its passes.
+              const std::size_t h = header_before(i);
+              std::string step_why;
+              if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader)
+                if (auto step = lockstep(h, i, step_why); step && loop_end(h, *step)) {
+                  updates_.push_back(*step);
+                  i = h;
+                  break;
+                }
               why = refusal("it is assigned on line " + line_of(i) + " under a condition or loop");
               return std::nullopt;
             }
@@ -418,6 +435,35 @@ class Walk {
     step->start_first = next(eq);
     step->start_last = init_last;
     return step;
+  }
+
+  // The passes of the for loop at element h, whose lockstep step is `step`,
+  // end where its condition `v < e` (or `v <= e`) fails: e's tokens into
+  // the step, marked as after the loop. False for any other condition, or
+  // an e that names the counter or anything the loop assigns.
+  bool loop_end(std::size_t h, StraightLineUpdate& step) const {
+    const std::size_t paren = next(el(h).tokens.first);
+    const std::size_t close = closing(k_.tokens, paren);
+    const auto clauses = split(k_.tokens, next(paren), prev(close), ";");
+    if (clauses.size() != 3 || clauses[1].first > clauses[1].second) return false;
+    const auto [first, last] = clauses[1];
+    const std::string& v = tok(step.counter).text;
+    if (!tok(first).is(v)) return false;
+    const std::size_t op = next(first);
+    if (!tok(op).is("<") && !tok(op).is("<=")) return false;
+    const std::size_t body_last = el(h + 1).kind == ElementKind::BlockOpen
+                                      ? closing(k_.tokens, el(h + 1).tokens.first)
+                                      : el(h + 1).tokens.last;
+    for (std::size_t t = next(op); t <= last; t = next(t)) {
+      if (tok(t).is("&&") || tok(t).is("||") || tok(t).is("?") || tok(t).is(",")) return false;
+      if (tok(t).kind == TokenKind::Identifier && (tok(t).text == v || assigns(tok(t).text, el(h).tokens.first, body_last)))
+        return false;
+    }
+    step.after_loop = true;
+    step.end_first = next(op);
+    step.end_last = last;
+    step.end_inclusive = tok(op).is("<=");
+    return true;
   }
 
   // Tokens [first, last] read backwards: the definition, with the updates

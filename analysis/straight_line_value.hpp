@@ -34,7 +34,8 @@ namespace gi::analysis {
 // amount, in lockstep with the loop's counter (`for (v = s; ...; ++v) {
 // ... k += d; }`), is one update for the passes before this one: it adds
 // d * (v - s), `counter` being the token of v in the loop's increment and
-// [start_first, start_last] the tokens of s.
+// [start_first, start_last] the tokens of s. Such a loop that ends before
+// the read adds d times its passes (`after_loop`).
 struct StraightLineUpdate {
   char op = '+';                    // '+', '-' or '*'
   std::size_t first = 1, last = 0;  // the operand's tokens; first > last: `amount`
@@ -42,6 +43,12 @@ struct StraightLineUpdate {
   int line = 0;
   std::size_t counter = 0;  // 0: an ordinary update
   std::size_t start_first = 1, start_last = 0;
+  // A loop before the read, not around it (`for (v = s; v < e; ++v) { ...
+  // k += d; }`, then k read): all its passes, at most max(0, e - s), e
+  // from the condition's tokens [end_first, end_last] (e + 1 for `v <= e`).
+  bool after_loop = false;
+  std::size_t end_first = 1, end_last = 0;
+  bool end_inclusive = false;
 };
 
 struct StraightLineValue {

@@ -130,12 +130,21 @@ bool SymbolicSize::non_negative_for_sizes() const {
   if (shifted.non_negative()) return true;
   // A max(p, q) name is p or q: the value is never negative when it is not
   // with either in its place (nx - max(1, nx - 1) is 1 or nx - (nx - 1)).
+  // Where every term that holds it adds (the other names being at least 1),
+  // the value only grows with it, and one of the two suffices:
+  // max(nz, 2) * s - nz * s + s is at least s with nz in its place.
   for (const auto& [names, c] : terms_)
     for (const std::string& n : names)
       if (n.rfind("max(", 0) == 0)
-        if (const auto pq = quotient(n))
-          return substituted(n, pq->first).non_negative_for_sizes() &&
-                 substituted(n, pq->second).non_negative_for_sizes();
+        if (const auto pq = quotient(n)) {
+          bool grows = true;
+          for (const auto& [others, d] : terms_)
+            if (d < 0 && std::find(others.begin(), others.end(), n) != others.end()) grows = false;
+          const bool with_p = substituted(n, pq->first).non_negative_for_sizes();
+          if (grows && with_p) return true;
+          const bool with_q = substituted(n, pq->second).non_negative_for_sizes();
+          return grows ? with_q : with_p && with_q;
+        }
   return false;
 }
 

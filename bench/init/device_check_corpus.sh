@@ -164,6 +164,10 @@ sizes_for() {
     # voxels, as the host sets them, and a window of 13 (sigma 2).
     _reg_ApplyConvolutionWindowAlong?_kernel)
       echo "--size c_ImageDim=256,256,64 --size c_VoxelNumber=c_ImageDim_x*c_ImageDim_y*c_ImageDim_z --size windowSize=13" ;;
+    # Rodinia's hotspot3D (opened by loops read after they end): a 1024 x 512 x 8
+    # chip (a whole number of 1024-thread rows, which a launch with no guard
+    # needs), one thread per column of the plane (its host launches nx x ny).
+    hotspotOpt1) echo "--size nx=1024 --size ny=512 --size nz=8 --size threads_x=nx --size threads_y=ny" ;;
     reg_smoothJointHistogram?_kernel)
       echo "--size c_firstTargetBin=64 --size c_secondTargetBin=64 --size c_firstResultBin=64 --size c_secondResultBin=64" ;;
     # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
