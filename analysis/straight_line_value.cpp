@@ -64,14 +64,10 @@ class Walk {
           const std::size_t from = h < elements_.size() ? el(h).tokens.first : el(open).tokens.first;
           if (assigns(from, e.tokens.last)) {
             if (auto c = conditional_definition(i)) return c;
-            // A for loop that steps it once per pass: all its passes.
-            std::string step_why;
-            if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader)
-              if (auto step = lockstep(h, open, step_why); step && loop_end(h, *step)) {
-                updates_.push_back(*step);
-                i = h;
-                break;
-              }
+            if (passes_of(h, open)) {
+              i = h;
+              break;
+            }
             why = refusal("it is assigned in the block from line " + line_of(open) + " to line " + line_of(i) +
                           ", which may or may not run");
             return std::nullopt;
@@ -142,15 +138,10 @@ class Walk {
           if (e.braceless_body) {
             if (assigns(e.tokens.first, e.tokens.last)) {
               if (auto c = conditional_definition(i)) return c;
-              // A braceless for loop's body that steps it: all its passes.
-              const std::size_t h = header_before(i);
-              std::string step_why;
-              if (h < elements_.size() && el(h).kind == ElementKind::LoopHeader)
-                if (auto step = lockstep(h, i, step_why); step && loop_end(h, *step)) {
-                  updates_.push_back(*step);
-                  i = h;
-                  break;
-                }
+              if (const std::size_t h = header_before(i); passes_of(h, i)) {
+                i = h;
+                break;
+              }
               why = refusal("it is assigned on line " + line_of(i) + " under a condition or loop");
               return std::nullopt;
             }
@@ -437,6 +428,18 @@ class Walk {
     return step;
   }
 
+  // Whether the loop with header h (none: h past the end) and body `body`
+  // ends before the read and steps the name once per pass: then all its
+  // passes are an update (StraightLineUpdate::after_loop).
+  bool passes_of(std::size_t h, std::size_t body) {
+    if (h >= elements_.size() || el(h).kind != ElementKind::LoopHeader) return false;
+    std::string ignored;
+    auto step = lockstep(h, body, ignored);
+    if (!step || !loop_end(h, *step)) return false;
+    updates_.push_back(*step);
+    return true;
+  }
+
   // The passes of the for loop at element h, whose lockstep step is `step`,
   // end where its condition `v < e` (or `v <= e`) fails: e's tokens into
   // the step, marked as after the loop. False for any other condition, or
@@ -455,7 +458,9 @@ class Walk {
                                       ? closing(k_.tokens, el(h + 1).tokens.first)
                                       : el(h + 1).tokens.last;
     for (std::size_t t = next(op); t <= last; t = next(t)) {
-      if (tok(t).is("&&") || tok(t).is("||") || tok(t).is("?") || tok(t).is(",")) return false;
+      // An operator below `<` would make the condition more than `v < e`.
+      static const std::set<std::string> lower = {"<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||", "?", ",", "="};
+      if (lower.count(tok(t).text)) return false;
       if (tok(t).kind == TokenKind::Identifier && (tok(t).text == v || assigns(tok(t).text, el(h).tokens.first, body_last)))
         return false;
     }
