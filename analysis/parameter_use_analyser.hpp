@@ -342,6 +342,7 @@ class Analyser {
   // a guarded local (NiftyReg's convolution windows), summed as polynomials
   // over atoms so that the loop's passes cancel.
   std::optional<AtomPolynomial> polynomial(const Expr& e, int depth) const;
+  bool reassigned(const std::string& name) const;
   std::optional<AtomPolynomial> path_polynomial(const StraightLineValue& path, int depth) const;
   std::optional<Range> polynomial_range(const AtomPolynomial& p, const std::map<std::string, Bound>& guards,
                                         int depth) const;

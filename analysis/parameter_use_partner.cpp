@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/expression.hpp"
@@ -42,6 +43,22 @@ Polynomial combine(const Polynomial& a, const Polynomial& b, char op) {
   Polynomial out{op == '+' ? a.form + b.form : op == '-' ? a.form - b.form : a.form * b.form, a.atoms};
   out.atoms.insert(b.atoms.begin(), b.atoms.end());
   return out;
+}
+
+// A path whose updates include one loop's passes (StraightLineUpdate::
+// counter, around the read): the path without them, and that step; nullopt
+// for no such step, two of them, or a loop that ended before the read.
+std::optional<std::pair<StraightLineValue, StraightLineUpdate>> without_loop_step(const StraightLineValue& path) {
+  StraightLineValue before = path;
+  before.updates.clear();
+  std::optional<StraightLineUpdate> step;
+  for (const StraightLineUpdate& u : path.updates) {
+    if (!u.counter) before.updates.push_back(u);
+    else if (step || u.after_loop) return std::nullopt;
+    else step = u;
+  }
+  if (!step) return std::nullopt;
+  return std::make_pair(before, *step);
 }
 
 // One term, coefficient 1: the product of `names`.
@@ -77,8 +94,7 @@ std::optional<AtomPolynomial> Analyser::polynomial(const Expr& e, int depth) con
     if (const auto m = symbols_.integer_macros.find(x.text); m != symbols_.integer_macros.end())
       return constant_polynomial(m->second.value);
     // A local assigned more than once: its value where this reads it.
-    const auto assigned = assigned_count_.find(x.text);
-    if (!assigned_once_.count(x.text) && assigned != assigned_count_.end() && assigned->second > 0) {
+    if (reassigned(x.text)) {
       std::string ignored;
       const auto path = straight_line_value(k_, fn_, x.text, x.first, ignored);
       if (!path) return std::nullopt;
@@ -87,15 +103,19 @@ std::optional<AtomPolynomial> Analyser::polynomial(const Expr& e, int depth) con
   }
   // An atom. One that reads a local assigned more than once means the value
   // it holds here: keyed by where it stands, so that it cancels nothing else.
-  std::string key = "@" + canonical_text(x);
-  for (const std::string& n : names_in(x))
-    if (const auto a = assigned_count_.find(n); a != assigned_count_.end() && a->second > 0 && !assigned_once_.count(n))
-      key += "#" + std::to_string(x.first);
   if (x.kind == ExprKind::Member && !x.children.empty() && x.children[0].kind == ExprKind::Name &&
       components_assigned_.count(x.children[0].text))
     return std::nullopt;
-  Polynomial p{SymbolicSize::name(key), {{key, x}}};
-  return p;
+  std::string key = "@" + canonical_text(x);
+  for (const std::string& n : names_in(x))
+    if (reassigned(n)) key += "#" + std::to_string(x.first);
+  return Polynomial{SymbolicSize::name(key), {{key, x}}};
+}
+
+// A local assigned somewhere other than (or besides) its declaration.
+bool Analyser::reassigned(const std::string& name) const {
+  const auto a = assigned_count_.find(name);
+  return !assigned_once_.count(name) && a != assigned_count_.end() && a->second > 0;
 }
 
 // A straight-line value (no loop's passes, no condition) as a polynomial:
@@ -180,47 +200,32 @@ std::optional<Range> Analyser::polynomial_range(const Polynomial& p, const std::
 // the passes) - d * (the partner's) + d * partner.
 std::optional<Range> Analyser::partner_value(const StraightLineValue& path, std::size_t at,
                                              const std::map<std::string, Bound>& guards, int depth) const {
-  if (path.conditional()) return std::nullopt;
-  const StraightLineUpdate* step = nullptr;
-  StraightLineValue before = path;  // the value without the loop's passes
-  before.updates.clear();
-  for (const StraightLineUpdate& u : path.updates) {
-    if (!u.counter) before.updates.push_back(u);
-    else if (step) return std::nullopt;  // two loops step it
-    else step = &u;
-  }
-  if (!step || step->op == '*' || step->after_loop) return std::nullopt;
-  std::optional<Polynomial> d = constant_polynomial(step->amount);
-  if (step->first <= step->last) {
-    const auto e = parse(step->first, step->last);
+  const auto split = path.conditional() ? std::nullopt : without_loop_step(path);
+  if (!split || split->second.op == '*') return std::nullopt;
+  const StraightLineUpdate& step = split->second;
+  std::optional<Polynomial> d = constant_polynomial(step.amount);
+  if (step.first <= step.last) {
+    const auto e = parse(step.first, step.last);
     d = e ? polynomial(*e, depth + 1) : std::nullopt;
   }
-  const auto index_before = d ? path_polynomial(before, depth + 1) : std::nullopt;
+  const auto index_before = d ? path_polynomial(split->first, depth + 1) : std::nullopt;
   if (!index_before) return std::nullopt;
-  if (step->op == '-') d = combine(constant_polynomial(0), *d, '-');
-  const auto start = parse(step->start_first, step->start_last);
+  if (step.op == '-') d = combine(constant_polynomial(0), *d, '-');
+  const auto start = parse(step.start_first, step.start_last);
   for (const auto& [name, bound] : guards) {
     if (name.empty() || name[0] == '#' || name == path.name || !guards.count(kLowerBound + name)) continue;
     std::string ignored;
     const auto partner = straight_line_value(k_, fn_, name, at, ignored);
-    if (!partner || partner->conditional()) continue;
+    const auto partner_split = partner && !partner->conditional() ? without_loop_step(*partner) : std::nullopt;
+    if (!partner_split) continue;
     // The same loop steps the partner by one per pass.
-    StraightLineValue partner_before = *partner;
-    partner_before.updates.clear();
-    const StraightLineUpdate* partner_step = nullptr;
-    bool other_loop = false;
-    for (const StraightLineUpdate& u : partner->updates) {
-      if (!u.counter) partner_before.updates.push_back(u);
-      else if (partner_step) other_loop = true;
-      else partner_step = &u;
-    }
-    if (other_loop || !partner_step || partner_step->after_loop || partner_step->counter != step->counter ||
-        partner_step->op != '+' ||
-        partner_step->first <= partner_step->last || partner_step->amount != 1)
+    const StraightLineUpdate& partner_step = partner_split->second;
+    if (partner_step.counter != step.counter || partner_step.op != '+' || partner_step.first <= partner_step.last ||
+        partner_step.amount != 1)
       continue;
-    const auto partner_start = parse(partner_step->start_first, partner_step->start_last);
+    const auto partner_start = parse(partner_step.start_first, partner_step.start_last);
     if (!start || !partner_start || canonical_text(*start) != canonical_text(*partner_start)) continue;
-    const auto partner_polynomial = path_polynomial(partner_before, depth + 1);
+    const auto partner_polynomial = path_polynomial(partner_split->first, depth + 1);
     if (!partner_polynomial) continue;
     Expr partner_name;
     partner_name.kind = ExprKind::Name;
