@@ -47,8 +47,12 @@ Analyser::Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, c
     if (is_integer_constant(c)) scalars_.insert(name);
     if (!c.array && integer_vector_size(c.type) > 0) vectors_[name] = integer_vector_size(c.type);
   }
+  for (std::size_t t = body_first_; t < body_last_; t = next(t))
+    if (tok(t).is("threadIdx") && tok(next(t)).is(".") && (tok(next(next(t))).is("y") || tok(next(next(t))).is("z")))
+      reads_thread_yz_ = true;
   collect_definitions();
   collect_real_names();
+  collect_real_sizes();
 }
 
 ParameterUse Analyser::run() {
@@ -347,7 +351,7 @@ int Analyser::global_index_axis(const Expr& e) const {
 // The integer vector a local copies (`const int3 dim = c_Dim;`, assigned
 // nowhere else): its components are the vector's sizes. Else the name.
 std::string Analyser::vector_behind(const std::string& name, int depth) const {
-  if (vectors_.count(name) || depth > 4 || !assigned_once_.count(name)) return name;
+  if (vectors_.count(name) || real_vectors_.count(name) || depth > 4 || !assigned_once_.count(name)) return name;
   const auto d = definition(name);
   return d && d->kind == ExprKind::Name ? vector_behind(d->text, depth + 1) : name;
 }

@@ -149,6 +149,12 @@ class Analyser {
   // By-value integer vectors (int3 dim, a __constant__ uint3): each component
   // `dim.x` is a size named `dim_x` (analysis/parameter_use.hpp).
   std::map<std::string, int> vectors_;
+  // By-value real parameters and __constant__s the spec sets (`float3
+  // spacing`, `float scale`): a whole coordinate divided by one of them
+  // (`(float)x / spacing.x`, a control-point grid's cell) is bounded by
+  // taking the divisor as a positive size (real_divisor).
+  std::map<std::string, int> real_vectors_;
+  std::set<std::string> real_scalars_;
   // A struct passed by value (grammar/record_type.hpp): its whole-number
   // members, `p.n` a size named `p_n` (record_member_name).
   std::map<std::string, std::set<std::string>> record_sizes_;
@@ -171,6 +177,7 @@ class Analyser {
   std::set<std::string> loop_counters_;        // names a for's init assigns
   std::set<std::string> counts_down_;          // of those, the ones whose loop steps them down
   const bool helper_ = false;                  // a __device__ helper's: its caller's guards apply, not an exact launch
+  bool reads_thread_yz_ = false;  // the body names threadIdx.y or threadIdx.z: written for blocks of more than one axis
   mutable bool block_symbols_ = false;         // threadIdx.x and blockDim.x over the block size B (shared memory)
   std::size_t declarator_ = static_cast<std::size_t>(-1);  // a static shared array's own name in its declaration
   std::optional<SymbolicSize> x_bound_;        // the guard's bound on the global index x, from the pre-pass
@@ -355,6 +362,8 @@ class Analyser {
   std::optional<Range> real_name(const std::string& name, const std::map<std::string, Bound>& guards,
                                  std::string& why) const;
   static std::optional<Range> real_arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why);
+  void collect_real_sizes();
+  std::optional<Range> real_divisor(const Expr& e, int depth = 0) const;
   static std::optional<Range> truncated(const Range& r, bool toward_zero, std::string& why);
   std::optional<Range> conversion(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
                                   int depth) const;

@@ -241,6 +241,14 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         if (e.children[0].is_name("threadIdx")) return Range{SymbolicSize(), SymbolicSize::name("B") - SymbolicSize::constant(1)};
         if (e.children[0].is_name("blockDim")) return exact(SymbolicSize::name("B"));
       }
+      // The block gi init launches is (B, 1, 1) (spec_scaffold): in a kernel
+      // written for such blocks, one that never reads threadIdx.y or .z,
+      // blockDim.y and .z are 1 (NiftyReg's `&s[4 * blockDim.x * blockDim.y
+      // * blockDim.z]`, a second array after a first of 4 per thread). A
+      // kernel written for 4 x 4 x 4 blocks keeps them unbounded.
+      if (block_symbols_ && !reads_thread_yz_ && !e.children.empty() && (e.field == "y" || e.field == "z") &&
+          e.children[0].is_name("blockDim"))
+        return exact(SymbolicSize::constant(1));
       // blockIdx.x alone (one element per block, a two-pass reduction's
       // partial sums) under a guard on the global index x: below the
       // grid's blocks, ceil_div(bound, B), with the block size fixed
@@ -286,7 +294,8 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (const auto r = e.text == "+" ? sum_below_twice(e, guards, depth) : std::nullopt) return r;
       const auto a = eval(e.children[0], guards, why, depth);
       if (!a) return std::nullopt;
-      const auto b = eval(e.children[1], guards, why, depth);
+      auto b = e.text == "/" ? real_divisor(e.children[1]) : std::nullopt;
+      if (!b) b = eval(e.children[1], guards, why, depth);
       if (!b) return std::nullopt;
       bool known = true;
       if (const auto r = arithmetic(e.text, *a, *b, why, known); r || known) return r;

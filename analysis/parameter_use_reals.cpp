@@ -69,6 +69,10 @@ std::optional<double> fraction_literal(const std::string& text) {
 enum class Rounding { kNone, kDown, kTowardZero, kUp };
 
 Rounding rounding(const std::string& f) {
+  // NiftyReg's own Floor<int>(x) and Ceil<int>(x) (Maths.hpp) round as
+  // floorf and ceilf do, to the type they are instantiated with.
+  if (f.rfind("Floor<", 0) == 0) return Rounding::kDown;
+  if (f.rfind("Ceil<", 0) == 0) return Rounding::kUp;
   if (f == "floorf" || f == "floor" || f == "__float2int_rd" || f == "__double2int_rd") return Rounding::kDown;
   if (f == "ceilf" || f == "ceil" || f == "__float2int_ru" || f == "__double2int_ru") return Rounding::kUp;
   if (f == "truncf" || f == "trunc" || f == "__float2int_rz" || f == "__float2uint_rz" || f == "__double2int_rz")
@@ -146,6 +150,50 @@ void Analyser::collect_real_names() {
           std::find(el.declares.begin(), el.declares.end(), tok(t).text) != el.declares.end())
         reals_.insert(tok(t).text);
   }
+}
+
+// Real parameters and __constant__s a spec gives a value (never a helper's:
+// its caller's arguments are no sizes), that the body never assigns.
+void Analyser::collect_real_sizes() {
+  static const std::map<std::string, int> vector_sizes{{"float2", 2}, {"float3", 3}, {"float4", 4},
+                                                       {"double2", 2}, {"double3", 3}, {"double4", 4}};
+  const auto note = [&](const std::string& name, const std::string& type) {
+    if (assigned_count_.count(name)) return;
+    if (floating_type(type)) real_scalars_.insert(name);
+    if (const auto v = vector_sizes.find(type); v != vector_sizes.end()) real_vectors_[name] = v->second;
+  };
+  if (helper_) return;
+  for (const grammar::Param& p : f_.params)
+    if (!p.pointer && !p.texture_object()) note(p.name, p.base_type);
+  for (const auto& [name, c] : symbols_.constant_variables)
+    if (!c.array) note(name, c.type);
+}
+
+// The divisor of `(float)x / spacing.x` where it is a real parameter, a
+// component of one, or of a local that only copies one (`float3 s =
+// c_Spacing;`): that size, exactly. gi cannot see from the kernel that it
+// is positive; a spacing is, and the workloads keep the user's value, so a
+// cell's index floor(x / s) stays below ceil_div(nx - 1, s) + 1 for any
+// positive s, whole or not.
+std::optional<Range> Analyser::real_divisor(const Expr& e, int depth) const {
+  std::optional<SymbolicSize> size;
+  if (e.kind == ExprKind::Name && real_scalars_.count(e.text)) size = SymbolicSize::name(e.text);
+  if (e.kind == ExprKind::Member && e.text == "." && e.children.size() == 1 &&
+      e.children[0].kind == ExprKind::Name && e.field.size() == 1)
+    if (const auto v = real_vectors_.find(vector_behind(e.children[0].text)); v != real_vectors_.end()) {
+      const std::size_t axis = std::string("xyzw").find(e.field[0]);
+      if (axis != std::string::npos && static_cast<int>(axis) < v->second)
+        size = SymbolicSize::name(vector_component_name(v->first, e.field[0]));
+    }
+  if (!size) {
+    // A component of a vector local built from them (`const float2 s = {
+    // c_Spacing.x, c_Spacing.y };`): that component's.
+    const auto c = component_definition(e);
+    return c && depth < 4 ? real_divisor(*c, depth + 1) : std::nullopt;
+  }
+  Range r = exact(*size);
+  r.real = true;
+  return r;
 }
 
 // A real local's or parameter's range: the caller's argument for a helper's
@@ -302,7 +350,9 @@ std::optional<Range> Analyser::conversion(const Expr& e, const std::map<std::str
   if (!is_rounding(e)) return std::nullopt;
   const std::string f = e.callee();
   const Rounding how = rounding(f);
-  const bool returns_real = f.find("2") == std::string::npos;  // ceilf returns a float, __float2int_ru an int
+  // ceilf returns a float, __float2int_ru an int, Floor<T> a T.
+  const bool returns_real = f.find('<') != std::string::npos ? floating_type(f.substr(f.find('<') + 1, f.size() - f.find('<') - 2))
+                                                             : f.find("2") == std::string::npos;
   if (how == Rounding::kUp)
     if (const auto q = exact_quotient(e.children[1], guards, depth)) {
       Range r = exact(*q);

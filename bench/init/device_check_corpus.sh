@@ -135,6 +135,16 @@ sizes_for() {
     CorrectFolding3d)
       echo "$cp3n --size controlPointSpacing=4,4,4 --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128" ;;
     AssembleRigid) echo "--size count=1048576" ;;
+    # NiftyReg 1's B-spline Jacobians (opened by real divisors, 11-30): a
+    # 512^2 or 128^3 image under a grid of spacing 4 voxels, which needs
+    # 512 / 4 + 3 = 131 nodes (35 in 3-D) along each axis.
+    reg_spline_getJacobianValues2D_kernel)
+      echo "--size c_ReferenceImageDim=512,512,1 --size c_VoxelNumber=c_ReferenceImageDim_x*c_ReferenceImageDim_y
+            --size c_ControlPointVoxelSpacing=4,4,1 --size c_ControlPointImageDim=131,131,1 $affine2" ;;
+    reg_spline_getJacobianValues3D_kernel)
+      echo "--size c_ReferenceImageDim=128,128,128
+            --size c_VoxelNumber=c_ReferenceImageDim_x*c_ReferenceImageDim_y*c_ReferenceImageDim_z
+            --size c_ControlPointVoxelSpacing=4,4,4 --size c_ControlPointImageDim=35,35,35 $affine3" ;;
     # CubicInterpolation's casts between a pitched float image (as
     # cudaMalloc3D lays it out) and a plain one: rows of 1024 voxels, one
     # thread each (its host launches width / block threads), the pitch tied
