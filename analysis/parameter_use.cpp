@@ -51,6 +51,7 @@ Analyser::Analyser(const grammar::ParsedKernel& k, const grammar::Function& f, c
     if (tok(t).is("threadIdx") && tok(next(t)).is(".") && (tok(next(next(t))).is("y") || tok(next(next(t))).is("z")))
       reads_thread_yz_ = true;
   collect_definitions();
+  collect_bound_definitions();
   collect_real_names();
   collect_real_sizes();
 }
@@ -357,6 +358,7 @@ std::string Analyser::vector_behind(const std::string& name, int depth) const {
 }
 
 std::optional<Expr> Analyser::definition(const std::string& name) const {
+  if (const auto b = bound_definitions_.find(name); b != bound_definitions_.end()) return b->second;
   const auto it = definitions_.find(name);
   if (it == definitions_.end()) return std::nullopt;
   return parse(it->second.first, it->second.second);

@@ -162,6 +162,9 @@ class Analyser {
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
+  // Names a structured binding defines by a call gi reads (`auto [x, y, z] =
+  // IndexToDims<true>(i, dims);`), as expressions over the call's arguments.
+  std::map<std::string, Expr> bound_definitions_;
   std::set<std::string> components_assigned_;  // vector locals one of whose components a statement assigns (`p.x += 1`)
   // The expressions guards are keyed on (kExpression + canonical_text).
   mutable std::map<std::string, Expr> guarded_subjects_;
@@ -363,6 +366,7 @@ class Analyser {
                                  std::string& why) const;
   static std::optional<Range> real_arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why);
   void collect_real_sizes();
+  void collect_bound_definitions();  // analysis/parameter_use_bindings.cpp
   std::optional<Range> real_divisor(const Expr& e, int depth = 0) const;
   static std::optional<Range> truncated(const Range& r, bool toward_zero, std::string& why);
   std::optional<Range> conversion(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,

@@ -145,6 +145,14 @@ sizes_for() {
       echo "--size c_ReferenceImageDim=128,128,128
             --size c_VoxelNumber=c_ReferenceImageDim_x*c_ReferenceImageDim_y*c_ReferenceImageDim_z
             --size c_ControlPointVoxelSpacing=4,4,4 --size c_ControlPointImageDim=35,35,35 $affine3" ;;
+    # NiftyReg 2's (their voxels split by IndexToDims), the same grids.
+    GetJacobianValues2d)
+      echo "--size referenceImageDims=512,512,1 --size voxelNumber=referenceImageDims_x*referenceImageDims_y
+            --size controlPointSpacing=4,4,1 --size controlPointImageDims=131,131,1" ;;
+    GetJacobianValues3d)
+      echo "--size referenceImageDims=128,128,128
+            --size voxelNumber=referenceImageDims_x*referenceImageDims_y*referenceImageDims_z
+            --size controlPointSpacing=4,4,4 --size controlPointImageDims=35,35,35" ;;
     # CubicInterpolation's casts between a pitched float image (as
     # cudaMalloc3D lays it out) and a plain one: rows of 1024 voxels, one
     # thread each (its host launches width / block threads), the pitch tied
