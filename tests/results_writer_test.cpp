@@ -180,6 +180,10 @@ TEST_F(ResultsWriter, ResultsTableCommandWritesTheTableOverEveryFolder) {
   EXPECT_NE(readme.find("| demo/scale |"), std::string::npos) << readme;
   EXPECT_NE(readme.find("over 2 kernels"), std::string::npos) << readme;
   EXPECT_NE(gi::test::run_gi("results-table \"" + (root_ / "nothing").string() + "\"").exit_code, 0);
+  // A trailing slash, as a shell completes the folder, keeps its name as the title.
+  ASSERT_EQ(gi::test::run_gi("results-table \"" + (root_ / "evolved/nvidia-h200/").string() + "\"").exit_code, 0);
+  EXPECT_NE(gi::read_text_file(root_ / "evolved/nvidia-h200/README.md").find("# Evolved kernels: nvidia-h200\n"),
+            std::string::npos);
 }
 
 // A seed with switches: the diff is against its plain path (plain.cu, written

@@ -18,7 +18,10 @@ void add_results_table(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   cmd->add_option("GPU_DIR", *dir, "the GPU folder, e.g. evolved/nvidia-h200")->required();
   cmd->callback([dir] {
-    const std::filesystem::path gpu_dir(*dir);
+    // `evolved/nvidia-h200/` (as a shell completes it) names the same folder:
+    // its name is the slug the table is titled with.
+    std::filesystem::path gpu_dir(*dir);
+    if (gpu_dir.filename().empty()) gpu_dir = gpu_dir.parent_path();
     if (!std::filesystem::is_directory(gpu_dir)) throw std::runtime_error(*dir + ": no such folder");
     write_results_readme(gpu_dir);
     std::cout << "wrote " << (gpu_dir / "README.md").string() << "\n";

@@ -123,6 +123,7 @@ nlohmann::json result_json(const ResultRecord& r) {
           {"patch", r.patch_text},
           {"search_best", r.search_best ? *r.search_best : nlohmann::json(nullptr)},
           {"switch_best", r.switch_best ? *r.switch_best : nlohmann::json(nullptr)},
+          {"tuned_seed", r.tuned_seed ? *r.tuned_seed : nlohmann::json(nullptr)},
           {"kept", r.kept.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.kept)},
           {"seed_sha256", r.seed_sha256},
           {"edits", r.edits},
@@ -162,6 +163,8 @@ static std::string kept_note(const nlohmann::json& r) {
   };
   std::string note = kept + " kept: the search's best " + why(r["search_best"]);
   if (r.contains("switch_best") && r["switch_best"].is_object()) note += ", the best switch setting " + why(r["switch_best"]);
+  if (r.contains("tuned_seed") && r["tuned_seed"].is_object())
+    note += ", the tuned seed with " + r["tuned_seed"].value("tuning", nlohmann::json::object()).value("options", nlohmann::json::array()).dump() + " " + why(r["tuned_seed"]);
   return note;
 }
 
@@ -183,8 +186,9 @@ std::string results_readme(const std::string& slug, const std::vector<nlohmann::
       << "seed's best switch setting without line edits (retuned), interleaved: what GI's edits added beyond\n"
       << "choosing a path. A patch is published only when it passes held-out validation and the lower bound of its\n"
       << "speed-up is above 1; otherwise the seed's best switch setting without line edits is tried in its place\n"
-      << "(\"best switch setting kept\"), then the tuned seed itself (\"tuned seed kept\", measured against itself),\n"
-      << "each with what the search's best gave.\n\n"
+      << "(\"best switch setting kept\"), then the tuned seed itself (\"tuned seed kept\", measured against itself;\n"
+      << "where its compiler options fail validation, the seed at its block size without them), each with what\n"
+      << "the search's best gave.\n\n"
       << "| kernel | seed ms | evolved ms | speed-up [ci low] | over best switches [ci low] | floor seed / evolved | validation | memcheck | racecheck | run | date |\n"
       << "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |\n";
   for (const nlohmann::json* p : sorted) {

@@ -53,8 +53,10 @@ struct ResultRecord {
   // When the search's best was set aside (not shown faster, or rejected by
   // validation) and another candidate is published instead: what was set
   // aside and why (gi/run/post_evolution.hpp). `kept` names what was published.
-  std::optional<nlohmann::json> search_best, switch_best;
-  std::string kept;  // "" (the winner), "the best switch setting", "the tuned seed"
+  // tuned_seed: the seed at a tuning with compiler options, set aside for
+  // failing validation, when the seed without them is published.
+  std::optional<nlohmann::json> search_best, switch_best, tuned_seed;
+  std::string kept;  // "" (the winner), "the best switch setting", "the tuned seed", "the tuned seed without its compiler options"
   nlohmann::json edits = nlohmann::json::array();  // minimised.json "edits": each with its contribution
   nlohmann::json run_summary;  // run_summary(run dir); null: none is written
 };

@@ -40,6 +40,7 @@ Tuning best_tuning(const RunDirectory& run, const std::string& name) {
 static const char* const kCandidateRecords[] = {"validation.json", "comparison.json", "comparison_switches.json"};
 static constexpr const char* kSearchBestDir = "search_best";
 static constexpr const char* kSwitchBestDir = "switch_best";
+static constexpr const char* kTunedSeedDir = "tuned_seed";
 static constexpr const char* kSetAsideMarker = "set_aside.json";
 const char* const kFailedValidation = "it failed held-out validation or a sanitizer (its validation.json)";
 
@@ -79,7 +80,14 @@ std::vector<PublishCandidate> publish_candidates(const RunDirectory& run, const 
     if (!baseline.best_patch.edits.empty() && !same_as_winner)
       ladder.push_back({"the best switch setting", kSwitchBestDir, baseline.best_patch, baseline.best_tuning});
   }
-  ladder.push_back({"the tuned seed", "", grammar::Patch{}, seed_tuning});
+  if (seed_tuning.options.empty()) {
+    ladder.push_back({"the tuned seed", "", grammar::Patch{}, seed_tuning, true});
+    return ladder;
+  }
+  Tuning without_options = seed_tuning;
+  without_options.options.clear();
+  ladder.push_back({"the tuned seed", kTunedSeedDir, grammar::Patch{}, seed_tuning, true});
+  ladder.push_back({"the tuned seed without its compiler options", "", grammar::Patch{}, without_options, true});
   return ladder;
 }
 
@@ -159,7 +167,7 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   std::size_t at = 0;
   while (at + 1 < ladder.size() && is_set_aside(run, ladder[at].aside_dir)) ++at;
   const PublishCandidate& candidate = ladder[at];
-  const bool tuned_seed_kept = candidate.aside_dir.empty();
+  const bool tuned_seed_kept = candidate.is_seed;
   // Records of another candidate (a run published under an older rule, then
   // published again) are kept aside, and this candidate is measured afresh.
   if (const auto why = stale_records(run, candidate)) {
@@ -203,9 +211,9 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   }
   if (!valid) {
     // A rejected candidate is no improvement: the next takes its place, as
-    // for one not shown faster. Only the tuned seed itself failing leaves
-    // nothing to publish.
-    if (tuned_seed_kept) {
+    // for one not shown faster. Only the last, the seed itself, failing
+    // leaves nothing to publish.
+    if (at + 1 == ladder.size()) {
       say("the tuned seed itself fails; nothing is published");
       return false;
     }
@@ -225,7 +233,9 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
     co.rounds = options.rounds;
     co.data_seed = options.train_data_seed;
     co.cache_dir = cache_dir;
-    const ComparisonResult c = compare(seed, spec, patch, seed_tuning, evolved_tuning, co);
+    // The seed is measured against itself at its own tuning: a tuning set
+    // aside for failing validation is no reference.
+    const ComparisonResult c = compare(seed, spec, patch, tuned_seed_kept ? evolved_tuning : seed_tuning, evolved_tuning, co);
     say(format_comparison(c));
     comparison_json = c.to_json();
     (*comparison_json)["date"] = utc_now_iso8601();
@@ -288,7 +298,9 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
   r.validation = validation;
   r.edits = at == 0 ? minimised.value("edits", nlohmann::json::array()) : nlohmann::json::array();
   for (std::size_t i = 0; i < at; ++i)
-    (ladder[i].aside_dir == kSearchBestDir ? r.search_best : r.switch_best) = set_aside_summary(run, ladder[i]);
+    (ladder[i].aside_dir == kSearchBestDir   ? r.search_best
+     : ladder[i].aside_dir == kSwitchBestDir ? r.switch_best
+                                             : r.tuned_seed) = set_aside_summary(run, ladder[i]);
   if (at > 0) r.kept = candidate.name;
   r.run_summary = run_summary(run.path());
   const fs::path written = write_result(evolved_root, r);

@@ -54,14 +54,20 @@ bool shows_improvement(const ComparisonResult& c);
 
 // What publication may publish, in the order it tries them.
 struct PublishCandidate {
-  std::string name;       // "the winner", "the best switch setting", "the tuned seed"
-  std::string aside_dir;  // where its records go when it is set aside; empty for the tuned seed (the last)
+  std::string name;       // "the winner", "the best switch setting", "the tuned seed", ...
+  std::string aside_dir;  // where its records go when it is set aside; empty for the last
   grammar::Patch patch;
   Tuning tuning;
+  // The seed itself, at a tuning: measured against itself, so kept without
+  // being shown faster; only a failed validation sets it aside.
+  bool is_seed = false;
 };
 // The winner (the minimised patch at the search's tuning), the best switch
 // setting of switch_baseline.json when the run has one, it is not the seed's
-// own and it differs from the winner, and the tuned seed.
+// own and it differs from the winner, and the tuned seed. Where the seed's
+// tuning chose compiler options (--use_fast_math), they passed the training
+// checks but may fail the held-out workloads: the seed at the same block
+// size without them is the last candidate.
 std::vector<PublishCandidate> publish_candidates(const RunDirectory& run, const grammar::Patch& search_patch,
                                                  const Tuning& search_tuning, const Tuning& seed_tuning);
 
