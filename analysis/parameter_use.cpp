@@ -112,6 +112,9 @@ ParameterUse Analyser::run() {
     out.dynamic_shared = std::move(d);
   }
   out.static_shared = static_shared_arrays();
+  out.real_sizes = real_scalars_;
+  for (const auto& [name, n] : real_vectors_)
+    for (int i = 0; i < n; ++i) out.real_sizes.insert(vector_component_name(name, "xyzw"[i]));
   return out;
 }
 

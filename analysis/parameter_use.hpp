@@ -25,6 +25,7 @@
 // count is left empty with the reason.
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,6 +164,9 @@ struct ParameterUse {
   // The file's array __constant__s the kernel body indexes, as pointers: the
   // count their indices need, which the declared length must hold.
   std::vector<PointerUse> constant_arrays;
+  // The workload variables of real parameters and __constant__s (`spacing_x`
+  // of a float3 spacing) that may divide a coordinate (Analyser::real_divisor).
+  std::set<std::string> real_sizes;
 };
 
 // `headers`: the local headers' macros, where the caller read them

@@ -172,10 +172,10 @@ void Analyser::collect_real_sizes() {
 // The divisor of `(float)x / spacing.x` where it is a real parameter, a
 // component of one, or of a local that only copies one (`float3 s =
 // c_Spacing;`): that size, exactly. gi cannot see from the kernel that it
-// is positive; a spacing is, the held-out workloads keep the user's value
-// and the small check gives it odd whole values as it does every size. A
-// cell's index floor(x / s) stays below ceil_div(nx - 1, s) + 1 for any
-// positive s, whole or not.
+// is positive; a spacing is, the small check keeps the user's value
+// (ParameterUse::real_sizes) and the held-out workloads scale it as every
+// size, to whole values of at least 1. A cell's index floor(x / s) stays
+// below ceil_div(nx - 1, s) + 1 for any positive s, whole or not.
 std::optional<Range> Analyser::real_divisor(const Expr& e, int depth) const {
   std::optional<SymbolicSize> size;
   if (e.kind == ExprKind::Name && real_scalars_.count(e.text)) size = SymbolicSize::name(e.text);

@@ -8,10 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <map>
 #include <string>
 
 #include "fitness/workload/expression.hpp"
+#include "fitness/workload/kernel_spec.hpp"
+#include "gi/seed/init_sizes.hpp"
+#include "gi/seed/spec_scaffold.hpp"
 #include "parameter_use_support.hpp"
 
 namespace gi {
@@ -99,6 +103,30 @@ TEST(RealDivisor, AConstantSpacingThroughALocalCopyOfItsComponents) {
   const std::string c = count(use_of(source), "cp");
   EXPECT_NE(c.find("c_Spacing_y"), std::string::npos) << c;
   expect_covers(c, 128, 77, 35, 4, 4);
+}
+
+// The draft's workloads: the small check keeps the spacing the user gave
+// (an odd spacing as large as its small image would put every voxel in one
+// cell); the held-out workloads vary it with the image, whole and positive.
+TEST(RealDivisor, TheSmallCheckKeepsTheSpacingAndTheHeldOutVaryIt) {
+  const std::string source = cells("", ", float3 spacing", "(int)floorf((float)x / spacing.x)",
+                                   "(int)floorf((float)y / spacing.y)");
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"nx=512", "ny=512", "cx=131", "spacing=4,4,1"}, {}));
+  const nlohmann::json spec = nlohmann::json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << s.spec.dump(2);
+  const nlohmann::json& small = spec["workloads"]["train_checks"][0]["variables"];
+  EXPECT_EQ(small["spacing_x"], 4);
+  EXPECT_EQ(small["spacing_y"], 4);
+  EXPECT_LT(small["nx"].get<double>(), 64.0);  // a small image, several cells of it
+  std::set<double> spacings;
+  for (const auto& w : spec["workloads"]["validate"]) {
+    const double v = w["variables"]["spacing_x"].get<double>();
+    EXPECT_GE(v, 1.0);
+    EXPECT_EQ(v, std::floor(v));
+    spacings.insert(v);
+  }
+  EXPECT_GT(spacings.size(), 1u);
 }
 
 // What gi cannot take for a positive size stays refused: a spacing the

@@ -994,7 +994,13 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                                                 "on a held-out workload (never seen by the search; vary the sizes; the "
                                                 "five together need 16 M output or input values)",
                                                 i)}});
-  const SizeSet small = flipped(sized ? small_check_sizes(base, known_sizes, usable, multiples) : base);
+  // A real size (a B-spline grid's spacing) keeps its value on the small
+  // check: an odd one as large as the small image would put every voxel in
+  // one cell. The held-out workloads vary it with the rest.
+  std::vector<std::string> small_sizes;
+  for (const std::string& n : known_sizes)
+    if (!use.real_sizes.count(n)) small_sizes.push_back(n);
+  const SizeSet small = flipped(sized ? small_check_sizes(base, small_sizes, usable, multiples) : base);
   bool has_bool = false;
   for (const std::string& b : bools) has_bool = has_bool || base.count(b);
   std::string exact_sizes;  // "threads_x a multiple of 1024": sizes an exact launch keeps whole
