@@ -163,8 +163,10 @@ static std::string kept_note(const nlohmann::json& r) {
   };
   std::string note = kept + " kept: the search's best " + why(r["search_best"]);
   if (r.contains("switch_best") && r["switch_best"].is_object()) note += ", the best switch setting " + why(r["switch_best"]);
-  if (r.contains("tuned_seed") && r["tuned_seed"].is_object())
-    note += ", the tuned seed with " + r["tuned_seed"].value("tuning", nlohmann::json::object()).value("options", nlohmann::json::array()).dump() + " " + why(r["tuned_seed"]);
+  if (r.contains("tuned_seed") && r["tuned_seed"].is_object()) {
+    const nlohmann::json options = r["tuned_seed"].value("tuning", nlohmann::json::object()).value("options", nlohmann::json::array());
+    note += ", the tuned seed with " + options.dump() + " " + why(r["tuned_seed"]);
+  }
   return note;
 }
 

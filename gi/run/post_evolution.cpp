@@ -235,7 +235,8 @@ bool post_evolve(RunDirectory& run, const Seed& seed, const fitness::KernelSpec&
     co.cache_dir = cache_dir;
     // The seed is measured against itself at its own tuning: a tuning set
     // aside for failing validation is no reference.
-    const ComparisonResult c = compare(seed, spec, patch, tuned_seed_kept ? evolved_tuning : seed_tuning, evolved_tuning, co);
+    const Tuning& reference = tuned_seed_kept ? evolved_tuning : seed_tuning;
+    const ComparisonResult c = compare(seed, spec, patch, reference, evolved_tuning, co);
     say(format_comparison(c));
     comparison_json = c.to_json();
     (*comparison_json)["date"] = utc_now_iso8601();
