@@ -360,6 +360,19 @@ std::string Analyser::vector_behind(const std::string& name, int depth) const {
   return d && d->kind == ExprKind::Name ? vector_behind(d->text, depth + 1) : name;
 }
 
+// `v.x` of one of `vectors` (by-value vectors: name -> components), or of
+// a local that only copies one (vector_behind): its workload variable.
+std::optional<std::string> Analyser::component_size(const Expr& member,
+                                                    const std::map<std::string, int>& vectors) const {
+  if (member.kind != ExprKind::Member || member.text != "." || member.children.size() != 1 ||
+      member.children[0].kind != ExprKind::Name || member.field.size() != 1)
+    return std::nullopt;
+  const auto v = vectors.find(vector_behind(member.children[0].text));
+  const std::size_t axis = std::string("xyzw").find(member.field[0]);
+  if (v == vectors.end() || axis == std::string::npos || static_cast<int>(axis) >= v->second) return std::nullopt;
+  return vector_component_name(v->first, member.field[0]);
+}
+
 std::optional<Expr> Analyser::definition(const std::string& name) const {
   if (const auto b = bound_definitions_.find(name); b != bound_definitions_.end()) return b->second;
   const auto it = definitions_.find(name);

@@ -368,6 +368,7 @@ class Analyser {
   void collect_real_sizes();
   void collect_bound_definitions();  // analysis/parameter_use_bindings.cpp
   std::optional<Range> real_divisor(const Expr& e, int depth = 0) const;
+  std::optional<std::string> component_size(const Expr& member, const std::map<std::string, int>& vectors) const;
   static std::optional<Range> truncated(const Range& r, bool toward_zero, std::string& why);
   std::optional<Range> conversion(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
                                   int depth) const;

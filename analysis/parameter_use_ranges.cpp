@@ -271,12 +271,7 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
         // A struct's whole-number member (p.n), or an integer vector's component (dim.x): a size.
         if (const auto r = record_sizes_.find(e.children[0].text); r != record_sizes_.end() && r->second.count(e.field))
           return exact(SymbolicSize::name(record_member_name(r->first, e.field)));
-        if (const auto v = vectors_.find(vector_behind(e.children[0].text)); v != vectors_.end()) {
-          const std::string fields = "xyzw";
-          const std::size_t axis = e.field.size() == 1 ? fields.find(e.field[0]) : std::string::npos;
-          if (axis != std::string::npos && static_cast<int>(axis) < v->second)
-            return exact(SymbolicSize::name(vector_component_name(v->first, e.field[0])));
-        }
+        if (const auto c = component_size(e, vectors_)) return exact(SymbolicSize::name(*c));
       }
       if (!e.children.empty() && e.children[0].kind == ExprKind::Name)  // c_ImageDim.x
         if (const std::string c = constant_refusal(e.children[0].text); !c.empty()) {

@@ -177,22 +177,16 @@ void Analyser::collect_real_sizes() {
 // size, to whole values of at least 1. A cell's index floor(x / s) stays
 // below ceil_div(nx - 1, s) + 1 for any positive s, whole or not.
 std::optional<Range> Analyser::real_divisor(const Expr& e, int depth) const {
-  std::optional<SymbolicSize> size;
-  if (e.kind == ExprKind::Name && real_scalars_.count(e.text)) size = SymbolicSize::name(e.text);
-  if (e.kind == ExprKind::Member && e.text == "." && e.children.size() == 1 &&
-      e.children[0].kind == ExprKind::Name && e.field.size() == 1)
-    if (const auto v = real_vectors_.find(vector_behind(e.children[0].text)); v != real_vectors_.end()) {
-      const std::size_t axis = std::string("xyzw").find(e.field[0]);
-      if (axis != std::string::npos && static_cast<int>(axis) < v->second)
-        size = SymbolicSize::name(vector_component_name(v->first, e.field[0]));
-    }
+  std::optional<std::string> size;
+  if (e.kind == ExprKind::Name && real_scalars_.count(e.text)) size = e.text;
+  if (!size) size = component_size(e, real_vectors_);
   if (!size) {
     // A component of a vector local built from them (`const float2 s = {
     // c_Spacing.x, c_Spacing.y };`): that component's.
     const auto c = component_definition(e);
     return c && depth < 4 ? real_divisor(*c, depth + 1) : std::nullopt;
   }
-  Range r = exact(*size);
+  Range r = exact(SymbolicSize::name(*size));
   r.real = true;
   return r;
 }
