@@ -355,6 +355,7 @@ int Analyser::global_index_axis(const Expr& e) const {
 // The integer vector a local copies (`const int3 dim = c_Dim;`, assigned
 // nowhere else): its components are the vector's sizes. Else the name.
 std::string Analyser::vector_behind(const std::string& name, int depth) const {
+  if (const auto a = vector_arguments_.find(name); a != vector_arguments_.end()) return a->second;
   if (vectors_.count(name) || real_vectors_.count(name) || depth > 4 || !assigned_once_.count(name)) return name;
   const auto d = definition(name);
   return d && d->kind == ExprKind::Name ? vector_behind(d->text, depth + 1) : name;
@@ -452,8 +453,10 @@ std::optional<std::pair<std::string, std::string>> Analyser::dynamic_shared_arra
 }  // namespace detail
 
 int integer_vector_size(const std::string& type) {
-  static const std::map<std::string, int> sizes{{"int2", 2}, {"int3", 3}, {"int4", 4},
-                                                {"uint2", 2}, {"uint3", 3}, {"uint4", 4}};
+  static const std::map<std::string, int> sizes{{"int2", 2},       {"int3", 3},      {"int4", 4},
+                                                {"uint2", 2},      {"uint3", 3},     {"uint4", 4},
+                                                {"long2", 2},      {"ulong2", 2},    {"longlong2", 2},
+                                                {"ulonglong2", 2}};
   const auto it = sizes.find(type);
   return it == sizes.end() ? 0 : it->second;
 }

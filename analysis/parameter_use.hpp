@@ -69,6 +69,10 @@ struct PointerUse {
   std::vector<SymbolicSize> texture_extent;
   bool texture_real_coordinates = false;
   bool texture_normalized = false;
+  // Passed whole to a function (`f(texture<float, 2>(t), x, y)`, gi init's
+  // port of a reference): that function reads it, so its coordinates, and
+  // the sampler they suggest, are unknown here.
+  std::string texture_helper;  // "'cubicTex2D'", "" when the kernel reads it itself
   // The values an if tests an element of it against, where two numbers
   // bound them (`v >= 0.0f && v < 256.0f`, v = reference[i]: 0 and 256, as
   // written): inputs drawn there fill a histogram's bins, and a little

@@ -132,6 +132,43 @@ std::optional<SymbolicSize> Analyser::coordinate_extent(const Expr& c, const std
   return r->real && r->strict ? *r->hi : *r->hi + SymbolicSize::constant(1);
 }
 
+bool Analyser::passed_as_reference(PointerUse& u, std::size_t name_token, std::size_t open) {
+  if (!tok(open).is("(") || !tok(next(name_token)).is(")")) return false;
+  const std::size_t close = prev(open), dim = prev(close), comma = prev(dim), type = prev(comma), angle = prev(type);
+  if (!tok(close).is(">") || tok(dim).kind != TokenKind::Number || !tok(comma).is(",") ||
+      tok(type).kind != TokenKind::Identifier || !tok(angle).is("<") || !tok(prev(angle)).is("texture"))
+    return false;
+  const unsigned dimensions = tok(dim).text == "1" ? 1 : tok(dim).text == "2" ? 2 : tok(dim).text == "3" ? 3 : 0;
+  if (dimensions == 0) return false;
+  u.read = true;
+  fetched_as(u, tok(type).text);
+  if (u.first_line == 0) u.first_line = tok(name_token).line;
+  if (u.texture_dimensions != 0 && u.texture_dimensions != dimensions) {
+    if (u.refusal.empty())
+      u.refusal = "line " + std::to_string(tok(name_token).line) + ": '" + u.name + "' is read as a texture of " +
+                  std::to_string(u.texture_dimensions) + " and of " + std::to_string(dimensions) + " dimensions";
+  }
+  u.texture_dimensions = dimensions;
+  // The function it goes to: the call whose parenthesis encloses it.
+  std::string callee = "a function";
+  for (std::size_t t = prev(prev(angle)), depth = 0; t > body_first_; t = prev(t)) {
+    if (tok(t).is(")")) ++depth;
+    if (tok(t).is("(") && depth-- == 0) {
+      if (tok(prev(t)).kind == TokenKind::Identifier) callee = "'" + tok(prev(t)).text + "'";
+      break;
+    }
+  }
+  u.texture_helper = callee;
+  // Where it reads, and so the array's extent, is in that function, which
+  // gi does not read (a header's template, as a rule).
+  if (u.refusal.empty())
+    u.refusal = "line " + std::to_string(tok(name_token).line) + ": '" + u.name + "' is passed to " + callee +
+                ", which reads it where gi does not look";
+  u.texture_extent.clear();
+  u.count.reset();
+  return true;
+}
+
 void Analyser::array_fetch(PointerUse& u, std::size_t name_token, std::size_t open, unsigned dimensions) {
   const int line = tok(name_token).line;
   if (u.first_line == 0) u.first_line = line;
@@ -544,6 +581,20 @@ void Analyser::follow_into_helper(PointerUse& u, const HelperCall& call, std::si
     std::string ignored;
     const auto e = parse(call.arguments[i].first, call.arguments[i].second);
     sub.arguments_[call.helper->params[i].name] = e ? eval(*e, guards, ignored) : std::nullopt;
+    // A vector the helper never assigns to, given whole: the caller's sizes.
+    const std::string& param = call.helper->params[i].name;
+    const auto assigned = sub.assigned_count_.find(param);
+    if (e && e->kind == ExprKind::Name && (assigned == sub.assigned_count_.end() || assigned->second == 0) &&
+        !sub.components_assigned_.count(param)) {
+      const std::string caller = vector_behind(e->text);
+      if (const auto v = vectors_.find(caller); v != vectors_.end()) {
+        sub.vectors_[caller] = v->second;
+        sub.vector_arguments_[param] = caller;
+      } else if (const auto r = real_vectors_.find(caller); r != real_vectors_.end()) {
+        sub.real_vectors_[caller] = r->second;
+        sub.vector_arguments_[param] = caller;
+      }
+    }
   }
   const PointerUse inner = sub.pointer_use(call.helper->params[call.parameter].name);
   if (inner.unused) return;  // the helper never touches it
@@ -614,6 +665,10 @@ void Analyser::scan(PointerUse& u, const std::string& name, const Offsets& offse
       fetched_as(u, *fetch);
       const std::size_t close = matching(p);
       access(u, t, std::make_pair(next(n), prev(close)), offsets);
+      continue;
+    }
+    if (passed_as_reference(u, t, p)) {
+      t = next(t);
       continue;
     }
     // tex2D<T>(name, x, y), ...: a texture over a CUDA array, at coordinates.

@@ -161,6 +161,10 @@ class Analyser {
   std::map<std::string, CasHelper> helpers_;
   // A local assigned once, where it is declared: its definition's tokens.
   std::map<std::string, std::optional<Range>> arguments_;  // a helper's parameters
+  // A helper's by-value vector parameter given the caller's vector whole
+  // (`interpLoop3D(..., fi_xyz, ...)`): the caller's name, whose components
+  // are the sizes (fi_xyz_x) here too.
+  std::map<std::string, std::string> vector_arguments_;
   std::map<std::string, std::pair<std::size_t, std::size_t>> definitions_;
   // Names a structured binding defines by a call gi reads (`auto [x, y, z] =
   // IndexToDims<true>(i, dims);`), as expressions over the call's arguments.
@@ -410,6 +414,10 @@ class Analyser {
   // short-circuit operands and ternary tests before it), noted for the work
   // item; nullopt outside the body's elements.
   std::optional<std::map<std::string, Bound>> access_guards(std::size_t token);
+  // `texture<T, dim>(name)` when token `open` is its parenthesis: a texture
+  // object passed to a function written for texture references (gi init's
+  // port of them, gi/seed/texture_port.hpp); true when it is one.
+  bool passed_as_reference(PointerUse& u, std::size_t name_token, std::size_t open);
   // A fetch through a texture over a CUDA array: the extent its coordinates reach.
   void array_fetch(PointerUse& u, std::size_t name_token, std::size_t open, unsigned dimensions);
   // One coordinate's extent (its largest texel plus one), or nullopt with `why`.

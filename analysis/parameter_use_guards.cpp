@@ -20,6 +20,18 @@ void Analyser::bounds_from(const Expr& c, bool negated, int line, std::map<std::
   if (c.kind == ExprKind::Unary && c.text == "!" && c.children.size() == 1)
     return bounds_from(c.children[0], !negated, line, out, if_site == kNoSite ? kNoSite : "");
   if (c.kind == ExprKind::Call) return helper_guard(c, negated, line, out);
+  // A local that holds a test (NiftyReg's resampling: `bool xInBounds = -1 <
+  // X && X < fi_xyz.x;` then `xInBounds && yInBounds ? img[idx] : pad`): the
+  // test, where neither the local nor a name the test reads is assigned again.
+  if (c.kind == ExprKind::Name && assigned_once_.count(c.text)) {
+    const auto d = definition(c.text);
+    if (d && d->kind == ExprKind::Binary) {
+      bool fixed = true;
+      for (const std::string& n : names_in(*d)) fixed = fixed && n != c.text && !reassigned(n);
+      if (fixed) return bounds_from(*d, negated, line, out, if_site);
+    }
+    return;
+  }
   if (c.kind != ExprKind::Binary || c.children.size() != 2) return;
   if ((!negated && c.text == "&&") || (negated && c.text == "||")) {
     const std::string operand = if_site == kNoSite ? kNoSite : "";

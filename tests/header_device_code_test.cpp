@@ -154,6 +154,23 @@ TEST(HeaderDeviceCode, ATemplateAndItsSpecialisationsComeTogether) {
   EXPECT_EQ(code.text.find("host_only"), std::string::npos) << code.text;
 }
 
+// NVRTC defines no M_PI; a system include blanked with the rest took
+// glibc's with it (NiftyReg's sinc kernel names it).
+TEST(HeaderDeviceCode, MathConstantsTheKernelNamesAreDefined) {
+  const char* const helpers = "__device__ float twice(float x) { return 2.0f * x; }\n";
+  const char* const kernel =
+      "#include \"helpers.h\"\n"
+      "__global__ void k(float* out) { out[threadIdx.x] = twice((float)M_PI); }\n";
+  const HeaderDeviceCode code = header_device_code(kernel, "k.cu", {header("helpers.h", helpers)});
+  EXPECT_TRUE(code.math_constants);
+  EXPECT_NE(code.text.find("#define M_PI 3.14159265358979323846"), std::string::npos) << code.text;
+  const HeaderDeviceCode without = header_device_code(
+      "#include \"helpers.h\"\n__global__ void k(float* out) { out[threadIdx.x] = twice(1.f); }\n", "k.cu",
+      {header("helpers.h", helpers)});
+  EXPECT_FALSE(without.math_constants);
+  EXPECT_EQ(without.text.find("M_PI"), std::string::npos) << without.text;
+}
+
 TEST(HeaderDeviceCode, TheCutKeepsUsingNamespace) {
   const KernelCut cut = cut_kernel(kKernel, "blend.cu", "blend", true);
   EXPECT_NE(cut.source.find("using namespace proj;"), std::string::npos) << cut.source;

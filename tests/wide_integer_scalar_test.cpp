@@ -58,6 +58,34 @@ TEST(WideIntegerScalar, AGlobalIndexWidenedByACastIsTheGlobalIndex) {
   }
 }
 
+// NiftyReg's resampling passes `ulong2 voxelNumber` (warped and floating
+// voxel counts): a spec "ulong2", two 8-byte components, each a size.
+TEST(WideIntegerScalar, AVectorOfThemIsTwoSizes) {
+  const std::string source =
+      "__global__ void copy2(const float* src, float* dst, ulong2 voxelNumber) {\n"
+      "  const long i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < voxelNumber.x) dst[i] = src[voxelNumber.y - 1];\n"
+      "}\n";
+  const SpecScaffold s =
+      scaffold_spec(source, "k.cu", std::nullopt, "user", parse_init_sizes({"voxelNumber=5000,300"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  EXPECT_TRUE(fitness::fields_to_fill(spec).empty()) << spec.dump(2);
+  EXPECT_EQ(spec["parameters"][2]["type"], "ulong2");
+  EXPECT_EQ(spec["parameters"][0]["count"], "voxelNumber_y");
+  EXPECT_EQ(spec["launch"]["grid"][0], "ceil_div(voxelNumber_x, B)");
+  const fitness::KernelSpec k = fitness::parse_kernel_spec(spec, "spec.json", source, "k.cu", {.registry = false});
+  const fitness::Workload w = fitness::generate_workload(k, k.train, 1);
+  const fitness::LaunchPlan plan = fitness::build_launch_plan(k, w, 256);
+  ASSERT_EQ(plan.scalars.size(), 1u);
+  ASSERT_EQ(plan.scalars[0].bytes.size(), 16u);
+  std::uint64_t v[2] = {0, 0};
+  std::memcpy(v, plan.scalars[0].bytes.data(), 16);
+  EXPECT_EQ(v[0], 5000u);
+  EXPECT_EQ(v[1], 300u);
+  EXPECT_TRUE(fitness::type_matches("ulong2", "ulonglong2"));
+  EXPECT_FALSE(fitness::type_matches("ulong2", "uint2"));
+}
+
 TEST(WideIntegerScalar, TheSpecTypeMatchesEverySpellingAndNoOther) {
   for (const char* base : {"long", "long int", "long long", "int64_t", "ptrdiff_t"})
     EXPECT_TRUE(fitness::type_matches("int64", base)) << base;

@@ -67,3 +67,4 @@ check $k/texture_gradient.cu texture_gradient nx=256 ny=256 nz=128
 check $k/texture_upsample.cu texture_upsample width=2048 height=2048
 check $k/texture_reference_3d.cu texture_reference_3d nx=256 ny=256 nz=128 scale=2
 check $k/texture_reference_helper.cu texture_reference_helper n=4194304
+check $k/texture_reference_template.cu texture_reference_template width=2048 height=2048 scale=0.5 image=1024,1024 --include-dir=$k/include

@@ -39,6 +39,12 @@ like_for() {
     # NiftyReg's image gradient: positions (an identity floatingMatrix) past
     # both edges of the 256^2 x 64 image, so that every edge guard fails somewhere.
     reg_getImageGradient2D_kernel|reg_getImageGradient3D_kernel) echo "--like deformationFieldTexture:uniform(-8,300)" ;;
+    # NiftyReg's resampling: an identity sourceIJKMatrix (its three rows)
+    # and positions past both edges of the image, so that every bounds test
+    # fails somewhere.
+    ResampleImage2D|ResampleImage3D)
+      echo "--like sourceIJKMatrix:constant(1)[1];constant(0)[4];constant(1)[1];constant(0)[4];constant(1)[1];constant(0)
+            --like deformationField:uniform(-8,300)" ;;
     kernel) [[ $2 == *particlefilter* ]] && echo "--like CDF:uniform(0,1) --like u:uniform(0,1.2)" ;;
     # Rodinia's CFD: variables holds density, three momenta and energy, nelr
     # each, drawn in pieces so that the pressure is positive (one
@@ -191,6 +197,16 @@ sizes_for() {
     # Rodinia's myocyte solver: one ODE system of 91 equations per thread,
     # 256 of them over 16 time steps (Rodinia runs 100 steps of 1 to 1000).
     solver_2) echo "--size workload=256 --size xmax=16" ;;
+    # NiftyReg 2023's resampling (opened by tests held in locals, 11-30):
+    # linear interpolation (kernelType 1) of a 256^2 x 64 floating image
+    # (512^2 in 2-D) into a warped image of the same size, one time point;
+    # voxelNumber is (warped voxels, floating voxels), as its host sets it.
+    ResampleImage3D)
+      echo "--size voxelNumber=4194304,4194304 --size fi_xyz=256,256,64 --size wi_tu=1,1 --size paddingValue=0
+            --size kernelType=1" ;;
+    ResampleImage2D)
+      echo "--size voxelNumber=262144,262144 --size fi_xyz=512,512,1 --size wi_tu=1,1 --size paddingValue=0
+            --size kernelType=1" ;;
     # Rodinia's srad_v1 image statistics: a 2048^2 image.
     prepare|compress|extract) echo "--size d_Ne=4194304" ;;
   esac

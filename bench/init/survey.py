@@ -36,6 +36,11 @@ def build_options(path):
     first (above), and NiftyReg's include folders (its CMakeLists.txt:
     reg-io, reg-lib, reg-lib/cpu and reg-io/png)."""
     options = [o for h in PRE_INCLUDES.get(os.path.abspath(path), []) for o in ("--pre-include", h)]
+    # CubicInterpolationCUDA's examples build with -I../../code (their
+    # Makefiles) and write `#include <cubicTex2D.cu>`.
+    m = re.search(r"^(.*/cubic-interpolation-cuda-[0-9a-f]+)/examples/", path)
+    if m:
+        options += ["--include-dir", os.path.join(m.group(1), "code")]
     m = re.search(r"^(.*/niftyreg-[0-9a-f]+)/", path)
     if m:
         options += [o for d in ("reg-io", "reg-lib", "reg-lib/cpu", "reg-io/png")
@@ -65,7 +70,7 @@ def survey_value(t):
         return "0.5"
     if t == "bool":
         return "true"
-    m = re.fullmatch(r"(u?int|float)([234])", t)
+    m = re.fullmatch(r"(u?int|u?long|float)([234])", t)
     if m:
         return ",".join(["0.5" if m.group(1) == "float" else "64"] * int(m.group(2)))
     return "1024"

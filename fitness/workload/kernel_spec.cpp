@@ -64,7 +64,7 @@ bool is_performance_option(const std::string& o) {
 
 // Every type name a spec may use, for messages.
 constexpr const char* kTypeNames = "int, unsigned, float, double, bool, int64, uint64, uint8, int8, uint16, int16, "
-                                   "float2, float3, float4, int2, int3, int4, uint2, uint3, uint4, uchar4";
+                                   "float2, float3, float4, int2, int3, int4, uint2, uint3, uint4, uchar4, long2, ulong2";
 
 bool type_matches(const std::string& spec_type, const std::string& base) {
   if (spec_type == base) return true;
@@ -79,6 +79,8 @@ bool type_matches(const std::string& spec_type, const std::string& base) {
   if (const std::string narrow = grammar::narrow_integer_type(base); !narrow.empty()) return spec_type == narrow;
   if (spec_type == "int64") return int64.count(base) > 0;
   if (spec_type == "uint64") return uint64.count(base) > 0;
+  if (spec_type == "long2") return base == "longlong2";
+  if (spec_type == "ulong2") return base == "ulonglong2";
   return false;
 }
 
@@ -882,6 +884,8 @@ std::optional<ElementType> element_type_from_name(std::string_view name) {
   if (name == "uchar4") return ElementType::U8x4;
   if (name == "int64") return ElementType::I64;
   if (name == "uint64") return ElementType::U64;
+  if (name == "long2") return ElementType::I64x2;
+  if (name == "ulong2") return ElementType::U64x2;
   return std::nullopt;
 }
 

@@ -6,7 +6,9 @@ std::size_t component_bytes(ElementType t) {
   switch (t) {
     case ElementType::F64:
     case ElementType::I64:
-    case ElementType::U64: return 8;
+    case ElementType::U64:
+    case ElementType::I64x2:
+    case ElementType::U64x2: return 8;
     case ElementType::Bool:
     case ElementType::U8:
     case ElementType::I8:
@@ -42,7 +44,9 @@ std::size_t element_components(ElementType t) {
     case ElementType::I16: return 1;
     case ElementType::F32x2:
     case ElementType::I32x2:
-    case ElementType::U32x2: return 2;
+    case ElementType::U32x2:
+    case ElementType::I64x2:
+    case ElementType::U64x2: return 2;
     case ElementType::F32x3:
     case ElementType::I32x3:
     case ElementType::U32x3: return 3;

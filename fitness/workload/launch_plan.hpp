@@ -19,12 +19,12 @@ enum class ParamRole { In, Out, InOut, Scalar };
 // `unsigned char` or `short`), U8x4 CUDA's uchar4. From Bool on, the types
 // are for by-value parameters and __constant__ scalars only: Bool (one byte,
 // 0 or 1), and the 64-bit integers (`long`, `size_t`: a count passed by
-// value), whose buffers the GPU's output check, which reads 32-bit words,
-// cannot compare yet.
+// value; `ulong2`, NiftyReg's voxel numbers), whose buffers the GPU's output
+// check, which reads 32-bit words, cannot compare yet.
 enum class ElementType {
   F32, F64, I32, U32, F32x2, F32x4, I32x4, F32x3, I32x2, I32x3, U32x2, U32x3, U32x4,
   U8, I8, U16, I16, U8x4,
-  Bool, I64, U64
+  Bool, I64, U64, I64x2, U64x2
 };
 // Whether a buffer (or an array __constant__) may hold the type.
 bool element_is_buffer_type(ElementType t);

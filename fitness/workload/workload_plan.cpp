@@ -105,6 +105,17 @@ void vector_component(const KernelSpec& spec, const ParamSpec& p, ElementType ty
     std::memcpy(out, &v, 8);
     return;
   }
+  // 64-bit integer components (ulong2, a struct's size_t): whole numbers a double holds exactly.
+  if (type == ElementType::I64 || type == ElementType::I64x2) {
+    const std::int64_t v = whole(spec, e, variables, path, -9007199254740992.0, 9007199254740992.0, "an int64");
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  if (type == ElementType::U64 || type == ElementType::U64x2) {
+    const auto v = static_cast<std::uint64_t>(whole(spec, e, variables, path, 0, 9007199254740992.0, "a uint64"));
+    std::memcpy(out, &v, 8);
+    return;
+  }
   if (element_is_signed_int(type)) {
     const auto v = static_cast<std::int32_t>(whole(spec, e, variables, path, -2147483648.0, 2147483647.0, "an int"));
     std::memcpy(out, &v, 4);

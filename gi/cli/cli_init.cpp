@@ -172,7 +172,18 @@ void add_init(CLI::App& app) {
       include_dirs.push_back(fs::relative(fs::absolute(kernel).parent_path(), fs::absolute(dir)).string());
     for (const auto& d : a->include_dirs) include_dirs.push_back(fs::relative(fs::absolute(d), fs::absolute(dir)).string());
     if (!include_dirs.empty()) s.spec["include_dirs"] = include_dirs;
-    if (!a->pre_includes.empty()) s.spec["pre_includes"] = a->pre_includes;
+    // A port that passes references to helpers needs their type first of all
+    // (gi/seed/texture_port.hpp); the user's pre-includes follow.
+    const std::vector<std::string> shim =
+        port.wraps_references ? std::vector<std::string>{kTextureReferenceShimFile} : std::vector<std::string>{};
+    const auto after_shim = [&](const std::vector<std::string>& files) {
+      std::vector<std::string> all = shim;
+      all.insert(all.end(), files.begin(), files.end());
+      return all;
+    };
+    if (port.wraps_references) fitness::write_file_atomically(dir / kTextureReferenceShimFile, texture_reference_shim());
+    else fs::remove(dir / kTextureReferenceShimFile);  // an earlier gi init's
+    if (!after_shim(a->pre_includes).empty()) s.spec["pre_includes"] = after_shim(a->pre_includes);
     fitness::write_file_atomically(dir / "kernel.cu", seed_source);
     fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
     const std::vector<std::string> left = fitness::fields_to_fill(nlohmann::json::parse(s.spec.dump()));
@@ -188,6 +199,11 @@ void add_init(CLI::App& app) {
       std::cout << " your host code passes a texture object over the buffer or CUDA array it bound "
                    "(cudaCreateTextureObject, with the reference's filter, address mode and normalisation) "
                    "instead of binding it\n";
+      if (port.wraps_references)
+        std::cout << "note: kernel.cu passes such a texture to a function as texture<T, dim>(object), a type "
+                  << (dir / kTextureReferenceShimFile).string()
+                  << " defines with the fetches of it, so helpers written for references build unchanged "
+                     "(spec.json's first pre-include)\n";
     }
     if (!port.refusal.empty())
       std::cout << "note: the texture references were left as they are, which no CUDA 12 or later compiler builds: "
@@ -211,8 +227,8 @@ void add_init(CLI::App& app) {
         // is an include the host file writes first), the device code cut
         // out of them standing in their place on attempt 2.
         const auto set_pre_includes = [&](const std::vector<std::string>& files) {
-          if (files.empty()) s.spec.erase("pre_includes");
-          else s.spec["pre_includes"] = files;
+          if (after_shim(files).empty()) s.spec.erase("pre_includes");
+          else s.spec["pre_includes"] = after_shim(files);
           fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
         };
         for (const int attempt : {0, 1, 2}) {
@@ -224,7 +240,7 @@ void add_init(CLI::App& app) {
           if (attempt == 2) {
             from_headers = header_device_code(cut.source, kernel.string(),
                                               headers.files ? *headers.files : std::vector<grammar::SourceFile>{});
-            if (from_headers.kept.empty() && from_headers.known.empty()) break;
+            if (from_headers.kept.empty() && from_headers.known.empty() && !from_headers.math_constants) break;
             fitness::write_file_atomically(dir / kHeadersFile, from_headers.text);
             set_pre_includes({kHeadersFile});
           }
@@ -242,6 +258,7 @@ void add_init(CLI::App& app) {
             for (const std::string& k : from_headers.kept) std::cout << " " << k << ";";
             for (const std::string& k : from_headers.known)
               std::cout << " " << k << " (" << grammar::well_known_records().name << ", no header here defines it);";
+            if (from_headers.math_constants) std::cout << " <math.h>'s M_PI and its kin (POSIX constants);";
             std::cout << "\n";
           }
           fixed = true;

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "gi/seed/system_header_stand_ins.hpp"
 #include "grammar/kernel_structure.hpp"
 #include "grammar/record_type.hpp"
 #include "grammar/type_aliases.hpp"
@@ -438,6 +439,11 @@ HeaderDeviceCode header_device_code(std::string_view kernel_source, const std::s
     if (!needed.count(name) || defined.count(name) || grammar::find_record_type(kernel_tokens, name, why)) continue;
     out.text += text + "  // " + grammar::well_known_records().name + "\n";
     out.known.push_back(name);
+  }
+  // <math.h>'s M_PI and its kin, which the blanked system includes gave.
+  if (std::any_of(needed.begin(), needed.end(), is_math_constant)) {
+    out.text += "// <math.h>'s POSIX constants, which NVRTC does not define\n" + std::string(math_constants());
+    out.math_constants = true;
   }
   // What was kept, a name once with its lines: "Ceil (Maths.hpp lines 72, 77)".
   std::vector<std::string> order;

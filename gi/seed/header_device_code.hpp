@@ -20,7 +20,8 @@
 //    `a + b` on float3 names no operator).
 // Host functions, kernels and what names std:: are left out. A struct the
 // kernel names that no header defines but gi knows (NIfTI's mat33, mat44:
-// grammar/record_type.hpp) is defined at the top.
+// grammar/record_type.hpp) is defined at the top, as are <math.h>'s POSIX
+// constants (M_PI) where the kept code names one.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@ struct HeaderDeviceCode {
   std::string text;               // the file's content
   std::vector<std::string> kept;  // "IndexToDims (CudaCommon.hpp line 143)"
   std::vector<std::string> known; // well-known structs defined at the top ("mat33")
+  bool math_constants = false;    // <math.h>'s M_PI and kin, which kernel.cu names, defined at the top
 };
 
 // `kernel_source`: kernel.cu as cut (grammar's view of what it names);

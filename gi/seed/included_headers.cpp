@@ -1,5 +1,6 @@
 #include "gi/seed/included_headers.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -23,13 +24,23 @@ class HeaderReader {
 
   // The local includes of `text` (a file in `folder`), in order, each read
   // with its own includes before the next.
+  // An `#include <name>` is the project's where an --include-dir holds it
+  // (CubicInterpolationCUDA's examples build with -I../../code and write
+  // `#include <cubicTex2D.cu>`), a system header otherwise.
   void follow(const std::string& text, const fs::path& folder, int depth) {
     static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+    static const std::regex angle_include(R"re(^\s*#\s*include\s*<([^>]+)>)re");
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
       std::smatch m;
       if (std::regex_search(line, m, include)) read(m[1].str(), folder, depth);
+      else if (std::regex_search(line, m, angle_include) && in_include_dirs(m[1].str())) read(m[1].str(), folder, depth);
     }
+  }
+
+  bool in_include_dirs(const std::string& name) const {
+    std::error_code ec;
+    return std::any_of(dirs_.begin(), dirs_.end(), [&](const fs::path& d) { return fs::is_regular_file(d / name, ec); });
   }
 
   // `as_given`: a pre-include, also looked for as the user wrote it (from

@@ -53,6 +53,9 @@ bool is_system_header(const std::string& name) {
       "math.h", "setjmp.h", "signal.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
       "string.h", "time.h", "wchar.h", "wctype.h", "malloc.h", "memory.h", "omp.h", "pthread.h", "unistd.h",
       "fcntl.h", "dirent.h", "getopt.h", "strings.h", "values.h", "error.h",
+      // The old CUDA SDK's host utilities (timers, CUT_SAFE_CALL), which no
+      // toolkit ships now; its device maths, cutil_math.h, is not one.
+      "cutil.h", "cutil_inline.h",
       // C++
       "algorithm", "array", "atomic", "bitset", "cassert", "cfloat", "chrono", "climits", "cmath", "complex",
       "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "deque", "exception", "fstream", "functional",

@@ -44,7 +44,7 @@ std::string fill(const std::string& what) { return std::string(fitness::kFillMar
 // generate or check it.
 std::string spec_type(const std::string& base) {
   for (const char* t : {"float", "double", "int", "unsigned", "bool", "int64", "uint64", "uint8", "int8", "uint16", "int16",
-                        "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4", "uchar4"})
+                        "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4", "uchar4", "long2", "ulong2"})
     if (fitness::type_matches(t, base)) return t;
   return "";
 }
@@ -271,8 +271,10 @@ json texture_field(const std::string& name, const analysis::PointerUse* u, const
     t["extent"] = json::array();
     for (const analysis::SymbolicSize& e : u->texture_extent) t["extent"].push_back(e.text());
   } else {
+    const char* example = u->texture_dimensions == 1 ? "W" : u->texture_dimensions == 2 ? "W,H" : "W,H,D";
     t["extent"] = fill("the width, height and depth of the CUDA array that texture '" + name + "' reads" +
-                       (u->refusal.empty() ? std::string() : ": gi could not infer them: " + u->refusal));
+                       (u->refusal.empty() ? std::string() : ": gi could not infer them: " + u->refusal) +
+                       " (or give them: --size " + name + "=" + example + ")");
   }
   // The sampler is set where the host makes the texture, which gi does not see.
   const auto e = fitness::element_type_from_name(type);
@@ -281,10 +283,12 @@ json texture_field(const std::string& name, const analysis::PointerUse* u, const
   t["address"] = "clamp";
   t["normalized"] = u->texture_normalized;
   if (u->texture_extent.empty()) return t;  // the coordinates unread: the sampler stays the default
+  const std::string coordinates = !u->texture_helper.empty() ? "it is read in " + u->texture_helper + ", unseen"
+                                  : u->texture_real_coordinates ? "its coordinates are floats"
+                                                                : "its coordinates are whole";
   s.inferred.push_back("texture '" + name + "': a CUDA array of " + std::to_string(u->texture_dimensions) +
-                       " dimensions, " + (linear ? "linear" : "point") + " filtering (" +
-                       (u->texture_real_coordinates ? "its coordinates are floats" : "its coordinates are whole") +
-                       "), " + (u->texture_normalized ? "normalised" : "plain") + " coordinates, clamped");
+                       " dimensions, " + (linear ? "linear" : "point") + " filtering (" + coordinates + "), " +
+                       (u->texture_normalized ? "normalised" : "plain") + " coordinates, clamped");
   s.notes.push_back("texture '" + name + "': the host sets its sampler, which gi cannot see: check \"filter\", "
                     "\"address\" and \"normalized\" against the cudaTextureDesc your code creates it with");
   return t;
@@ -355,8 +359,27 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                                "' has no integer scalar parameter or __constant__ '" + size + "'");
     exact_names[axis] = size;
   }
-  const analysis::ParameterUse use =
+  analysis::ParameterUse use =
       exact_names.empty() ? unnamed : analysis::analyse_parameter_use(g.parsed(), *kernel, headers, exact_names);
+  // An array texture the kernel passes to a helper gi does not read has an
+  // extent only the user knows: `--size coeffs=512,512` makes it workload
+  // variables (coeffs_x, coeffs_y), varied like any size.
+  for (analysis::PointerUse& u : use.pointers) {
+    const std::string type = u.texture_dimensions == 1 ? "int" : u.texture_dimensions == 2 ? "int2" : "int3";
+    const std::vector<std::string> extent = variable_names(u.name, type);
+    if (u.texture_dimensions == 0 || !u.texture_extent.empty() || !given.sizes.count(extent[0]) ||
+        std::find(scalar_names.begin(), scalar_names.end(), extent[0]) != scalar_names.end())
+      continue;
+    add_scalar(u.name, type);
+    analysis::SymbolicSize count = analysis::SymbolicSize::constant(1);
+    for (const std::string& e : extent) {
+      u.texture_extent.push_back(analysis::SymbolicSize::name(e));
+      count = count * u.texture_extent.back();
+    }
+    u.count = count;
+    u.count_evidence = "--size " + u.name + ": the extent of the CUDA array it reads (" + u.refusal + ")";
+    u.refusal.clear();
+  }
   SizeMultiples multiples;
   for (int a = 0; a < 3; ++a)
     if (use.work.exact[a]) {
@@ -536,8 +559,11 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       const std::string fetch = u && u->texture_dimensions > 0 ? "tex" + std::to_string(u->texture_dimensions) + "D"
                                                                 : "tex1Dfetch";
       if (const auto e = fitness::element_type_from_name(type); e && fitness::fits_linear_texture(*e)) {
-        s.inferred.push_back("texture '" + p.name + "': a buffer of " + type + " (the kernel reads it with " + fetch +
-                             "<" + type + ">, from line " + std::to_string(u->first_line) + ")");
+        s.inferred.push_back("texture '" + p.name + "': a buffer of " + type +
+                             (u->texture_helper.empty() ? " (the kernel reads it with " + fetch + "<" + type + ">"
+                                                        : " (the kernel passes it to " + u->texture_helper + " as texture<" +
+                                                              type + ", " + std::to_string(u->texture_dimensions) + ">") +
+                             ", from line " + std::to_string(u->first_line) + ")");
       } else {
         s.notes.push_back("parameter '" + p.name + "' is a texture object: its buffer's type is the T of the kernel's "
                           "tex1Dfetch<T> calls, of one, two or four 32-bit words (float, float2, float4, int, "

@@ -51,6 +51,24 @@ const char* const kFloats =
     "#define FLT_MAX 3.40282347e+38F\n#define DBL_MAX 1.7976931348623157e+308\n"
     "#endif\n";
 
+// POSIX's constants of <math.h> (M_PI, ...), which glibc defines and NVRTC
+// does not: NiftyReg's sinc kernel names M_PI. Each alone, as a project
+// may define one of them itself.
+const char* const kMathConstants =
+    "#ifndef M_E\n#define M_E 2.7182818284590452354\n#endif\n"
+    "#ifndef M_LOG2E\n#define M_LOG2E 1.4426950408889634074\n#endif\n"
+    "#ifndef M_LOG10E\n#define M_LOG10E 0.43429448190325182765\n#endif\n"
+    "#ifndef M_LN2\n#define M_LN2 0.69314718055994530942\n#endif\n"
+    "#ifndef M_LN10\n#define M_LN10 2.30258509299404568402\n#endif\n"
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n"
+    "#ifndef M_PI_2\n#define M_PI_2 1.57079632679489661923\n#endif\n"
+    "#ifndef M_PI_4\n#define M_PI_4 0.78539816339744830962\n#endif\n"
+    "#ifndef M_1_PI\n#define M_1_PI 0.31830988618379067154\n#endif\n"
+    "#ifndef M_2_PI\n#define M_2_PI 0.63661977236758134308\n#endif\n"
+    "#ifndef M_2_SQRTPI\n#define M_2_SQRTPI 1.12837916709551257390\n#endif\n"
+    "#ifndef M_SQRT2\n#define M_SQRT2 1.41421356237309504880\n#endif\n"
+    "#ifndef M_SQRT1_2\n#define M_SQRT1_2 0.70710678118654752440\n#endif\n";
+
 // In namespace std too, for the <c...> forms.
 const char* const kStdIntegers =
     "namespace std { using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t; using ::uint8_t;\n"
@@ -74,6 +92,8 @@ const std::map<std::string, std::string>& contents() {
       {"climits", kLimits},
       {"float.h", kFloats},
       {"cfloat", kFloats},
+      {"math.h", kMathConstants},
+      {"cmath", kMathConstants},
       // Host code names FILE in declarations gi cannot blank (prototypes, globals).
       {"stdio.h", std::string(kSizes) + "typedef struct gi_stand_in_file FILE;\n"},
       {"cstdio", std::string(kSizes) + kStdSizes + "typedef struct gi_stand_in_file FILE;\nnamespace std { using ::FILE; }\n"},
@@ -95,5 +115,11 @@ std::string system_header_stand_in(const std::string& name) {
 }
 
 bool stand_in_has_content(const std::string& name) { return contents().count(name) != 0; }
+
+const char* math_constants() { return kMathConstants; }
+
+bool is_math_constant(const std::string& name) {
+  return name.rfind("M_", 0) == 0 && std::string(kMathConstants).find("#ifndef " + name + "\n") != std::string::npos;
+}
 
 }  // namespace gi

@@ -16,5 +16,10 @@ namespace gi {
 std::string system_header_stand_in(const std::string& name);
 // Whether the stand-in of `name` holds types or macros (not only the comment).
 bool stand_in_has_content(const std::string& name);
+// <math.h>'s POSIX constants (M_PI, ...), each under #ifndef, for a cut
+// whose includes are gone (gi/seed/header_device_code.hpp); whether `name`
+// is one of them.
+const char* math_constants();
+bool is_math_constant(const std::string& name);
 
 }  // namespace gi

@@ -76,6 +76,17 @@ std::vector<TextureReference> texture_references(const grammar::ParsedKernel& k)
   return out;
 }
 
+// Whether token t is an argument of a texture or surface fetch (`tex2D(r,`
+// on a 3-D reference is a fetch of the wrong dimensions, not a helper call).
+bool in_fetch_call(const std::vector<Token>& tk, std::size_t t) {
+  for (std::size_t u = t, depth = 0; u-- > 0;) {
+    if (tk[u].is(")")) ++depth;
+    if (tk[u].is("(") && depth-- == 0)
+      return u > 0 && (tk[u - 1].text.rfind("tex", 0) == 0 || tk[u - 1].text.rfind("surf", 0) == 0);
+  }
+  return false;
+}
+
 // Text inserted at a byte offset of the source.
 struct Edit {
   std::size_t offset;
@@ -145,6 +156,31 @@ std::string pass_to_helpers(const grammar::ParsedKernel& k, int kernel,
 
 }  // namespace
 
+const char* texture_reference_shim() {
+  // Written for gi. CUDA 12 dropped the `texture` template; this one holds
+  // a texture object, and the fetches take it as the references were taken.
+  // Only element-type references are ported, so a fetch returns T.
+  return R"(// gi init: texture references, which CUDA 12 removed, as values over a
+// texture object, so that helpers written for them (`template <class T,
+// enum cudaTextureReadMode mode> float f(texture<T, 2, mode> tex, ...)`)
+// build unchanged. kernel.cu passes `texture<T, dim>(object)`.
+#pragma once
+template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
+struct texture {
+  cudaTextureObject_t object;
+  __host__ __device__ texture(cudaTextureObject_t o) : object(o) {}
+};
+template <class T, enum cudaTextureReadMode mode>
+__device__ T tex1Dfetch(texture<T, 1, mode> t, int i) { return tex1Dfetch<T>(t.object, i); }
+template <class T, enum cudaTextureReadMode mode>
+__device__ T tex1D(texture<T, 1, mode> t, float x) { return tex1D<T>(t.object, x); }
+template <class T, enum cudaTextureReadMode mode>
+__device__ T tex2D(texture<T, 2, mode> t, float x, float y) { return tex2D<T>(t.object, x, y); }
+template <class T, enum cudaTextureReadMode mode>
+__device__ T tex3D(texture<T, 3, mode> t, float x, float y, float z) { return tex3D<T>(t.object, x, y, z); }
+)";
+}
+
 TexturePort port_texture_references(std::string_view source, const std::string& file_name, const std::string& entry) {
   TexturePort port{std::string(source), {}, {}};
   const grammar::ParsedKernel k = grammar::parse_kernel(source, file_name);
@@ -173,6 +209,7 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   // be a fetch of the reference's dimensions.
   std::vector<const TextureReference*> used;
   std::vector<std::pair<std::size_t, std::string>> fetches;  // token of the fetch, its template argument
+  std::vector<std::pair<std::size_t, const TextureReference*>> arguments;  // a reference passed to a function
   std::map<int, std::vector<const TextureReference*>> helper_reads;  // helper -> the references it reads
   for (const TextureReference& r : references) {
     bool named = false;
@@ -191,6 +228,18 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
           const bool fetch = t >= 2 && tk[t - 1].is("(") &&
                              (tk[t - 2].is(fetch_name) || (r.dimensions == 1 && tk[t - 2].is("tex1D"))) &&
                              t + 1 < tk.size() && tk[t + 1].is(",");
+          // Passed whole to a function (`cubicTex2D(coeffs, x, y)`, a
+          // template over `texture<T, 2, mode>` in a header): the argument
+          // becomes a `texture<T, dim>` over the object, which the shim
+          // below defines, with the fetches such helpers make.
+          const bool argument = !fetch && t >= 1 && (tk[t - 1].is("(") || tk[t - 1].is(",")) && t + 1 < tk.size() &&
+                                (tk[t + 1].is(",") || tk[t + 1].is(")")) && r.type.find(' ') == std::string::npos &&
+                                !in_fetch_call(tk, t);
+          if (argument) {
+            arguments.push_back({t, &r});
+            here = true;
+            continue;
+          }
           if (!fetch) {
             port.refusal = "texture reference '" + r.name + "' (line " + std::to_string(r.line) + ") is named on line " +
                            std::to_string(tk[t].line) + " other than as " + fetch_name + "(" + r.name + ", ...)";
@@ -228,7 +277,14 @@ TexturePort port_texture_references(std::string_view source, const std::string& 
   if (empty_list) parameters = parameters.substr(2);
   edits.push_back({tk[close].offset, parameters});
   for (const auto& [t, type] : fetches) edits.push_back({tk[t].offset + tk[t].text.size(), "<" + type + ">"});
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset > b.offset; });
+  for (const auto& [t, r] : arguments) {
+    edits.push_back({tk[t].offset, "texture<" + r->type + ", " + std::to_string(r->dimensions) + ">("});
+    edits.push_back({tk[t].offset + tk[t].text.size(), ")"});
+  }
+  port.wraps_references = !arguments.empty();
+  // Stable: of two inserts at one offset the later-pushed lands first (a
+  // wrapped argument's `)` before the `, NAME` a helper call gains).
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset > b.offset; });
   std::string& text = port.source;
   // Blanking keeps every offset, so it may come first.
   for (const TextureReference* r : used) {

@@ -20,6 +20,11 @@
 // or normalised, is named other than in a fetch of its dimensions, or is
 // read by a template helper, by overloads that differ in what they read,
 // or by a helper called from one that does not read it.
+// A reference passed whole to a function (`cubicTex2D(coeffs, x, y)`, whose
+// helper takes `texture<T, 2, mode>`, often from a header) is passed as
+// `texture<T, dim>(coeffs)`: texture_reference_shim() defines that type over
+// the object and the fetches of it, so such helpers build unchanged; gi init
+// writes it beside kernel.cu as the first pre-include.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +35,12 @@ struct TexturePort {
   std::string source;                // the file with the port applied (unchanged when nothing was ported)
   std::vector<std::string> ported;   // "texture<float4, 1, ...> controlPointTexture (line 20)"
   std::string refusal;               // why the kernel's texture references were left as they are
+  bool wraps_references = false;     // a reference is passed to a function: the source needs the shim
 };
+
+// The file a seed whose port wraps references pre-includes first.
+inline constexpr const char* kTextureReferenceShimFile = "texture_references.cuh";
+const char* texture_reference_shim();
 
 // `entry`: the kernel to port (the file's only kernel when empty).
 TexturePort port_texture_references(std::string_view source, const std::string& file_name, const std::string& entry);
