@@ -18,6 +18,7 @@
 #include "gi/publish/validation.hpp"
 #include "gi/seed/block_size_choice.hpp"
 #include "gi/seed/init_workloads.hpp"
+#include "gi/seed/mode_scalars.hpp"
 #include "gi/seed/input_distributions.hpp"
 #include "gi/seed/record_params.hpp"
 #include "gi/seed/tolerance_draft.hpp"
@@ -1013,6 +1014,25 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
       sized ? held_out_sizes(base, known_sizes, values, static_cast<double>(kMinValidationValues), usable, multiples)
             : std::vector<SizeSet>(5, base);
   for (std::size_t i = 1; i < held_out.size(); i += 2) held_out[i] = flipped(held_out[i]);
+  // A scalar that picks a mode (`kernelType == 0`, ... : gi/seed/mode_scalars.hpp)
+  // and sizes nothing: the held-out workloads go through every value the
+  // kernel names and the timed one's, and a small check more runs each
+  // value the timed workload does not (so coverage reaches every mode).
+  std::set<std::string> mode_candidates;
+  for (const std::string& n : scalar_names)
+    if (base.count(n) && !bools.count(n) && !size_vars.count(n) && largest.count(n)) mode_candidates.insert(n);
+  std::map<std::string, std::set<long long>> modes = mode_values(g.parsed(), *kernel, mode_candidates);
+  std::vector<std::pair<std::string, long long>> other_modes;  // a small check each
+  for (auto& [name, values] : modes) {
+    // One more than the largest it names takes the branch none of them does
+    // (the `else` after `== 0`, `== 1`, `== 4`: NiftyReg's cubic).
+    values.insert(*values.rbegin() + 1);
+    values.insert(static_cast<long long>(base.at(name)));
+    const std::vector<long long> all(values.begin(), values.end());
+    for (std::size_t i = 0; i < held_out.size(); ++i) held_out[i][name] = static_cast<double>(all[i % all.size()]);
+    for (const long long v : all)
+      if (v != static_cast<long long>(base.at(name)) && other_modes.size() < 8) other_modes.emplace_back(name, v);
+  }
   json validate = json::array();
   for (int i = 0; i < 5; ++i)
     validate.push_back({{"generator", "random"}, {"seed", 1000 + i + 1},
@@ -1097,6 +1117,27 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
                                        {"variables", variables(small, "on a small workload (odd sizes reach the edges)", 5)},
                                        {"purpose", purpose}}})},
         {"validate", validate}}}};
+  for (const auto& [name, v] : other_modes) {
+    SizeSet at = small;
+    at[name] = static_cast<double>(v);
+    s.spec["workloads"]["train_checks"].push_back(
+        {{"generator", "random"},
+         {"variables", variables(at, "on a small workload (odd sizes reach the edges)", 5)},
+         {"purpose", "the small check's sizes with " + name + " = " + std::to_string(v) +
+                         ": the branches the timed workload's " + name + " does not take"}});
+  }
+  if (!modes.empty()) {
+    std::string text;
+    for (const auto& [name, values] : modes) {
+      text += (text.empty() ? "" : "; ") + name + " in {";
+      std::string list;
+      for (const long long v : values) list += (list.empty() ? "" : ", ") + std::to_string(v);
+      text += list + "}";
+    }
+    s.inferred.push_back("modes: " + text + " (the values the kernel compares them with, one past the largest, "
+                         "and the timed one's): a small check at each value the timed workload does not take, and "
+                         "the held-out workloads go through them all");
+  }
   if (!coverage_exempt.empty()) s.spec["coverage_exempt"] = coverage_exempt;
   if (constants_json.empty()) s.spec.erase("constants");
   untie_spec(s.spec, given.tied);
