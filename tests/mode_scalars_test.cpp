@@ -30,18 +30,21 @@ __global__ void resample(const float* in, float* out, int n, int order, float sh
 
 TEST(ModeScalars, TheValuesAKernelComparesAParameterWith) {
   const grammar::ParsedKernel k = grammar::parse_kernel(
-      "__global__ void k(float* o, int mode, int n, int step) {\n"
+      "__global__ void k(float* o, int mode, int n, int step, int rows, int cols) {\n"
       "  if (mode == 2 || 7 == mode) o[0] = 1.f;\n"
       "  switch (n) { case 3: o[1] = 2.f; break; case -1: break; }\n"
       "  step += 1;\n"
       "  if (step != 4) o[2] = 3.f;\n"
+      "  if ((step + 1) % rows == 0 && cols == 2 && cols * 2 < 9) o[3] = 4.f;\n"
       "}\n",
       "k.cu");
-  const auto modes = mode_values(k, k.functions[0], {"mode", "n", "step"});
+  const auto modes = mode_values(k, k.functions[0], {"mode", "n", "step", "rows", "cols"});
   ASSERT_EQ(modes.size(), 2u);
   EXPECT_EQ(modes.at("mode"), (std::set<long long>{2, 7}));
   EXPECT_EQ(modes.at("n"), (std::set<long long>{-1, 3}));
   EXPECT_FALSE(modes.count("step"));  // assigned in the body
+  EXPECT_FALSE(modes.count("rows"));  // the remainder is compared, not rows
+  EXPECT_FALSE(modes.count("cols"));  // also computed with: a quantity
 }
 
 TEST(ModeScalars, EachOtherModeGetsASmallCheckAndTheHeldOutGoThroughThem) {

@@ -30,6 +30,11 @@ std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKern
     if (&k.functions[f] == &kernel) index = static_cast<int>(f);
   std::map<std::string, std::set<long long>> out;
   std::set<std::string> assigned;  // a parameter the body changes picks no mode
+  // One the body computes with or orders (`(ei + 1) % d_Nr == 0`, `i < n`) is
+  // a quantity, not a mode.
+  std::set<std::string> quantity;
+  static const std::set<std::string> arithmetic = {"+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=",
+                                                   "&", "|", "^", "["};
   const auto& tk = k.tokens;
   const auto code = [&](std::size_t t) { return t < tk.size() && tk[t].kind != TokenKind::Comment; };
   for (const grammar::Element& e : k.elements) {
@@ -39,6 +44,9 @@ std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKern
       if (tk[t].kind != TokenKind::Identifier || !candidates.count(tk[t].text)) continue;
       const std::string& name = tk[t].text;
       if (t > e.tokens.first && (tk[t - 1].is(".") || tk[t - 1].is("->"))) continue;
+      if ((t > e.tokens.first && arithmetic.count(tk[t - 1].text) && !tk[t - 1].is("[")) ||
+          (t + 1 <= e.tokens.last && arithmetic.count(tk[t + 1].text)))
+        quantity.insert(name);
       if (t + 1 <= e.tokens.last) {
         const std::string& op = tk[t + 1].text;
         if (op == "=" || op == "+=" || op == "-=" || op == "++" || op == "--" || op == "*=" || op == "/=")
@@ -70,6 +78,7 @@ std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKern
     }
   }
   for (const std::string& a : assigned) out.erase(a);
+  for (const std::string& q : quantity) out.erase(q);
   return out;
 }
 

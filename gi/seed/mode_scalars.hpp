@@ -15,7 +15,8 @@ namespace gi {
 
 // Each of `candidates` (by-value integer parameters that size nothing) that
 // the kernel's own body compares with `==`, `!=` or a `case` label, with the
-// numbers it names, smallest first.
+// numbers it names, smallest first; none the body assigns, computes with or
+// orders (`n % d == 0` compares the remainder: d is a quantity).
 std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKernel& k, const grammar::Function& kernel,
                                                       const std::set<std::string>& candidates);
 
