@@ -64,5 +64,18 @@ TEST(ModeScalars, EachOtherModeGetsASmallCheckAndTheHeldOutGoThroughThem) {
   EXPECT_EQ(spec["workloads"]["train"]["variables"]["order"], 1);
 }
 
+// An unsigned scalar compared with -1 (its largest value) takes no negative value.
+TEST(ModeScalars, AnUnsignedModeTakesNoNegativeValue) {
+  std::string source = kResample;
+  source.replace(source.find("int order"), 9, "unsigned order");
+  source.replace(source.find("if (order == 0)"), 15, "if (order != -1 && order == 0)");
+  const SpecScaffold s = scaffold_spec(source, "k.cu", std::nullopt, "user",
+                                       parse_init_sizes({"n=100000", "order=1", "shift=0.25"}, {}));
+  const json spec = json::parse(s.spec.dump());
+  for (const json& c : spec["workloads"]["train_checks"]) EXPECT_GE(c["variables"]["order"].get<int>(), 0) << c.dump();
+  for (const json& v : spec["workloads"]["validate"]) EXPECT_GE(v["variables"]["order"].get<int>(), 0) << v.dump();
+  EXPECT_EQ(spec["workloads"]["train_checks"].size(), 3u);
+}
+
 }  // namespace
 }  // namespace gi

@@ -1034,12 +1034,14 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
     if (base.count(n) && !bools.count(n) && !size_vars.count(n) && largest.count(n)) mode_candidates.insert(n);
   std::map<std::string, std::set<long long>> modes = mode_values(g.parsed(), *kernel, mode_candidates);
   std::vector<std::pair<std::string, long long>> other_modes;  // a small check each
-  for (auto& [name, values] : modes) {
+  for (auto& [name, named] : modes) {
     // One more than the largest it names takes the branch none of them does
     // (the `else` after `== 0`, `== 1`, `== 4`: NiftyReg's cubic).
-    values.insert(*values.rbegin() + 1);
-    values.insert(static_cast<long long>(base.at(name)));
-    const std::vector<long long> all(values.begin(), values.end());
+    named.insert(*named.rbegin() + 1);
+    named.insert(static_cast<long long>(base.at(name)));
+    // An unsigned scalar takes no negative value (`mode != -1` tests its largest).
+    if (largest.at(name) > 2147483647.0) named.erase(named.begin(), named.lower_bound(0));
+    const std::vector<long long> all(named.begin(), named.end());
     for (std::size_t i = 0; i < held_out.size(); ++i) held_out[i][name] = static_cast<double>(all[i % all.size()]);
     for (const long long v : all)
       if (v != static_cast<long long>(base.at(name)) && other_modes.size() < 8) other_modes.emplace_back(name, v);
@@ -1139,10 +1141,10 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   }
   if (!modes.empty()) {
     std::string text;
-    for (const auto& [name, values] : modes) {
+    for (const auto& [name, named] : modes) {
       text += (text.empty() ? "" : "; ") + name + " in {";
       std::string list;
-      for (const long long v : values) list += (list.empty() ? "" : ", ") + std::to_string(v);
+      for (const long long v : named) list += (list.empty() ? "" : ", ") + std::to_string(v);
       text += list + "}";
     }
     s.inferred.push_back("modes: " + text + " (the values the kernel compares them with, one past the largest, "
