@@ -183,7 +183,7 @@ void add_init(CLI::App& app) {
     };
     if (port.wraps_references) fitness::write_file_atomically(dir / kTextureReferenceShimFile, texture_reference_shim());
     else fs::remove(dir / kTextureReferenceShimFile);  // an earlier gi init's
-    if (!after_shim(a->pre_includes).empty()) s.spec["pre_includes"] = after_shim(a->pre_includes);
+    if (const auto pre = after_shim(a->pre_includes); !pre.empty()) s.spec["pre_includes"] = pre;
     fitness::write_file_atomically(dir / "kernel.cu", seed_source);
     fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
     const std::vector<std::string> left = fitness::fields_to_fill(nlohmann::json::parse(s.spec.dump()));
@@ -227,8 +227,8 @@ void add_init(CLI::App& app) {
         // is an include the host file writes first), the device code cut
         // out of them standing in their place on attempt 2.
         const auto set_pre_includes = [&](const std::vector<std::string>& files) {
-          if (after_shim(files).empty()) s.spec.erase("pre_includes");
-          else s.spec["pre_includes"] = after_shim(files);
+          if (const auto pre = after_shim(files); pre.empty()) s.spec.erase("pre_includes");
+          else s.spec["pre_includes"] = pre;
           fitness::write_file_atomically(dir / "spec.json", s.spec.dump(2) + "\n");
         };
         for (const int attempt : {0, 1, 2}) {

@@ -1,7 +1,8 @@
 #include "gi/seed/mode_scalars.hpp"
 
-#include <cstdlib>
 #include <optional>
+
+#include "analysis/expression.hpp"
 
 namespace gi {
 
@@ -10,15 +11,14 @@ namespace {
 using grammar::Token;
 using grammar::TokenKind;
 
-// A whole number as written (`3`, `-1`, `2u`), or nothing.
+// A whole number as written (`3`, `2u`, `0x10`), negated after a minus:
+// the analysis's reading of a literal.
 std::optional<long long> whole_number(const Token& t, bool negative) {
   if (t.kind != TokenKind::Number) return std::nullopt;
-  std::string text = t.text;
-  while (!text.empty() && (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L'))
-    text.pop_back();
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  const long long v = std::strtoll(text.c_str(), nullptr, 10);
-  return negative ? -v : v;
+  analysis::Expr literal;
+  literal.text = t.text;
+  const auto v = analysis::whole_literal(literal);
+  return v && negative ? std::optional<long long>(-*v) : v;
 }
 
 }  // namespace
