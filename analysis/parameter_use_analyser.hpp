@@ -305,7 +305,14 @@ class Analyser {
   // analysis/parameter_use_ranges.cpp: the range evaluator.
   std::optional<Range> eval(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
                             int depth = 0) const;
+  std::optional<Range> name_range(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                                  int depth) const;
   std::optional<Range> global_index_range(int axis, const Expr& e, const std::map<std::string, Bound>& guards) const;
+  // analysis/parameter_use_counted_loop.cpp: a name read in a counted for
+  // loop of it that gi's elements miss (a lambda's; a shared counter's).
+  std::optional<Range> counted_loop_range(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                                          int depth) const;
+  std::size_t statement_last(std::size_t t) const;
   static Range plus(const Range& a, const Range& b);
   static std::optional<Range> arithmetic(const std::string& op, const Range& a, const Range& b, std::string& why,
                                          bool& known);

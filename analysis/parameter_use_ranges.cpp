@@ -30,119 +30,27 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       why = "'" + e.text + "' is no whole number";
       return std::nullopt;
     case ExprKind::Name: {
-      // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
-      if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
-        return exact(SymbolicSize::constant(m->second.value));
-      if (reals_.count(e.text)) return real_name(e.text, guards, why);
-      const auto g = guards.find(e.text);
-      const auto low = guards.find(kLowerBound + e.text);
-      if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
-        return Range{low->second.limit, g->second.limit - SymbolicSize::constant(1)};
-      if (const auto a = arguments_.find(e.text); a != arguments_.end()) {
-        // A helper's parameter: the caller's argument, where it could say.
-        if (a->second) return a->second;
-        if (why.empty()) why = "the argument for '" + e.text + "' has no range gi can see";
-        return std::nullopt;
+      // Where the name's own reading fails, the counted for loop around the
+      // read (one gi's elements do not see: a lambda's, or a counter several
+      // loops share) bounds it.
+      const std::string why_before = why;
+      if (const auto r = name_range(e, guards, why, depth)) return r;
+      std::string ignored;
+      if (const auto r = counted_loop_range(e, guards, ignored, depth)) {
+        why = why_before;
+        return r;
       }
-      std::optional<Range> own;
-      std::string inner;  // why its definition has no range, under a guard
-      // A local assigned more than once: the value straight-line code
-      // gives it at this read (`out[k++]` after `k = tid * 4`), if any.
-      std::string path_why;
-      const auto path = assigned_once_.count(e.text) ? std::nullopt
-                                                     : straight_line_value(k_, fn_, e.text, e.first, path_why);
-      const auto path_value = path ? parse(path->first, path->last) : std::nullopt;
-      const auto st = starts_.find(e.text);
-      if (path_value) {
-        const std::string why_before = why;
-        own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
-        // Below 0 on its own, but a loop steps it in lockstep with a local a
-        // guard bounds here (analysis/parameter_use_partner.cpp).
-        if (g == guards.end() && (!own || !own->lo.non_negative_for_sizes()))
-          if (const auto r = partner_value(*path, e.first, guards, depth + 1)) {
-            own = r;
-            why = why_before;
-          }
-      } else if (st != starts_.end() && g != guards.end()) {
-        // A growing counter under a guard: from its start up to the guard.
-        if (!steps_grow(e.text, guards, inner, depth)) return std::nullopt;
-        if (const auto d = parse(st->second.first, st->second.second))
-          if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
-            own = Range{r->lo, std::nullopt};
-      } else if (st != starts_.end()) {
-        // A counter that grows (a loop's) under a guard whose limit differs
-        // per thread: from its start up to the limit's largest value here.
-        const auto u = guards.find(kUnreadable + e.text);
-        if (u != guards.end() && u->second.limit_last > 0 && steps_grow(e.text, guards, why, depth))
-          if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
-            std::string ignored;
-            const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
-            const auto d = parse(st->second.first, st->second.second);
-            const auto start = d ? eval(*d, without(guards, e.text), ignored, depth + 1) : std::nullopt;
-            if (l && l->hi && start)  // a negative start is the caller's to refuse (`in[j + 1]`)
-              return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
-          }
-        // Else its start is only its lowest value.
-        if (why.empty())
-          why = u != guards.end()      ? u->second.unreadable
-                : !path_why.empty() && !loop_counters_.count(e.text) ? path_why
-                                    : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
-        return std::nullopt;
-      } else if (const auto d = definition(e.text)) {
-        own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
-                   depth + 1);
-        // A loop's counter starts at its init: that is its largest value
-        // only where the loop counts down; else with no bound here (read
-        // after the loop, or under a condition gi cannot read) it has none.
-        if (own && g == guards.end() && loop_counters_.count(e.text) && !counts_down_.count(e.text)) {
-          if (why.empty()) why = "'" + e.text + "' is a loop's counter, and no bound of the loop holds here";
-          own.reset();
-        }
-      } else if (!path && !path_why.empty() && !loop_counters_.count(e.text)) {
-        own = joined_value(e.text, depth + 1);
-      }
-      // `index == -1` failed: an end at -1 moves past it.
-      if (const auto ne = guards.find(kNotEqual + e.text); own && ne != guards.end()) {
-        const SymbolicSize one = SymbolicSize::constant(1);
-        if (own->lo == ne->second.limit && !own->real) own->lo = own->lo + one;
-        else if (own->hi && *own->hi == ne->second.limit && !own->real) own->hi = *own->hi - one;
-      }
-      if (own && g == guards.end() && low != guards.end()) {
-        // A guard's lower bound (`x >= 0 &&`, or where `if (l < 0) l = 0;`
-        // did not assign): it and the definition's are both lower ends;
-        // the larger, or the one that is never negative.
-        if ((low->second.limit - own->lo).non_negative_for_sizes() ||
-            (!own->lo.non_negative_for_sizes() && low->second.limit.non_negative_for_sizes()))
-          own->lo = low->second.limit;
-      }
-      if (g != guards.end()) {
-        // The guard gives the upper end; the lower end is the definition's.
-        if (!own || !own->lo.non_negative_for_sizes()) {
-          if (why.empty())
-            why = !own && !inner.empty() ? "'" + e.text + "': its definition: " + inner
-                                         : "'" + e.text + "' may be negative";
-          return std::nullopt;
-        }
-        return Range{own->lo, g->second.limit - SymbolicSize::constant(1)};
-      }
-      if (own) return own;
-      if (scalars_.count(e.text)) return exact(SymbolicSize::name(e.text));
-      if (const std::string c = constant_refusal(e.text); !c.empty()) {
-        if (why.empty()) why = c;
-        return std::nullopt;
-      }
-      if (const auto m = symbols_.macro_refusals.find(e.text); m != symbols_.macro_refusals.end()) {
-        if (why.empty()) why = m->second;
-        return std::nullopt;
-      }
-      if (why.empty()) why = path_why.empty() ? "nothing bounds '" + e.text + "'" : path_why;
       return std::nullopt;
     }
     case ExprKind::Cast:
       return conversion(e, guards, why, depth);
     case ExprKind::Index:
       if (const auto r = narrow_load(e)) return r;
-      break;
+      // A load (a guard's limit `i < cindex[tid] / 32`): a value only the
+      // data says, as an index from loaded data is.
+      if (why.empty())
+        why = "'" + expression_text(k_.tokens, e) + "' is read from memory: a value computed from loaded data";
+      return std::nullopt;
     case ExprKind::Unary:
       // `k++` reads k; `++k` reads k + 1 (k as straight-line code leaves it here).
       if (e.children.size() == 1 && (e.text == "post++" || e.text == "post--"))
@@ -261,6 +169,35 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
                                            SymbolicSize::constant(1)};
         }
       }
+      // gridDim.x under a guard on the global index x: the grid gi launches,
+      // ceil_div(bound, block), exactly, with the block size fixed as for
+      // blockIdx.x alone (srad's `nf = NT - (gridDim.x * NT - d_no)`, the
+      // items of the last block). Without such a guard the grid is one
+      // launch.grid leaves to the user, and so is any index over it.
+      if (!e.children.empty() && e.children[0].is_name("gridDim")) {
+        if (!helper_ && !block_symbols_ && e.field == "x" && x_bound_) {
+          if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
+          return exact(SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)));
+        }
+        if (why.empty())
+          why = "'gridDim." + e.field + "' is the grid's extent, and no guard on the global index " + e.field +
+                " names its bound (launch.grid is the user's to give)";
+        return std::nullopt;
+      }
+      // blockDim.x in an index beside the global index's guard (Rodinia's
+      // dwt2d copies a block's bytes through a float view,
+      // `s[(blockDim.x * blockIdx.x >> 2) + x]`): the block size, fixed as
+      // for blockIdx.x alone, so that the count does not change with it;
+      // and threadIdx.x, in a block of that fixed size, below it.
+      if (!helper_ && !block_symbols_ && x_bound_ && !e.children.empty() && e.field == "x") {
+        const long long block = written_block_ ? written_block_ : kFixedBlock;
+        if (e.children[0].is_name("blockDim")) {
+          if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
+          return exact(SymbolicSize::constant(block));
+        }
+        if (e.children[0].is_name("threadIdx") && (per_block_line_ > 0 || written_block_ > 0))
+          return Range{SymbolicSize(), SymbolicSize::constant(block - 1)};
+      }
       // blockIdx.y alone: a row of blocks per item, the global index y.
       if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);
           axis > 0)
@@ -300,6 +237,119 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       break;
   }
   if (why.empty()) why = "'" + expression_text(k_.tokens, e) + "' is not arithmetic gi can bound";
+  return std::nullopt;
+}
+
+// A name's range: a macro, a real, a guard's, a helper's argument, a
+// local's definition or path value, a size.
+std::optional<Range> Analyser::name_range(const Expr& e, const std::map<std::string, Bound>& guards, std::string& why,
+                                         int depth) const {
+  // `#define BLOCK_SIZE 16`: the macro is its value wherever it stands.
+  if (const auto m = symbols_.integer_macros.find(e.text); m != symbols_.integer_macros.end())
+    return exact(SymbolicSize::constant(m->second.value));
+  if (reals_.count(e.text)) return real_name(e.text, guards, why);
+  const auto g = guards.find(e.text);
+  const auto low = guards.find(kLowerBound + e.text);
+  if (g != guards.end() && low != guards.end())  // a clamp's branch: both ends known
+    return Range{low->second.limit, g->second.limit - SymbolicSize::constant(1)};
+  if (const auto a = arguments_.find(e.text); a != arguments_.end()) {
+    // A helper's parameter: the caller's argument, where it could say.
+    if (a->second) return a->second;
+    if (why.empty()) why = "the argument for '" + e.text + "' has no range gi can see";
+    return std::nullopt;
+  }
+  std::optional<Range> own;
+  std::string inner;  // why its definition has no range, under a guard
+  // A local assigned more than once: the value straight-line code
+  // gives it at this read (`out[k++]` after `k = tid * 4`), if any.
+  std::string path_why;
+  const auto path = assigned_once_.count(e.text) ? std::nullopt
+                                                 : straight_line_value(k_, fn_, e.text, e.first, path_why);
+  const auto path_value = path ? parse(path->first, path->last) : std::nullopt;
+  const auto st = starts_.find(e.text);
+  if (path_value) {
+    const std::string why_before = why;
+    own = along_path(*path, *path_value, without(guards, e.text), g == guards.end() ? why : inner, depth + 1);
+    // Below 0 on its own, but a loop steps it in lockstep with a local a
+    // guard bounds here (analysis/parameter_use_partner.cpp).
+    if (g == guards.end() && (!own || !own->lo.non_negative_for_sizes()))
+      if (const auto r = partner_value(*path, e.first, guards, depth + 1)) {
+        own = r;
+        why = why_before;
+      }
+  } else if (st != starts_.end() && g != guards.end()) {
+    // A growing counter under a guard: from its start up to the guard.
+    if (!steps_grow(e.text, guards, inner, depth)) return std::nullopt;
+    if (const auto d = parse(st->second.first, st->second.second))
+      if (const auto r = eval(*d, without(guards, e.text), inner, depth + 1))
+        own = Range{r->lo, std::nullopt};
+  } else if (st != starts_.end()) {
+    // A counter that grows (a loop's) under a guard whose limit differs
+    // per thread: from its start up to the limit's largest value here.
+    const auto u = guards.find(kUnreadable + e.text);
+    if (u != guards.end() && u->second.limit_last > 0 && steps_grow(e.text, guards, why, depth))
+      if (const auto limit = parse(u->second.limit_first, u->second.limit_last)) {
+        std::string ignored;
+        const auto l = eval(*limit, without(guards, e.text), ignored, depth + 1);
+        const auto d = parse(st->second.first, st->second.second);
+        const auto start = d ? eval(*d, without(guards, e.text), ignored, depth + 1) : std::nullopt;
+        if (l && l->hi && start)  // a negative start is the caller's to refuse (`in[j + 1]`)
+          return Range{start->lo, u->second.inclusive ? *l->hi : *l->hi - SymbolicSize::constant(1)};
+      }
+    // Else its start is only its lowest value.
+    if (why.empty())
+      why = u != guards.end()      ? u->second.unreadable
+            : !path_why.empty() && !loop_counters_.count(e.text) ? path_why
+                                : "'" + e.text + "' grows from its start and no guard gi can read bounds it";
+    return std::nullopt;
+  } else if (const auto d = definition(e.text)) {
+    own = eval(*d, g == guards.end() ? guards : without(guards, e.text), g == guards.end() ? why : inner,
+               depth + 1);
+    // A loop's counter starts at its init: that is its largest value
+    // only where the loop counts down; else with no bound here (read
+    // after the loop, or under a condition gi cannot read) it has none.
+    if (own && g == guards.end() && loop_counters_.count(e.text) && !counts_down_.count(e.text)) {
+      if (why.empty()) why = "'" + e.text + "' is a loop's counter, and no bound of the loop holds here";
+      own.reset();
+    }
+  } else if (!path && !path_why.empty() && !loop_counters_.count(e.text)) {
+    own = joined_value(e.text, depth + 1);
+  }
+  // `index == -1` failed: an end at -1 moves past it.
+  if (const auto ne = guards.find(kNotEqual + e.text); own && ne != guards.end()) {
+    const SymbolicSize one = SymbolicSize::constant(1);
+    if (own->lo == ne->second.limit && !own->real) own->lo = own->lo + one;
+    else if (own->hi && *own->hi == ne->second.limit && !own->real) own->hi = *own->hi - one;
+  }
+  if (own && g == guards.end() && low != guards.end()) {
+    // A guard's lower bound (`x >= 0 &&`, or where `if (l < 0) l = 0;`
+    // did not assign): it and the definition's are both lower ends;
+    // the larger, or the one that is never negative.
+    if ((low->second.limit - own->lo).non_negative_for_sizes() ||
+        (!own->lo.non_negative_for_sizes() && low->second.limit.non_negative_for_sizes()))
+      own->lo = low->second.limit;
+  }
+  if (g != guards.end()) {
+    // The guard gives the upper end; the lower end is the definition's.
+    if (!own || !own->lo.non_negative_for_sizes()) {
+      if (why.empty())
+        why = !own && !inner.empty() ? "'" + e.text + "': its definition: " + inner
+                                     : "'" + e.text + "' may be negative";
+      return std::nullopt;
+    }
+    return Range{own->lo, g->second.limit - SymbolicSize::constant(1)};
+  }
+  if (own) return own;
+  if (scalars_.count(e.text)) return exact(SymbolicSize::name(e.text));
+  if (const std::string c = constant_refusal(e.text); !c.empty()) {
+    if (why.empty()) why = c;
+    return std::nullopt;
+  }
+  if (const auto m = symbols_.macro_refusals.find(e.text); m != symbols_.macro_refusals.end()) {
+    if (why.empty()) why = m->second;
+    return std::nullopt;
+  }
+  if (why.empty()) why = path_why.empty() ? "nothing bounds '" + e.text + "'" : path_why;
   return std::nullopt;
 }
 

@@ -141,6 +141,11 @@ sizes_for() {
     CorrectFolding3d)
       echo "$cp3n --size controlPointSpacing=4,4,4 --size controlPointVoxelSpacing=4,4,4 --size referenceImageDims=128,128,128" ;;
     AssembleRigid) echo "--size count=1048576" ;;
+    # Rodinia's srad reduction (opened by gridDim and shared loop counters,
+    # 11-30): the first pass over a 1024^2 image, its sums d_mul = 1 apart.
+    reduce) echo "--size d_Ne=1048576 --size d_no=1048576 --size d_mul=1" ;;
+    # Rodinia's dwt2d component copies (opened by blockDim.x, 11-30): a 2048^2 image.
+    c_CopySrcToComponent*) echo "--size pixels=4194304" ;;
     # NiftyReg 1's B-spline Jacobians (opened by real divisors, 11-30): a
     # 512^2 or 128^3 image under a grid of spacing 4 voxels, which needs
     # 512 / 4 + 3 = 131 nodes (35 in 3-D) along each axis.

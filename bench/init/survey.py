@@ -156,6 +156,9 @@ CAUSES = [
     ("a __constant__ symbol bounds it", r"__constant__"),
     ("a texture a helper reads (its extent unseen)", r"reads it where gi does not look"),
     ("a texture fetch in an index", r"tex1Dfetch|tex2D|tex3D"),
+    # gridDim where no guard names the grid: the grid itself is the user's
+    # to give (launch.grid), a size no guard names, and so is the index.
+    ("an index no guard bounds", r"is the grid's extent, and no guard"),
     ("an index over gridDim", r"gridDim"),
     ("an index from loaded data", r"computed from loaded data"),
     ("a counter incremented inside an index", r"\+\+' is not arithmetic|--' is not arithmetic"),

@@ -852,7 +852,8 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   else if (use.work.fixed_block_line > 0)
     s.inferred.push_back("tunables: block size fixed at " + std::to_string(analysis::kFixedBlock) + " (line " +
                          std::to_string(use.work.fixed_block_line) +
-                         " indexes a buffer by blockIdx.x: one element per block, so the block size sets its length "
+                         " indexes a buffer by blockIdx.x, blockDim.x or gridDim.x (one element per block, or the grid's "
+                         "extent), so the block size sets its length "
                          "and what each element holds; where your host's is another, change tunables.block_sizes and the " +
                          std::to_string(analysis::kFixedBlock) + " in the counts to it)");
 
