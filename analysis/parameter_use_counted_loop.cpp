@@ -72,13 +72,18 @@ std::optional<Range> Analyser::counted_loop_range(const Expr& e, const std::map<
          (tok(next(a)).is("=") && next(next(next(next(a)))) == step_last && tok(next(next(next(a)))).is("*") &&
           ((tok(next(next(a))).is(v) && positive(step_last)) || (positive(next(next(a))) && tok(step_last).is(v)))));
     if (!adds && !multiplies) return std::nullopt;
-    // The body never assigns v, nor does the limit change with it.
-    for (std::size_t t = next(close); t <= statement_last(next(close)); t = next(t))
-      if (tok(t).is(v) && (kAssignments.count(tok(next(t)).text) || tok(next(t)).is("++") || tok(next(t)).is("--") ||
-                           tok(prev(t)).is("++") || tok(prev(t)).is("--")))
-        return std::nullopt;
-    for (std::size_t t = limit_first; t <= limit_last; t = next(t))
+    // The body assigns neither v nor a name of the limit, and the limit
+    // does not read v.
+    std::set<std::string> fixed = {v};
+    for (std::size_t t = limit_first; t <= limit_last; t = next(t)) {
       if (tok(t).is(v)) return std::nullopt;
+      if (tok(t).kind == TokenKind::Identifier) fixed.insert(tok(t).text);
+    }
+    for (std::size_t t = next(close); t <= statement_last(next(close)); t = next(t))
+      if (fixed.count(tok(t).text) && tok(t).kind == TokenKind::Identifier &&
+          (kAssignments.count(tok(next(t)).text) || tok(next(t)).is("++") || tok(next(t)).is("--") ||
+           tok(prev(t)).is("++") || tok(prev(t)).is("--")))
+        return std::nullopt;
     const auto start = parse(start_first, start_last);
     const auto limit = parse(limit_first, limit_last);
     if (!start || !limit) return std::nullopt;

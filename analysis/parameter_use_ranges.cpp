@@ -174,15 +174,17 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       // blockIdx.x alone (srad's `nf = NT - (gridDim.x * NT - d_no)`, the
       // items of the last block). Without such a guard the grid is one
       // launch.grid leaves to the user, and so is any index over it.
-      if (!e.children.empty() && e.children[0].is_name("gridDim")) {
-        if (!helper_ && !block_symbols_ && e.field == "x" && x_bound_) {
+      if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("gridDim")) {
+        if (e.field == "x" && x_bound_) {
           if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
           return exact(SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)));
         }
-        if (why.empty())
-          why = "'gridDim." + e.field + "' is the grid's extent, and no guard on the global index " + e.field +
-                " names its bound (launch.grid is the user's to give)";
-        return std::nullopt;
+        if (!guarded_[e.field == "x" ? 0 : e.field == "y" ? 1 : 2]) {
+          if (why.empty())
+            why = "'gridDim." + e.field + "' is the grid's extent, and no guard on the global index " + e.field +
+                  " names its bound (launch.grid is the user's to give)";
+          return std::nullopt;
+        }
       }
       // blockDim.x in an index beside the global index's guard (Rodinia's
       // dwt2d copies a block's bytes through a float view,

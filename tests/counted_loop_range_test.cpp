@@ -70,5 +70,12 @@ TEST(CountedLoopRange, TheBodyAssigningTheCounterRefuses) {
   EXPECT_EQ(count(use_of(stepped), "U").rfind("none: ", 0), 0u);
 }
 
+TEST(CountedLoopRange, TheBodyAssigningTheLimitRefuses) {
+  std::string moved = kSharedCounter;
+  const std::string read = "s += sums[i];";
+  moved.replace(moved.find(read), read.size(), "{ " + read + " last += 1; }");
+  EXPECT_EQ(count(use_of(moved), "sums").rfind("none: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace gi

@@ -1073,6 +1073,10 @@ TEST(InitWorkloads, SmallChecksAreOddAndHeldOutOnesVaryShapeAndReachTheValues) {
   EXPECT_EQ(small.at("rows"), 29);
   EXPECT_EQ(small.at("scale"), 0.5) << "not a size: kept";
   EXPECT_EQ(small_check_sizes({{"n", 4e6}}, {"n"}).at("n"), 1003);
+  // The grid's bound with its block fixed at 512: a full block beside the
+  // partial last; 1003 already spans two blocks.
+  EXPECT_EQ(small_check_sizes(given, {"cols", "rows"}, {}, {}, {{"rows", 512}}).at("rows"), 541);
+  EXPECT_EQ(small_check_sizes({{"n", 4e6}}, {"n"}, {}, {}, {{"n", 512}}).at("n"), 1003);
   const auto values = [](const SizeSet& s) { return s.at("rows") * s.at("cols"); };
   const auto held = held_out_sizes(given, {"cols", "rows"}, values, 16e6);
   ASSERT_EQ(held.size(), 5u);

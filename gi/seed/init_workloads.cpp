@@ -26,12 +26,15 @@ double kept_multiple(const std::string& name, double v, const SizeMultiples& mul
 }  // namespace
 
 SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names, const UsableSizes& usable,
-                          const SizeMultiples& multiples) {
+                          const SizeMultiples& multiples, const std::map<std::string, double>& past) {
   SizeSet out = given;
   static const double primes[] = {37, 29, 13, 11, 7, 5};
   for (std::size_t i = 0; i < size_names.size(); ++i) {
     const double odd = size_names.size() == 1 ? 1003 : primes[std::min<std::size_t>(i, 5)];
-    out[size_names[i]] = multiples.count(size_names[i]) ? multiples.at(size_names[i]) : odd;
+    const auto p = past.find(size_names[i]);
+    out[size_names[i]] = multiples.count(size_names[i])        ? multiples.at(size_names[i])
+                         : p != past.end() && odd <= p->second ? p->second + odd
+                                                               : odd;
   }
   return usable_or_given(out, given, size_names, usable);
 }

@@ -27,8 +27,12 @@ using UsableSizes = std::function<bool(const SizeSet&)>;
 // value is rounded to the nearest one, at least the number itself.
 using SizeMultiples = std::map<std::string, double>;
 
+// `past`: sizes whose odd value, where it is no more than the number given,
+// is raised by that number (the bound of a grid whose block is fixed at K:
+// K, so that a full block runs beside the partial last).
 SizeSet small_check_sizes(const SizeSet& given, const std::vector<std::string>& size_names,
-                          const UsableSizes& usable = {}, const SizeMultiples& multiples = {});
+                          const UsableSizes& usable = {}, const SizeMultiples& multiples = {},
+                          const std::map<std::string, double>& past = {});
 
 // Five held-out size sets: the size variables scaled (a different factor per
 // variable and workload, the first odd), then all scaled up together until

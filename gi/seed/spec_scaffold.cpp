@@ -1060,7 +1060,16 @@ SpecScaffold scaffold_kernel(std::string_view source, const grammar::Grammar& g,
   std::vector<std::string> small_sizes;
   for (const std::string& n : known_sizes)
     if (!use.real_sizes.count(n)) small_sizes.push_back(n);
-  const SizeSet small = flipped(sized ? small_check_sizes(base, small_sizes, usable, multiples) : base);
+  // A grid bound by one size, its block fixed at K (one element per block,
+  // a block written for K threads): below K the small check would run one
+  // block, never a full one beside the partial last (srad's reduction
+  // takes another path for each).
+  std::map<std::string, double> past_blocks;
+  if (fixed_block > 0 && use.work.bound[0] && use.work.bound[0]->names().size() == 1 &&
+      use.work.bound[0]->text() == use.work.bound[0]->names()[0])
+    past_blocks[use.work.bound[0]->text()] = fixed_block;
+  const SizeSet small =
+      flipped(sized ? small_check_sizes(base, small_sizes, usable, multiples, past_blocks) : base);
   bool has_bool = false;
   for (const std::string& b : bools) has_bool = has_bool || base.count(b);
   std::string exact_sizes;  // "threads_x a multiple of 1024": sizes an exact launch keeps whole
