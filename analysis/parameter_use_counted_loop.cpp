@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "analysis/parameter_use_analyser.hpp"
 
@@ -46,7 +47,7 @@ std::optional<Range> Analyser::counted_loop_range(const Expr& e, const std::map<
     if (!tok(f).is("for") || !tok(next(f)).is("(")) continue;
     const std::size_t open = next(f), close = matching(open);
     if (close >= read || statement_last(next(close)) < read) continue;
-    // Its header: `[int] v = S; v < L (or <=); v++ (++v, v += 1)`.
+    // Its header: `[T] v = S; v < L (or <=); STEP`.
     std::size_t s = next(open);
     while (tok(s).kind == TokenKind::Identifier && tok(next(s)).kind == TokenKind::Identifier)
       s = next(s);  // the type of `for (int v = ...`, `for (unsigned int v = ...`
@@ -59,26 +60,32 @@ std::optional<Range> Analyser::counted_loop_range(const Expr& e, const std::map<
     const std::size_t limit_first = next(op), limit_last = expression_end(limit_first);
     const std::size_t step = next(limit_last);
     if (!tok(step).is(";")) return std::nullopt;
-    const std::size_t a = next(step), step_last = prev(close);
-    const auto positive = [&](std::size_t t) { return tok(t).kind == TokenKind::Number && tok(t).text.find_first_not_of("0123456789uUlL") == std::string::npos && tok(t).text != "0"; };
-    // v++, ++v, v += c: up by c; v *= c, v <<= c, v = c * v, v = v * c:
-    // never below a start >= 0 (srad's `for (i = 2; i <= NT; i = 2 * i)`).
-    const bool adds = (tok(a).is(v) && tok(next(a)).is("++") && next(a) == step_last) ||
-                      (tok(a).is("++") && tok(next(a)).is(v) && next(a) == step_last) ||
-                      (tok(a).is(v) && tok(next(a)).is("+=") && positive(next(next(a))) && next(next(a)) == step_last);
+    // The step, its tokens read as one of: v++, ++v, v += c (up by c); v *=
+    // c, v <<= c, v = c * v, v = v * c (never below a start >= 0: srad's
+    // `for (i = 2; i <= NT; i = 2 * i)`); c a positive whole literal.
+    std::vector<std::string> st;
+    for (std::size_t t = next(step); t < close; t = next(t)) st.push_back(tok(t).text);
+    const auto positive = [](const std::string& c) {
+      return !c.empty() && c[0] >= '1' && c[0] <= '9' && c.find_first_not_of("0123456789uUlL") == std::string::npos;
+    };
+    using Step = std::vector<std::string>;
+    const bool adds = st == Step{v, "++"} || st == Step{"++", v} ||
+                      (st.size() == 3 && st[0] == v && st[1] == "+=" && positive(st[2]));
     const bool multiplies =
-        tok(a).is(v) && next(next(next(a))) <= step_last &&
-        (((tok(next(a)).is("*=") || tok(next(a)).is("<<=")) && positive(next(next(a))) && next(next(a)) == step_last) ||
-         (tok(next(a)).is("=") && next(next(next(next(a)))) == step_last && tok(next(next(next(a)))).is("*") &&
-          ((tok(next(next(a))).is(v) && positive(step_last)) || (positive(next(next(a))) && tok(step_last).is(v)))));
+        (st.size() == 3 && st[0] == v && (st[1] == "*=" || st[1] == "<<=") && positive(st[2])) ||
+        (st.size() == 5 && st[0] == v && st[1] == "=" && st[3] == "*" &&
+         ((st[2] == v && positive(st[4])) || (positive(st[2]) && st[4] == v)));
     if (!adds && !multiplies) return std::nullopt;
-    // The body assigns neither v nor a name of the limit, and the limit
+    // The body assigns neither v nor a name of the start or the limit (the
+    // guards at the read hold for them as the loop began), and the limit
     // does not read v.
     std::set<std::string> fixed = {v};
     for (std::size_t t = limit_first; t <= limit_last; t = next(t)) {
       if (tok(t).is(v)) return std::nullopt;
       if (tok(t).kind == TokenKind::Identifier) fixed.insert(tok(t).text);
     }
+    for (std::size_t t = start_first; t <= start_last; t = next(t))
+      if (tok(t).kind == TokenKind::Identifier) fixed.insert(tok(t).text);
     for (std::size_t t = next(close); t <= statement_last(next(close)); t = next(t))
       if (fixed.count(tok(t).text) && tok(t).kind == TokenKind::Identifier &&
           (kAssignments.count(tok(next(t)).text) || tok(next(t)).is("++") || tok(next(t)).is("--") ||

@@ -177,7 +177,8 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("gridDim")) {
         if (e.field == "x" && x_bound_) {
           if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-          return exact(SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)));
+          const long long block = written_block_ ? written_block_ : kFixedBlock;
+          return exact(SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(block)));
         }
         if (!guarded_[e.field == "x" ? 0 : e.field == "y" ? 1 : 2]) {
           if (why.empty())

@@ -63,6 +63,15 @@ TEST(CountedLoopRange, ASharedCounterTakesTheLoopAroundTheRead) {
   EXPECT_EQ(count(use_of(kSharedCounter), "sums"), "items");
 }
 
+TEST(CountedLoopRange, AStepThatDoublesIsReadAsTheOtherForms) {
+  std::string doubled = kSharedCounter;
+  const std::string step = "i = 2 * i";
+  doubled.replace(doubled.find(step), step.size(), "i *= 2");
+  EXPECT_EQ(count(use_of(doubled), "sums"), "items");
+  doubled.replace(doubled.find("i *= 2"), 6, "i <<= 1");
+  EXPECT_EQ(count(use_of(doubled), "sums"), "items");
+}
+
 TEST(CountedLoopRange, TheBodyAssigningTheCounterRefuses) {
   std::string stepped = kLambdaLoop;
   const std::string read = "t += V[k * 3 + a] * U[k * 3 + b];";
