@@ -157,49 +157,38 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       if (block_symbols_ && !reads_thread_yz_ && !e.children.empty() && (e.field == "y" || e.field == "z") &&
           e.children[0].is_name("blockDim"))
         return exact(SymbolicSize::constant(1));
-      // blockIdx.x alone (one element per block, a two-pass reduction's
-      // partial sums) under a guard on the global index x: below the
-      // grid's blocks, ceil_div(bound, B), with the block size fixed
-      // (WorkItem::fixed_block_line) so the buffer's length and contents
-      // do not change with tuning.
-      if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("blockIdx") && e.field == "x") {
-        if (x_bound_) {
-          if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-          return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock)) -
-                                           SymbolicSize::constant(1)};
-        }
-      }
-      // gridDim.x under a guard on the global index x: the grid gi launches,
-      // ceil_div(bound, block), exactly, with the block size fixed as for
-      // blockIdx.x alone (srad's `nf = NT - (gridDim.x * NT - d_no)`, the
-      // items of the last block). Without such a guard the grid is one
-      // launch.grid leaves to the user, and so is any index over it.
-      if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("gridDim")) {
-        if (e.field == "x" && x_bound_) {
-          if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-          const long long block = written_block_ ? written_block_ : kFixedBlock;
-          return exact(SymbolicSize::ceil_div(*x_bound_, SymbolicSize::constant(block)));
-        }
-        if (!guarded_[e.field == "x" ? 0 : e.field == "y" ? 1 : 2]) {
-          if (why.empty())
-            why = "'gridDim." + e.field + "' is the grid's extent, and no guard on the global index " + e.field +
-                  " names its bound (launch.grid is the user's to give)";
-          return std::nullopt;
-        }
-      }
-      // blockDim.x in an index beside the global index's guard (Rodinia's
-      // dwt2d copies a block's bytes through a float view,
-      // `s[(blockDim.x * blockIdx.x >> 2) + x]`): the block size, fixed as
-      // for blockIdx.x alone, so that the count does not change with it;
-      // and threadIdx.x, in a block of that fixed size, below it.
+      // Under a guard on the global index x, in the kernel's own body, the
+      // launch's extents on x are those gi launches, with the block size
+      // fixed (WorkItem::fixed_block_line, at the block the global index is
+      // written for, else kFixedBlock) so that a buffer's length and
+      // contents do not change with tuning:
+      //  - blockIdx.x alone (one element per block, a two-pass reduction's
+      //    partial sums): below the grid's blocks, ceil_div(bound, block);
+      //  - gridDim.x: that grid exactly (srad's `nf = NT - (gridDim.x * NT -
+      //    d_no)`, the items of the last block);
+      //  - blockDim.x: the block (Rodinia's dwt2d copies a block's bytes
+      //    through a float view, `s[(blockDim.x * blockIdx.x >> 2) + x]`),
+      //    and threadIdx.x, in a block so fixed, below it.
       if (!helper_ && !block_symbols_ && x_bound_ && !e.children.empty() && e.field == "x") {
-        const long long block = written_block_ ? written_block_ : kFixedBlock;
-        if (e.children[0].is_name("blockDim")) {
+        const auto fixed_block = [&] {
           if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-          return exact(SymbolicSize::constant(block));
-        }
+          return SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock);
+        };
+        if (e.children[0].is_name("blockIdx"))
+          return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, fixed_block()) - SymbolicSize::constant(1)};
+        if (e.children[0].is_name("gridDim")) return exact(SymbolicSize::ceil_div(*x_bound_, fixed_block()));
+        if (e.children[0].is_name("blockDim")) return exact(fixed_block());
         if (e.children[0].is_name("threadIdx") && (per_block_line_ > 0 || written_block_ > 0))
-          return Range{SymbolicSize(), SymbolicSize::constant(block - 1)};
+          return Range{SymbolicSize(), SymbolicSize::constant((written_block_ ? written_block_ : kFixedBlock) - 1)};
+      }
+      // gridDim with no guard on the global index of its axis: the grid is
+      // one launch.grid leaves to the user, and so is any index over it.
+      if (!helper_ && !block_symbols_ && !e.children.empty() && e.children[0].is_name("gridDim") &&
+          !guarded_[e.field == "x" ? 0 : e.field == "y" ? 1 : 2]) {
+        if (why.empty())
+          why = "'gridDim." + e.field + "' is the grid's extent, and no guard on the global index " + e.field +
+                " names its bound (launch.grid is the user's to give)";
+        return std::nullopt;
       }
       // blockIdx.y alone: a row of blocks per item, the global index y.
       if (const int axis = e.children.empty() || !e.children[0].is_name("blockIdx") ? -1 : global_index_axis(e);

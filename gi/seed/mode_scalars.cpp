@@ -34,7 +34,7 @@ std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKern
   // a quantity, not a mode.
   std::set<std::string> quantity;
   static const std::set<std::string> arithmetic = {"+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=",
-                                                   "&", "|", "^", "["};
+                                                   "&", "|", "^"};
   const auto& tk = k.tokens;
   const auto code = [&](std::size_t t) { return t < tk.size() && tk[t].kind != TokenKind::Comment; };
   for (const grammar::Element& e : k.elements) {
@@ -44,7 +44,7 @@ std::map<std::string, std::set<long long>> mode_values(const grammar::ParsedKern
       if (tk[t].kind != TokenKind::Identifier || !candidates.count(tk[t].text)) continue;
       const std::string& name = tk[t].text;
       if (t > e.tokens.first && (tk[t - 1].is(".") || tk[t - 1].is("->"))) continue;
-      if ((t > e.tokens.first && arithmetic.count(tk[t - 1].text) && !tk[t - 1].is("[")) ||
+      if ((t > e.tokens.first && arithmetic.count(tk[t - 1].text)) ||
           (t + 1 <= e.tokens.last && arithmetic.count(tk[t + 1].text)))
         quantity.insert(name);
       if (t + 1 <= e.tokens.last) {
