@@ -49,6 +49,16 @@ like_for() {
     # Rodinia's CFD: variables holds density, three momenta and energy, nelr
     # each, drawn in pieces so that the pressure is positive (one
     # distribution for the whole buffer gives NaN); sqrt of the areas.
+    # Rodinia's myocyte: random initial values drive its ODE solver to inf,
+    # so it gets what its host reads for every workload (work_2.cu): y.txt's
+    # 91 values at the start of each workload's (xmax + 1) * 91, and the 16
+    # parameters of params.txt in each 18 (the host reads 18 from the file
+    # of 16; the last two stay as the allocation left them, here 0).
+    solver_2)
+      local data=.corpus/rodinia-data-9419a213/data/myocyte
+      echo "--like 'y:values(@$data/y.txt)[91];constant(0) every (xmax+1)*91'
+            --like 'params:values(@$data/params.txt)[16];constant(0) every 18'
+            --like com:constant(0)" ;;  # com: cudaMalloc'd and never set by the host; 0 here
     cuda_compute_step_factor)
       echo "--like variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];uniform(5,6) --like areas:uniform(0.5,1.5)" ;;
   esac
@@ -265,10 +275,12 @@ for p in scalars:
         {'float': '0.5', 'double': '0.5', 'bool': 'true'}.get(t, '2048')
     print('--size', p['name'] + '=' + v)
 ")"
+  # like_for's words as the shell would split them, quotes kept together ('... every 18')
+  mapfile -t likes < <(like_for "$entry" "$file" | xargs -r -n1 printf '%s\n')
   # (no globbing: a piece's length is in brackets, as in [3*nelr])
   set -f
   # shellcheck disable=SC2046
-  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes $(like_for "$entry" "$file") $(build_for "$file") --check \
+  timeout 120 "$GI" init "$file" --entry "$entry" --out "$dir" --force $sizes "${likes[@]}" $(build_for "$file") --check \
     > "$OUT/corpus-$key.log" 2>&1
   rc=$?
   set +f

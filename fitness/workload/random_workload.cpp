@@ -1,5 +1,6 @@
 #include "fitness/workload/random_workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -33,14 +34,22 @@ std::uint64_t name_hash(const std::string& name) {
 double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 struct Distribution {
-  enum class Kind { Uniform, Normal, Constant } kind = Kind::Uniform;
-  double a = 0, b = 0;  // uniform: lo, hi; normal: mean, sd; constant: value
+  enum class Kind { Uniform, Normal, Constant, Values } kind = Kind::Uniform;
+  double a = 0, b = 0;  // uniform: lo, hi; normal: mean, sd; constant: value; values: lowest, highest
+  std::vector<double> values;  // values: taken in order from the piece's start, over again when used up
 };
 
-// Elements [previous piece's end, end) of a buffer drawn from `d`.
+// Elements [start, end) of each period of a buffer drawn from `d`.
 struct Piece {
   Distribution d;
-  double end = 0;
+  double start = 0, end = 0;
+};
+
+// How a buffer is drawn: pieces laid out over `period` elements, and again
+// over each further period (the whole buffer when no "every" is given).
+struct Layout {
+  std::vector<Piece> pieces;
+  double period = 0;
 };
 
 class Reader {
@@ -73,8 +82,11 @@ class Reader {
 
   // The input's distribution: one for the whole buffer, or pieces (a
   // buffer of several fields laid out one after another, CFD's density,
-  // momentum and energy), each but the last with its length in elements.
-  std::vector<Piece> pieces(const ParamSpec& p, const Variables& v, double count) const {
+  // momentum and energy), each but the last with its length in elements;
+  // with "every", the pieces fill that many elements and repeat (a record
+  // per work item: Rodinia's myocyte reads 91 initial values into the
+  // first slot of each workload's (xmax + 1) * 91).
+  Layout layout(const ParamSpec& p, const Variables& v, double count) const {
     const std::string path = ".inputs." + p.name;
     const json& inputs = workload_.variables.contains("inputs") ? workload_.variables["inputs"] : json::object();
     if (!inputs.is_object()) fail(".inputs", "expected an object: input parameter -> distribution");
@@ -82,11 +94,18 @@ class Reader {
     if (it == inputs.end())
       fail(".inputs", "no distribution for input '" + p.name +
                           "': give {\"uniform\": [lo, hi]}, {\"normal\": [mean, sd]} or {\"constant\": v}");
-    if (!it->is_object() || !it->contains("pieces")) return {Piece{distribution(p, *it, v, path), count}};
+    if (!it->is_object() || !it->contains("pieces")) return {{Piece{distribution(p, *it, v, path), 0, count}}, count};
     const json& list = (*it)["pieces"];
-    if (it->size() != 1 || !list.is_array() || list.empty())
-      fail(path, "expected {\"pieces\": [{\"length\": L, \"uniform\": [lo, hi]}, ..., {\"uniform\": [lo, hi]}]}");
-    std::vector<Piece> out;
+    const bool every = it->contains("every");
+    if (it->size() != 1u + every || !list.is_array() || list.empty())
+      fail(path, "expected {\"pieces\": [{\"length\": L, \"uniform\": [lo, hi]}, ..., {\"uniform\": [lo, hi]}]}, "
+                 "and \"every\": L where they repeat");
+    double period = count;
+    if (every) {
+      period = bound((*it)["every"], v, path + ".every");
+      if (period < 1 || period != std::floor(period)) fail(path + ".every", "expected a whole number of elements, 1 or more");
+    }
+    Layout out{{}, period};
     double end = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string at = path + ".pieces[" + std::to_string(i) + "]";
@@ -100,17 +119,19 @@ class Reader {
         if (length < 0 || length != std::floor(length)) fail(at + ".length", "expected a whole number of elements");
         d.erase("length");
         end += length;
-        if (end > count)
+        if (end > period)
           fail(at + ".length", "the pieces so far hold " + std::to_string(static_cast<long long>(end)) +
-                                   " elements, more than the buffer's " + std::to_string(static_cast<long long>(count)));
+                                   " elements, more than " + (every ? "the period's " : "the buffer's ") +
+                                   std::to_string(static_cast<long long>(period)));
       }
-      out.push_back(Piece{distribution(p, d, v, at), last ? count : end});
+      const double start = out.pieces.empty() ? 0 : out.pieces.back().end;
+      out.pieces.push_back(Piece{distribution(p, d, v, at), start, last ? period : end});
     }
     return out;
   }
 
   Distribution distribution(const ParamSpec& p, const json& spec, const Variables& v, const std::string& path) const {
-    if (!spec.is_object() || spec.size() != 1) fail(path, "expected one of uniform, normal, constant");
+    if (!spec.is_object() || spec.size() != 1) fail(path, "expected one of uniform, normal, constant, values");
     const std::string kind = spec.begin().key();
     const json& args = spec.begin().value();
     Distribution d;
@@ -119,8 +140,9 @@ class Reader {
       d.a = bound(args, v, path + ".constant");
       return d;
     }
+    if (kind == "values") return listed_values(p, args, path + ".values");
     if (kind != "uniform" && kind != "normal")
-      fail(path, "unknown distribution '" + kind + "' (uniform, normal, constant; or pieces)");
+      fail(path, "unknown distribution '" + kind + "' (uniform, normal, constant, values; or pieces)");
     if (!args.is_array() || args.size() != 2) fail(path + "." + kind, "expected two values");
     d.kind = kind == "uniform" ? Distribution::Kind::Uniform : Distribution::Kind::Normal;
     d.a = bound(args[0], v, path + "." + kind + "[0]");
@@ -128,6 +150,24 @@ class Reader {
     if (d.kind == Distribution::Kind::Uniform && d.b < d.a) fail(path + ".uniform", "the upper bound is below the lower");
     if (d.kind == Distribution::Kind::Normal && (!element_is_float(p.type) || d.b < 0))
       fail(path + ".normal", "a normal distribution needs a float buffer and sd >= 0");
+    return d;
+  }
+
+  // A user's own data (Rodinia's y.txt): the numbers in order, whole ones
+  // for an integer buffer.
+  Distribution listed_values(const ParamSpec& p, const json& args, const std::string& path) const {
+    if (!args.is_array() || args.empty()) fail(path, "expected a list of numbers, one or more");
+    Distribution d;
+    d.kind = Distribution::Kind::Values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      if (!args[i].is_number()) fail(at, "expected a number");
+      const double x = args[i].get<double>();
+      if (!element_is_float(p.type) && x != std::floor(x)) fail(at, "'" + p.name + "' holds integers: " + args[i].dump() + " is no whole number");
+      d.values.push_back(x);
+    }
+    d.a = *std::min_element(d.values.begin(), d.values.end());
+    d.b = *std::max_element(d.values.begin(), d.values.end());
     return d;
   }
 
@@ -145,10 +185,13 @@ class Reader {
   const WorkloadSpec& workload_;
 };
 
-double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint64_t i) {
+// Scalar i of the buffer, the k-th of its piece within the period.
+double draw(const Distribution& d, bool integer, std::uint64_t stream, std::uint64_t i, std::uint64_t k) {
   switch (d.kind) {
     case Distribution::Kind::Constant:
       return d.a;
+    case Distribution::Kind::Values:
+      return d.values[k % d.values.size()];
     case Distribution::Kind::Uniform:
       if (integer) {
         const double lo = std::ceil(d.a), hi = std::floor(d.b);
@@ -212,8 +255,8 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     const auto count = static_cast<std::size_t>(count_value);
     const std::size_t eb = element_bytes(p.type), components = element_components(p.type);
     const bool integer = !element_is_float(p.type);
-    const std::vector<Piece> pieces = reader.pieces(p, w.variables, count_value);
-    for (const Piece& piece : pieces) {
+    const Layout layout = reader.layout(p, w.variables, count_value);
+    for (const Piece& piece : layout.pieces) {
       const Distribution& d = piece.d;
       if (integer && element_is_unsigned_int(p.type) && d.kind != Distribution::Kind::Normal && d.a < 0)
         reader.fail(".inputs." + p.name, "an unsigned buffer cannot hold negative values");
@@ -229,11 +272,16 @@ Workload random_workload(const KernelSpec& spec, const WorkloadSpec& workload, s
     }
     std::vector<std::byte> bytes(count * eb);
     const std::uint64_t stream = mix(seed ^ name_hash(p.name));
+    const auto period = static_cast<std::size_t>(layout.period);
     std::size_t piece = 0;
     for (std::size_t e = 0; e < count; ++e) {
-      while (static_cast<double>(e) >= pieces[piece].end) ++piece;
+      const std::size_t at = e % period;
+      if (at == 0) piece = 0;
+      while (static_cast<double>(at) >= layout.pieces[piece].end) ++piece;
+      const auto in_piece = at - static_cast<std::size_t>(layout.pieces[piece].start);
       for (std::size_t c = 0; c < components; ++c)
-        store(p.type, bytes.data() + e * eb, c, draw(pieces[piece].d, integer, stream, e * components + c));
+        store(p.type, bytes.data() + e * eb, c,
+              draw(layout.pieces[piece].d, integer, stream, e * components + c, in_piece * components + c));
     }
     w.inputs[p.name] = std::move(bytes);
   }

@@ -19,6 +19,15 @@
 //       {"length": "3 * nelr", "uniform": [-0.1, 0.1]},
 //       {"uniform": [5, 6]}]}}}
 //
+// A user's own data is "values": the numbers in order, from the piece's
+// start, over again when they run out. Pieces given "every": L fill L
+// elements and repeat, a record per work item (Rodinia's myocyte: 91 initial
+// values at the start of each workload's (xmax + 1) * 91, the rest zero):
+//
+//   "y": {"pieces": [{"length": 91, "values": [1.37e-3, 0.987, ...]},
+//                    {"constant": 0}],
+//         "every": "(xmax + 1) * 91"}
+//
 // Bounds and lengths may be expressions over the numeric variables. The draws depend
 // only on the seed, the parameter's name and its element index, so a
 // workload is the same on every machine.

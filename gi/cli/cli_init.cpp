@@ -121,9 +121,11 @@ void add_init(CLI::App& app) {
   cmd->add_option("--size", a->sizes,
                   "NAME=VALUE: a scalar parameter's or __constant__'s value on the timed workload (e.g. n=4000000; a vector's components dim=256,256,64; a bool true or false; for a kernel with no guard, the threads the host launches, threads_x=1048576, or the size it launches one thread per, threads_x=n; a size your host computes from others, voxelNumber=dims_x*dims_y*dims_z, is that on every workload); repeat for more");
   cmd->add_option("--like", a->likes,
-                  "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD) or constant(V) (default: "
+                  "NAME:DIST: an input's values, uniform(LO,HI), normal(MEAN,SD), constant(V), or your own data, "
+                  "values(V1,V2,...) or values(@FILE) (numbers in order, over again when used up) (default: "
                   "uniform(-1,1) for floats); a buffer of several fields one after another in pieces, each but "
-                  "the last with its length in elements: 'v:uniform(1,2)[n];uniform(5,6)'; repeat for more");
+                  "the last with its length in elements: 'v:uniform(1,2)[n];uniform(5,6)'; pieces that repeat, "
+                  "a record per work item: 'y:values(@y.txt)[91];constant(0) every (xmax+1)*91'; repeat for more");
   cmd->add_flag("--force", a->force, "replace an existing spec.json and kernel.cu");
   cmd->add_flag("--instantiate", a->instantiate,
                 "for a template kernel: kernel.cu is the instance written out (its template parameters replaced), "

@@ -1,6 +1,7 @@
 #include "gi/seed/init_sizes.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -19,11 +20,51 @@ json json_number(double v) {
 
 namespace {
 
+// More would make spec.json a data file; a buffer this long is a workload
+// generator's job (DESIGN.md, "Workloads").
+constexpr std::size_t kMostValues = 1 << 20;
+
+// values(@PATH): the numbers of a text file, separated by white space or
+// commas (Rodinia's y.txt, one a line).
+json values_from_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(what + ": cannot read '" + path + "'");
+  json values = json::array();
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    for (char& c : line)
+      if (c == ',') c = ' ';
+    std::stringstream words(line);
+    for (std::string word; words >> word;) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(word, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != word.size() || used == 0)
+        throw std::runtime_error(what + ": " + path + ":" + std::to_string(number) + ": '" + word + "' is no number");
+      if (values.size() == kMostValues)
+        throw std::runtime_error(what + ": " + path + " holds more than " + std::to_string(kMostValues) +
+                                 " values: give a distribution instead");
+      values.push_back(json_number(v));
+    }
+  }
+  if (values.empty()) throw std::runtime_error(what + ": " + path + " holds no numbers");
+  return {{"values", std::move(values)}};
+}
+
 json parse_distribution(const std::string& text, const std::string& what) {
-  static const std::regex form(R"(\s*(uniform|normal|constant)\s*\(([^)]*)\)\s*)");
+  static const std::regex form(R"(\s*(uniform|normal|constant|values)\s*\(([^)]*)\)\s*)");
   std::smatch m;
   if (!std::regex_match(text, m, form))
-    throw std::runtime_error(what + ": expected uniform(LO,HI), normal(MEAN,SD) or constant(V), got '" + text + "'");
+    throw std::runtime_error(what + ": expected uniform(LO,HI), normal(MEAN,SD), constant(V), values(V1,V2,...) or "
+                             "values(@FILE), got '" + text + "'");
+  const std::string kind = m[1].str();
+  if (kind == "values" && std::regex_match(m[2].str(), std::regex(R"(\s*@.*)"))) {
+    const std::string path = std::regex_replace(m[2].str(), std::regex(R"(^\s*@\s*|\s+$)"), "");
+    return values_from_file(path, what);
+  }
   std::vector<double> args;
   std::stringstream ss(m[2].str());
   std::string part;
@@ -34,16 +75,47 @@ json parse_distribution(const std::string& text, const std::string& what) {
       throw std::runtime_error(what + ": '" + part + "' is no number");
     }
   }
-  const std::string kind = m[1].str();
+  if (kind == "values") {
+    if (args.empty()) throw std::runtime_error(what + ": values takes one number or more, or @FILE");
+    json values = json::array();
+    for (double v : args) values.push_back(json_number(v));
+    return {{"values", std::move(values)}};
+  }
   if (args.size() != (kind == "constant" ? 1u : 2u))
     throw std::runtime_error(what + ": " + kind + " takes " + (kind == "constant" ? "one number" : "two numbers"));
   if (kind == "constant") return {{"constant", json_number(args[0])}};
   return {{kind, json::array({json_number(args[0]), json_number(args[1])})}};
 }
 
+// A length in elements: a number, or an expression of the sizes.
+json parse_length(const std::string& length) {
+  const fitness::Expression e = fitness::Expression::parse(length);
+  return e.variables().empty() ? json_number(e.evaluate({})) : json(length);
+}
+
+json parse_pieces(const std::string& text, const std::string& what);
+
 // One distribution, or pieces separated by ';', each but the last with its
-// length in elements in brackets: `uniform(1,2)[nelr];uniform(5,6)`.
+// length in elements in brackets: `uniform(1,2)[nelr];uniform(5,6)`; and
+// `every LENGTH` after them where they repeat, a record per work item.
 json parse_like(const std::string& text, const std::string& what) {
+  static const std::regex every(R"(^(.*\S)\s+every\s+(.+?)\s*$)");
+  std::smatch m;
+  if (std::regex_match(text, m, every)) {
+    json layout = parse_pieces(m[1].str(), what);
+    if (!layout.contains("pieces")) layout = {{"pieces", json::array({layout})}};
+    try {
+      layout["every"] = parse_length(m[2].str());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(what + ": every '" + m[2].str() +
+                               "' is no length (a number or an expression of the sizes): " + e.what());
+    }
+    return layout;
+  }
+  return parse_pieces(text, what);
+}
+
+json parse_pieces(const std::string& text, const std::string& what) {
   if (text.find(';') == std::string::npos) return parse_distribution(text, what);
   static const std::regex piece(R"(\s*([^\[]*?)\s*(?:\[([^\]]*)\])?\s*)");
   json pieces = json::array();
@@ -61,8 +133,7 @@ json parse_like(const std::string& text, const std::string& what) {
     if (!last) {
       const std::string length = m[2].str();
       try {
-        const fitness::Expression e = fitness::Expression::parse(length);
-        p["length"] = e.variables().empty() ? json_number(e.evaluate({})) : json(length);
+        p["length"] = parse_length(length);
       } catch (const std::exception& e) {
         throw std::runtime_error(what + ": piece " + std::to_string(i + 1) + ": '" + length +
                                  "' is no length (a number or an expression of the sizes): " + e.what());

@@ -26,9 +26,12 @@ struct InitSizes {
 };
 
 // Parses `--size NAME=VALUE` and `--like 'NAME:uniform(-1,1)'` (also
-// normal(m,s), constant(v); and a buffer of several fields in pieces, each
-// but the last with its length in elements:
-// `variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];uniform(5,6)`);
+// normal(m,s), constant(v), values(v1,v2,...) and values(@FILE), a user's
+// own data; a buffer of several fields in pieces, each but the last with its
+// length in elements:
+// `variables:uniform(1,2)[nelr];uniform(-0.1,0.1)[3*nelr];uniform(5,6)`;
+// and pieces that repeat, a record per work item:
+// `y:values(@y.txt)[91];constant(0) every (xmax+1)*91`);
 // throws std::runtime_error naming the text.
 InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes);
 
