@@ -812,6 +812,24 @@ TEST_F(GpuRunnerCheck, DeviceCheckAgreesWithTheHostCheck) {
     EXPECT_EQ(device.output_digest, host.output_digest);
     EXPECT_EQ(device.output_digest.size(), 16u);
   }
+  // Infinities in the input and the reference: the same infinity passes,
+  // another value against one fails, on both sides alike.
+  LaunchPlan inf = scale_plan();
+  const float infinities[2] = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  std::memcpy(inf.buffers[0].initial.data() + 4 * 10, infinities, 8);
+  std::vector<ExpectedOutput> inf_reference = scale_reference(inf);
+  for (const bool finite_against_infinity : {false, true}) {
+    if (finite_against_infinity) inf_reference[0].values[12] = std::numeric_limits<double>::infinity();
+    runner_->set_check_on_host(true);
+    const CheckReport host = runner_->run_checked(kernel("scale"), inf, inf_reference, Tolerance{1e-5, 1e-4});
+    runner_->set_check_on_host(false);
+    const CheckReport device = runner_->run_checked(kernel("scale"), inf, inf_reference, Tolerance{1e-5, 1e-4});
+    SCOPED_TRACE(finite_against_infinity ? "a finite value against an infinity" : "the same infinities");
+    EXPECT_EQ(host.ok(), !finite_against_infinity) << host.message;
+    EXPECT_EQ(device.status, host.status);
+    EXPECT_EQ(device.message, host.message);
+    EXPECT_EQ(device.max_abs_error, host.max_abs_error);
+  }
   // A different output gives a different digest.
   const CheckReport right = runner_->run_checked(kernel("scale"), p, all, Tolerance{});
   const CheckReport wrong = runner_->run_checked(kernel("scale_wrong"), p, all, Tolerance{});

@@ -149,9 +149,19 @@ std::vector<unsigned char> written_flags(const BufferArg& buffer, const Expected
 
 namespace {
 
-// Does value `value` against `reference` pass? (NaN and Inf never do for floats.)
+// An infinity where the reference holds the same one: IEEE arithmetic's
+// answer to a division by zero or an overflow, which a variant computing
+// the same thing gives too (Rodinia's myocyte scales its steps by
+// pow(tolerance / err, 1/7), inf where an equation's error is 0). NaN is no
+// number and never matches (nor does the NaN fill of an unwritten element).
+bool same_infinity(double value, double reference) { return std::isinf(reference) && value == reference; }
+
+// Does value `value` against `reference` pass? (NaN never does for floats,
+// an infinity only against the same infinity.)
 bool value_passes(bool is_float, double value, double reference, const Tolerance& tolerance) {
-  if (is_float && !std::isfinite(value)) return false;
+  if (is_float && same_infinity(value, reference)) return true;
+  // (Else |value - inf| <= rel * inf would let any number match an infinity.)
+  if (is_float && (!std::isfinite(value) || !std::isfinite(reference))) return false;
   return std::abs(value - reference) <= tolerance.abs + tolerance.rel * std::abs(reference);
 }
 
@@ -176,12 +186,17 @@ std::optional<std::string> describe_element_failure(const BufferArg& buffer, con
     const std::string at = where + (components > 1 ? " component " + std::to_string(c) : "");
     // A reference that is no number: the seed (its own reference) computed
     // none on these inputs, which no variant can match; the inputs say why.
+    // An infinite one only the same infinity matches.
     const std::string undefined =
         std::isfinite(reference) ? ""
-                                 : "; the reference is not finite either: the reference kernel's arithmetic gives no "
-                                   "number on these inputs (a square root or logarithm of a negative, a division by "
-                                   "zero): give its inputs a range where it is defined (gi init --like "
-                                   "NAME:uniform(LO,HI), or the workload's inputs)";
+        : std::isinf(reference)
+            ? "; the reference is infinite, which only the same infinity matches: if the kernel overflows on these "
+              "inputs, give its inputs a range where it does not (gi init --like NAME:uniform(LO,HI), or the "
+              "workload's inputs)"
+            : "; the reference is not finite either: the reference kernel's arithmetic gives no "
+              "number on these inputs (a square root or logarithm of a negative, a division by "
+              "zero): give its inputs a range where it is defined (gi init --like "
+              "NAME:uniform(LO,HI), or the workload's inputs)";
     if (is_float && !std::isfinite(value))
       return at + ": got " + number(value) + ", expected " + number(reference) +
              (std::isnan(value) && is_nan_fill(element + (bytes == 8 ? 0 : 4 * c), bytes == 8 ? 8 : 4)
@@ -229,7 +244,8 @@ bool OutputChecker::check(const BufferArg& buffer, std::span<const std::byte> go
         const double value = component_value(buffer.type, element, c);
         const double reference = expected.values[e * components + c];
         ++out.checked;
-        if (is_float && !std::isfinite(value)) {
+        if (is_float && same_infinity(value, reference)) continue;  // no error to add to the sums
+        if (is_float && (!std::isfinite(value) || !std::isfinite(reference))) {
           fail_at(e);
           continue;
         }

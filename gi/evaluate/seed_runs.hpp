@@ -24,8 +24,9 @@ struct SeedRun {
 
 // Calls `run` `runs` times. Throws std::runtime_error when a run fails (a
 // seed that faults, times out or writes out of bounds is no reference),
-// when runs differ in an integer output, or when one run's float is not
-// finite where another's differs.
+// when runs differ in an integer output, when one run's float is not
+// finite where another's differs, or when a float output holds no finite
+// value at all.
 fitness::MeasuredReference measure_seed_runs(const fitness::LaunchPlan& plan, int runs,
                                              const std::function<SeedRun()>& run);
 
