@@ -20,8 +20,8 @@ json json_number(double v) {
 
 namespace {
 
-// More would make spec.json a data file; a buffer this long is a workload
-// generator's job (DESIGN.md, "Workloads").
+// More would make spec.json a data file; data this large is for a
+// generator of the user's own (DESIGN.md, "Kernel spec": "generator").
 constexpr std::size_t kMostValues = 1 << 20;
 
 // values(@PATH): the numbers of a text file, separated by white space or
@@ -42,8 +42,9 @@ json values_from_file(const std::string& path, const std::string& what) {
         v = std::stod(word, &used);
       } catch (const std::exception&) {
       }
-      if (used != word.size() || used == 0)
-        throw std::runtime_error(what + ": " + path + ":" + std::to_string(number) + ": '" + word + "' is no number");
+      if (used != word.size() || used == 0 || !std::isfinite(v))
+        throw std::runtime_error(what + ": " + path + ":" + std::to_string(number) + ": '" + word +
+                                 "' is no finite number");
       if (values.size() == kMostValues)
         throw std::runtime_error(what + ": " + path + " holds more than " + std::to_string(kMostValues) +
                                  " values: give a distribution instead");
@@ -78,7 +79,10 @@ json parse_distribution(const std::string& text, const std::string& what) {
   if (kind == "values") {
     if (args.empty()) throw std::runtime_error(what + ": values takes one number or more, or @FILE");
     json values = json::array();
-    for (double v : args) values.push_back(json_number(v));
+    for (double v : args) {
+      if (!std::isfinite(v)) throw std::runtime_error(what + ": values are finite numbers");
+      values.push_back(json_number(v));
+    }
     return {{"values", std::move(values)}};
   }
   if (args.size() != (kind == "constant" ? 1u : 2u))
