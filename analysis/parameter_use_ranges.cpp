@@ -170,16 +170,18 @@ std::optional<Range> Analyser::eval(const Expr& e, const std::map<std::string, B
       //    through a float view, `s[(blockDim.x * blockIdx.x >> 2) + x]`),
       //    and threadIdx.x, in a block so fixed, below it.
       if (!helper_ && !block_symbols_ && x_bound_ && !e.children.empty() && e.field == "x") {
+        const long long block = written_block_ ? written_block_ : kFixedBlock;
+        // A read that fixes the block marks the line the spec's note names.
         const auto fixed_block = [&] {
           if (per_block_line_ == 0) per_block_line_ = tok(e.first).line;
-          return SymbolicSize::constant(written_block_ ? written_block_ : kFixedBlock);
+          return SymbolicSize::constant(block);
         };
         if (e.children[0].is_name("blockIdx"))
           return Range{SymbolicSize(), SymbolicSize::ceil_div(*x_bound_, fixed_block()) - SymbolicSize::constant(1)};
         if (e.children[0].is_name("gridDim")) return exact(SymbolicSize::ceil_div(*x_bound_, fixed_block()));
         if (e.children[0].is_name("blockDim")) return exact(fixed_block());
         if (e.children[0].is_name("threadIdx") && (per_block_line_ > 0 || written_block_ > 0))
-          return Range{SymbolicSize(), SymbolicSize::constant((written_block_ ? written_block_ : kFixedBlock) - 1)};
+          return Range{SymbolicSize(), SymbolicSize::constant(block - 1)};
       }
       // gridDim with no guard on the global index of its axis: the grid is
       // one launch.grid leaves to the user, and so is any index over it.

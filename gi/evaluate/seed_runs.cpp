@@ -36,7 +36,7 @@ double difference(const fitness::BufferArg& b, const std::vector<std::byte>& x, 
 // any variant writing infinities would match (fitness/check/output_check.cpp
 // lets the same infinity pass), so no reference. (NaN alone, the fill of
 // elements the seed leaves unwritten included, matches nothing anyway.)
-void some_value_finite(const fitness::BufferArg& b, const std::vector<double>& values) {
+void refuse_infinities_only(const fitness::BufferArg& b, const std::vector<double>& values) {
   if (!fitness::element_is_float(b.type)) return;
   if (std::none_of(values.begin(), values.end(), [](double v) { return std::isinf(v); })) return;
   if (std::any_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); })) return;
@@ -68,7 +68,7 @@ fitness::MeasuredReference measure_seed_runs(const fitness::LaunchPlan& plan, in
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       if (r == 0) {
         m.outputs[outputs[k]->name] = values_of(*outputs[k], got.outputs[k]);
-        some_value_finite(*outputs[k], m.outputs[outputs[k]->name]);
+        refuse_infinities_only(*outputs[k], m.outputs[outputs[k]->name]);
       } else {
         m.spread_abs = std::max(m.spread_abs, difference(*outputs[k], first[k], got.outputs[k]));
       }

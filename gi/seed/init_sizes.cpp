@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +21,17 @@ json json_number(double v) {
 
 namespace {
 
+// The number `text` writes, with nothing after it, if it writes one.
+std::optional<double> whole_text_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 // More would make spec.json a data file; data this large is for a
 // generator of the user's own (DESIGN.md, "Kernel spec": "generator").
 constexpr std::size_t kMostValues = 1 << 20;
@@ -36,19 +48,14 @@ json values_from_file(const std::string& path, const std::string& what) {
       if (c == ',') c = ' ';
     std::stringstream words(line);
     for (std::string word; words >> word;) {
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(word, &used);
-      } catch (const std::exception&) {
-      }
-      if (used != word.size() || used == 0 || !std::isfinite(v))
+      const std::optional<double> v = whole_text_number(word);
+      if (!v || !std::isfinite(*v))
         throw std::runtime_error(what + ": " + path + ":" + std::to_string(number) + ": '" + word +
                                  "' is no finite number");
       if (values.size() == kMostValues)
         throw std::runtime_error(what + ": " + path + " holds more than " + std::to_string(kMostValues) +
                                  " values: give a distribution instead");
-      values.push_back(json_number(v));
+      values.push_back(json_number(*v));
     }
   }
   if (values.empty()) throw std::runtime_error(what + ": " + path + " holds no numbers");
@@ -97,28 +104,8 @@ json parse_length(const std::string& length) {
   return e.variables().empty() ? json_number(e.evaluate({})) : json(length);
 }
 
-json parse_pieces(const std::string& text, const std::string& what);
-
 // One distribution, or pieces separated by ';', each but the last with its
-// length in elements in brackets: `uniform(1,2)[nelr];uniform(5,6)`; and
-// `every LENGTH` after them where they repeat, a record per work item.
-json parse_like(const std::string& text, const std::string& what) {
-  static const std::regex every(R"(^(.*\S)\s+every\s+(.+?)\s*$)");
-  std::smatch m;
-  if (std::regex_match(text, m, every)) {
-    json layout = parse_pieces(m[1].str(), what);
-    if (!layout.contains("pieces")) layout = {{"pieces", json::array({layout})}};
-    try {
-      layout["every"] = parse_length(m[2].str());
-    } catch (const std::exception& e) {
-      throw std::runtime_error(what + ": every '" + m[2].str() +
-                               "' is no length (a number or an expression of the sizes): " + e.what());
-    }
-    return layout;
-  }
-  return parse_pieces(text, what);
-}
-
+// length in elements in brackets: `uniform(1,2)[nelr];uniform(5,6)`.
 json parse_pieces(const std::string& text, const std::string& what) {
   if (text.find(';') == std::string::npos) return parse_distribution(text, what);
   static const std::regex piece(R"(\s*([^\[]*?)\s*(?:\[([^\]]*)\])?\s*)");
@@ -149,6 +136,25 @@ json parse_pieces(const std::string& text, const std::string& what) {
   return {{"pieces", std::move(pieces)}};
 }
 
+// Pieces (parse_pieces), and `every LENGTH` after them where they repeat, a
+// record per work item.
+json parse_like(const std::string& text, const std::string& what) {
+  static const std::regex every(R"(^(.*\S)\s+every\s+(.+?)\s*$)");
+  std::smatch m;
+  if (std::regex_match(text, m, every)) {
+    json layout = parse_pieces(m[1].str(), what);
+    if (!layout.contains("pieces")) layout = {{"pieces", json::array({layout})}};
+    try {
+      layout["every"] = parse_length(m[2].str());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(what + ": every '" + m[2].str() +
+                               "' is no length (a number or an expression of the sizes): " + e.what());
+    }
+    return layout;
+  }
+  return parse_pieces(text, what);
+}
+
 }  // namespace
 
 InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vector<std::string>& likes) {
@@ -166,14 +172,9 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
       int c = 0;
       while (std::getline(parts, part, ',')) {
         if (c == 4) throw std::runtime_error("--size '" + s + "': a vector has at most four components (x, y, z, w)");
-        try {
-          std::size_t used = 0;
-          const double v = std::stod(part, &used);
-          if (used != part.size()) throw std::invalid_argument("trailing text");
-          out.sizes[analysis::vector_component_name(s.substr(0, eq), "xyzw"[c++])] = v;
-        } catch (const std::exception&) {
-          throw std::runtime_error("--size '" + s + "': '" + part + "' is no number");
-        }
+        const std::optional<double> v = whole_text_number(part);
+        if (!v) throw std::runtime_error("--size '" + s + "': '" + part + "' is no number");
+        out.sizes[analysis::vector_component_name(s.substr(0, eq), "xyzw"[c++])] = *v;
       }
       continue;
     }
@@ -200,14 +201,9 @@ InitSizes parse_init_sizes(const std::vector<std::string>& sizes, const std::vec
       out.sizes[s.substr(0, eq)] = s.substr(eq + 1) == "true" ? 1 : 0;
       continue;
     }
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(s.substr(eq + 1), &used);
-      if (used != s.size() - eq - 1) throw std::invalid_argument("trailing text");
-      out.sizes[s.substr(0, eq)] = v;
-    } catch (const std::exception&) {
-      throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) + "' is no number");
-    }
+    const std::optional<double> v = whole_text_number(s.substr(eq + 1));
+    if (!v) throw std::runtime_error("--size '" + s + "': '" + s.substr(eq + 1) + "' is no number");
+    out.sizes[s.substr(0, eq)] = *v;
   }
   for (const std::string& l : likes) {
     const std::size_t colon = l.find(':');
